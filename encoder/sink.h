@@ -1,0 +1,65 @@
+// Where finished trace bytes go. The writer hands over the 16-byte header once and then
+// every finished generation as one chunk (for v26 including its 0x34 marker), so a
+// sink always holds a prefix of the trace that ends on a generation boundary — a
+// complete, parseable file at every moment.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gotraced::encoder {
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  // Called once, first, with the header ("go 1.NN trace" padded to 16 bytes).
+  virtual void WriteHeader(std::span<const std::uint8_t> header) = 0;
+  // Called once per finished generation with all its bytes, in generation order.
+  // The span is valid only during the call.
+  virtual void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) = 0;
+  // Called by TraceWriter::Close after the last generation.
+  virtual void Close() {}
+};
+
+// Keeps the whole trace in memory (tests, small captures).
+class MemorySink final : public Sink {
+ public:
+  void WriteHeader(std::span<const std::uint8_t> header) override;
+  void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override;
+  const std::vector<std::uint8_t> &bytes() const { return bytes_; }
+  // Byte offset where each generation starts, in order (for splitting or truncating).
+  const std::vector<std::size_t> &generation_offsets() const { return offsets_; }
+  bool closed() const { return closed_; }
+  void Close() override { closed_ = true; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::vector<std::size_t> offsets_;
+  bool closed_ = false;
+};
+
+// Appends to a file (created/truncated on open). Write errors are sticky: error()
+// returns the first one ("" if none) and later writes are skipped.
+class FileSink final : public Sink {
+ public:
+  explicit FileSink(const std::string &path);
+  ~FileSink() override;
+  FileSink(const FileSink &) = delete;
+  FileSink &operator=(const FileSink &) = delete;
+
+  void WriteHeader(std::span<const std::uint8_t> header) override;
+  void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override;
+  void Close() override;
+  const std::string &error() const { return error_; }
+
+ private:
+  void Write(std::span<const std::uint8_t> bytes);
+  std::string path_;
+  std::FILE *f_ = nullptr;
+  std::string error_;
+};
+
+}  // namespace gotraced::encoder
