@@ -1,0 +1,3 @@
+module gotraced.dev/demo
+
+go 1.21
