@@ -1,0 +1,7 @@
+//go:build !go1.23
+
+package main
+
+import "context"
+
+func extras(context.Context) {}

@@ -1,0 +1,9 @@
+//go:build !go1.25
+
+package main
+
+import "errors"
+
+func startFlightRecorder(string) (func(), func(), error) {
+	return nil, nil, errors.New("-fr needs Go 1.25+ (runtime/trace.FlightRecorder)")
+}
