@@ -1,0 +1,57 @@
+// SymbolTable: Go function names <-> [entry, end) address ranges, from .gopclntab (works
+// on stripped binaries), cross-checked against .symtab when the binary has one.
+// Lookups are O(log n): functions sorted by entry for PC lookups, by name for names.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gotraced::gobin {
+
+class ElfFile;
+class Pclntab;
+
+struct FunctionSym {
+  std::string_view name;  // as in the pclntab (e.g. "runtime.casgstatus", "main.(*T).M")
+  uint64_t entry = 0;     // link-time vaddr of the first instruction
+  uint64_t end = 0;       // one past the last byte (the next function's entry)
+  uint32_t pcln_index = 0;  // index into Pclntab::Func()
+  uint8_t func_id = 0;      // raw runtime FuncID (per-version meaning)
+  bool operator==(const FunctionSym &) const = default;
+};
+
+// One disagreement between .symtab and .gopclntab, described for a human.
+struct SymtabMismatch {
+  std::string name;
+  std::string what;  // e.g. "symtab entry 0x401000 != pclntab entry 0x401020"
+};
+
+class SymbolTable {
+ public:
+  SymbolTable() = default;
+  // Builds from every function of the pclntab. Names view into the pclntab bytes.
+  static SymbolTable FromPclntab(const Pclntab &tab);
+
+  // Exact name match (e.g. "runtime.gopark"); nullptr when absent.
+  const FunctionSym *FindFunction(std::string_view name) const;
+  // The function whose [entry, end) contains pc; nullptr when pc is in no Go function
+  // (C code of a cgo binary, PLT, padding before the first function ...).
+  const FunctionSym *FuncForPC(uint64_t pc) const;
+  // All functions, sorted by entry.
+  std::span<const FunctionSym> Functions() const { return by_entry_; }
+
+  // For every STT_FUNC symbol of .symtab that names a pclntab function: its value must
+  // equal the pclntab entry (and its size, when non-zero, must not pass the pclntab end).
+  // Also counts pclntab functions with no .symtab symbol. Empty when all agree or when
+  // there is no .symtab.
+  std::vector<SymtabMismatch> CheckAgainstSymtab(const ElfFile &elf, size_t *checked = nullptr) const;
+
+ private:
+  std::vector<FunctionSym> by_entry_;
+  std::vector<uint32_t> by_name_;  // indexes into by_entry_, sorted by name
+};
+
+}  // namespace gotraced::gobin
