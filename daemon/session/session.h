@@ -1,0 +1,140 @@
+// Session: records one Go process's execution trace from outside it.
+//
+// One Session per traced process. Start() opens the target's binary (gobin), picks and
+// attaches the probe plan for its Go version (probes), starts the ring-buffer consumer
+// (capture), snapshots the runtime's goroutines/Ps/Ms (procmem) and opens the first
+// generation. Poll() is one step of the loop: it drains captured records into the model
+// (model), which drives the trace writer (encoder) into the sink, and cuts a generation
+// when its period is over. Stop() detaches, drains what is left, ends the last
+// generation and closes the sink: the file is then complete and parseable.
+//
+// The sink always holds a whole number of generations (encoder/sink.h), so even a
+// Session that is killed between generations leaves a valid trace prefix.
+//
+// Threading: Start/Poll/Run/Stop from one thread. Stats() may be called from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gotraced::encoder {
+class Sink;
+}
+
+namespace gotraced::session {
+
+// Format of the written trace. kAuto: the format the target's own runtime/trace would
+// write (go1.22 -> 22, go1.23/go1.24 -> 23, go1.25 -> 25, go1.26 and later -> 26;
+// older targets -> 22). See shared/docs/go-trace-format.md §1.
+enum class TraceVersion : std::uint8_t { kAuto, kGo122, kGo123, kGo125, kGo126 };
+
+// "auto", "go1.22", "go1.23", "go1.25", "go1.26" (also "1.22", "22" ...). nullopt if unknown.
+std::optional<TraceVersion> ParseTraceVersion(std::string_view text);
+std::string_view TraceVersionName(TraceVersion v);
+
+struct SessionOptions {
+  pid_t pid = 0;  // the target process (tgid)
+
+  // Where the trace goes: `sink` if set (caller-owned, must outlive the Session: flight
+  // recorder ring, endpoint stream, tests), else a file created/truncated at `out_path`.
+  std::string out_path;
+  encoder::Sink *sink = nullptr;
+
+  TraceVersion version = TraceVersion::kAuto;
+
+  // BPF ring buffer size in bytes (rounded up to a power of two, at least one page).
+  std::size_t ring_bytes = std::size_t{64} << 20;
+
+  // A new generation every period, like the runtime's traceAdvance
+  // (GODEBUG=traceadvanceperiod, default 1 s). Zero: a single generation for the whole
+  // session (cut early only to recover from lost records).
+  std::chrono::milliseconds generation_period{1000};
+
+  // Trace clock = ns / tick_divisor (64 = the runtime's traceTimeDiv on Linux).
+  std::uint64_t tick_divisor = 64;
+
+  // Launch mode: the target has been created but has not yet run any Go code (stopped
+  // before exec or before runtime init). No snapshot is taken; every goroutine appears
+  // through GoCreate, as in a trace started by runtime/trace at process start.
+  bool launched = false;
+
+  // Path of the target's executable; empty = /proc/<pid>/exe.
+  std::string exe_path;
+};
+
+// Counters, cumulative since Start(). A snapshot; cheap to take.
+struct SessionStats {
+  // Target.
+  std::string go_version;   // e.g. "go1.26.8" (empty before Start succeeded)
+  std::string trace_format; // e.g. "go1.26": the header actually written
+  std::string probe_plan;   // name of the attached probe plan
+  bool target_exited = false;
+
+  // Capture.
+  std::uint64_t records = 0;        // records read from the ring buffer
+  std::uint64_t records_lost = 0;   // records the kernel side could not submit (drop counters)
+  std::uint64_t ring_bytes_read = 0;
+
+  // Model.
+  std::uint64_t events = 0;                 // trace events emitted
+  std::uint64_t goroutines_live = 0;        // goroutines the model currently tracks
+  std::uint64_t goroutines_created = 0;     // GoCreate* emitted
+  std::uint64_t goroutines_ended = 0;       // GoDestroy* emitted
+  std::uint64_t blocks = 0;                 // GoBlock emitted
+  std::uint64_t syscalls = 0;               // GoSyscallBegin emitted
+  std::uint64_t inconsistencies = 0;        // records that contradicted the model's state (repaired)
+  std::uint64_t records_discarded = 0;      // records the model could not use (e.g. unknown goroutine)
+  std::uint64_t generations = 0;            // generations finished (written to the sink)
+  std::uint64_t generation_cuts = 0;        // generations ended early to recover from loss/inconsistency
+
+  // Output.
+  std::uint64_t bytes_written = 0;
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions options);
+  ~Session();  // calls Stop() if Start() succeeded and Stop() was not called
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  // Opens, attaches and snapshots (see the file comment). On failure returns false with
+  // a message for the operator in *error (what failed and why), and nothing is attached.
+  bool Start(std::string *error);
+
+  // One loop step: waits up to `timeout` for records, consumes everything available,
+  // feeds the model, and cuts a generation if its period is over. Returns false when the
+  // session is over (target exited and all its records were consumed, or a fatal error:
+  // see last_error()); the caller then calls Stop().
+  bool Poll(std::chrono::milliseconds timeout = std::chrono::milliseconds(100));
+
+  // Polls until `stop` becomes true, `deadline` passes (if given) or Poll() returns false.
+  void Run(const std::atomic<bool> &stop,
+           std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+
+  // Detaches the probes, drains the ring buffer, writes the last generation and closes
+  // the sink. Idempotent. Returns false (with *error, if given) if the output could not
+  // be written completely.
+  bool Stop(std::string *error = nullptr);
+
+  SessionStats Stats() const;
+
+  // Last non-fatal or fatal problem, for the operator ("" if none).
+  std::string last_error() const;
+
+  pid_t pid() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gotraced::session
