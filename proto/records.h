@@ -1,6 +1,26 @@
 // The one definition of every record that crosses from BPF to user space.
 // Included by bpf/*.bpf.c (with vmlinux.h types) and by daemon/ (with <cstdint>).
 // Plain fixed-width fields only; every record starts with struct gt_record_header.
+//
+// Rules of this wire (see docs/probe-plan.md for which probe writes which record):
+//  * BPF captures raw values and never interprets them: pointers, register arguments,
+//    struct fields read at offsets the daemon put in .rodata, raw return addresses.
+//    Mapping statuses / call sites / PCs to trace events is the daemon's job.
+//  * A record is a fixed-size body, optionally followed by a stack tail
+//    (struct gt_stack_tail + nframes u64 PCs). The ring-buffer sample is at least
+//    sizeof(body) + sizeof(gt_stack_tail) + 8*nframes bytes (the BPF side rounds the
+//    reservation up to a size class, so trailing bytes beyond nframes are garbage).
+//  * Timestamps: bpf_ktime_get_ns() = CLOCK_MONOTONIC, the clock of Go's nanotime().
+//    Every runtime probe fires BEFORE the probed function body runs (entry sites) or
+//    after it finished (RET sites), so for one goroutine its transitions' timestamps are
+//    in causal order even when they come from different threads: casgstatus(gp, A, B)
+//    on thread 1 fires before its CAS, which happens before thread 2 can observe B and
+//    call casgstatus(gp, B, C), which fires later.
+//  * The timestamp is read AFTER the ring-buffer reservation, so once the consumer has
+//    drained everything reserved before instant T, every later record has ts > T (the
+//    capture layer uses that as a sort watermark, see daemon/capture/ring_consumer.h).
+//  * Records of one thread (tid) are in program order in the ring. Across threads,
+//    order by ts.
 #pragma once
 
 #ifdef __BPF__
@@ -8,32 +28,215 @@ typedef __u8 gt_u8;
 typedef __u16 gt_u16;
 typedef __u32 gt_u32;
 typedef __u64 gt_u64;
+typedef __s32 gt_s32;
+typedef __s64 gt_s64;
 #else
 #include <stdint.h>
 typedef uint8_t gt_u8;
 typedef uint16_t gt_u16;
 typedef uint32_t gt_u32;
 typedef uint64_t gt_u64;
+typedef int32_t gt_s32;
+typedef int64_t gt_s64;
 #endif
 
 // Version of this layout; the daemon refuses a BPF object built with another.
-#define GT_PROTO_VERSION 1
+// 1: hello only. 2: Go runtime capture (gstatus/call/sched/syscall/task records).
+#define GT_PROTO_VERSION 2
+
+// Most frames a stack tail carries. Go's tracer keeps at most traceStackSize = 128
+// (runtime/tracestack.go, 1.21+: trace.go), including the skipped ones.
+#define GT_MAX_FRAMES 128
 
 enum gt_record_kind {
   GT_REC_NONE = 0,
-  GT_REC_HELLO = 1,  // build-path self test: one record per exec of a traced pid
+  GT_REC_HELLO = 1,         // build-path self test: one record per exec of a traced pid
+  GT_REC_GSTATUS = 2,       // struct gt_gstatus_record: runtime.casgstatus(gp, old, new) hit
+  GT_REC_CALL = 3,          // struct gt_call_record: any other runtime probe site of the plan
+  GT_REC_SCHED_SWITCH = 4,  // struct gt_sched_switch_record: a target thread went on/off CPU
+  GT_REC_SYS_ENTER = 5,     // struct gt_syscall_record: raw_syscalls/sys_enter in the target
+  GT_REC_SYS_EXIT = 6,      // struct gt_syscall_record: raw_syscalls/sys_exit in the target
+  GT_REC_TASK_EXIT = 7,     // struct gt_task_record: sched_process_exit of a target thread
+  GT_REC_EXEC = 8,          // struct gt_task_record: sched_process_exec in the target tgid
+  GT_REC_TASK_NEW = 9,      // struct gt_task_record: task_newtask (new thread) in the target
+  GT_REC_KIND_COUNT
 };
 
 struct gt_record_header {
-  gt_u64 ts_ns;  // bpf_ktime_get_ns (CLOCK_MONOTONIC)
+  gt_u64 ts_ns;  // bpf_ktime_get_ns (CLOCK_MONOTONIC), read after the ring reservation
   gt_u32 tgid;   // process id
-  gt_u32 tid;    // thread id (the M's procid)
+  gt_u32 tid;    // thread id (for runtime probes: the M's procid)
   gt_u16 kind;   // enum gt_record_kind
-  gt_u16 cpu;
+  gt_u16 cpu;    // bpf_get_smp_processor_id()
+  // Per-CPU sequence number: +1 for every record this CPU tried to write, including the
+  // ones lost because the ring was full. A gap in one CPU's sequence = records lost at
+  // exactly that point of that CPU's stream (0 in the hello record).
+  gt_u32 seq;
+};
+
+// ---------------------------------------------------------------------------------
+// Go context, read at every runtime probe from R14 (ABIInternal: the running g).
+// Fields that cannot be read (nil pointer, fault) are 0, ids -1.
+struct gt_go_ctx {
+  gt_u64 g;          // R14: the g whose stack the probe runs on. g0 (m.g0) on the system
+                     // stack (mcall/systemstack: park_m, execute, newproc1, ready...),
+                     // gsignal in signal handlers, the user goroutine otherwise.
+  gt_u64 m;          // g->m (the M; the thread is h.tid)
+  gt_u64 curg;       // m->curg: the user goroutine this M runs (0 when none)
+  gt_u64 curg_goid;  // curg->goid (0 when curg == 0)
+  gt_u64 p;          // m->p: the P this M holds (0 when none)
+  gt_s64 m_id;       // m->id (-1 when m == 0)
+  gt_s32 p_id;       // p->id (-1 when p == 0)
+  gt_u32 p_status;   // p->status, raw runtime value (_Pidle=0, _Prunning=1, _Psyscall=2, ...)
+  gt_u64 caller_pc;  // *(u64*)SP: the return address into the probed function's caller.
+                     // Valid at entry, entry+N (before the frame is set up) and RET sites.
+  gt_u64 sp;         // SP at the probe
+  gt_u64 m_oldp;     // m->oldp (the P held before a syscall; exitsyscall's lostP check)
+  gt_u32 m_syscalltick;  // m->syscalltick (copied from p at entersyscall)
+  gt_u32 p_syscalltick;  // p->syscalltick (0 when no P)
+};
+
+// How the PCs of a stack tail were obtained.
+enum gt_stack_source {
+  GT_STACK_NONE = 0,     // no stack (plan did not ask, or no goroutine to walk)
+  // Walked on the stack the probe runs on (R14 == m->curg): pcs[0] = *(u64*)SP (the
+  // return address into the probed function's caller), then the frame-pointer chain
+  // from RBP (pc = [fp+8], fp = [fp]). At every site we probe, RBP is still the
+  // caller's frame pointer (entry / entry+4 before PUSHQ BP; RET after POPQ BP).
+  GT_STACK_REGS = 1,
+  // Walked from m->curg->sched: pcs[0] = sched.pc, then the chain from sched.bp. This is
+  // what runtime.traceStack does when called on g0 (mcall/systemstack) or for a g that
+  // is not running (runtime/tracestack.go "case (1)/(2)").
+  GT_STACK_SCHED = 2,
+  // Walked from m->curg->syscallpc / syscallbp (Go >= 1.23, curg->syscallsp != 0):
+  // traceStack's "case (3)".
+  GT_STACK_SYSCALL = 3,
+};
+
+// Flags of struct gt_stack_tail.
+#define GT_STACK_TRUNCATED 0x1  // the walk stopped at GT_MAX_FRAMES (or the plan's limit)
+#define GT_STACK_FAULT 0x2      // a read of the chain failed before fp reached 0
+#define GT_STACK_LOOP 0x4       // the chain did not go up the stack (fp <= previous fp)
+
+// Follows a record body when the record carries a stack.
+struct gt_stack_tail {
+  gt_u16 nframes;  // number of valid pcs[] entries (raw return addresses, leaf first)
+  gt_u8 source;    // enum gt_stack_source
+  gt_u8 flags;     // GT_STACK_*
   gt_u32 pad;
+  gt_u64 sched_sp_word;  // GT_STACK_SCHED only: *(u64*)curg->sched.sp. Go >= 1.24
+                         // traceStack inserts it as the 2nd PC when gp.syncSafePoint
+                         // (stopped in morestack, issue 68090); the daemon decides.
+  gt_u64 stack_g;        // the goroutine walked (m->curg), 0 for NONE
+  // gt_u64 pcs[nframes] follows.
+};
+
+// ---------------------------------------------------------------------------------
+// GT_REC_GSTATUS: one hit of runtime.casgstatus(gp *g, oldval, newval uint32), the choke
+// point of nearly every G transition (runtime/proc.go). ABIInternal args: RAX = gp,
+// RBX = oldval, RCX = newval. The probe sits at the function's first instruction
+// (PUSHQ BP on Go >= 1.21: emulated, ~1 us), so nothing of the transition has happened
+// yet when this is recorded.
+struct gt_gstatus_record {
+  struct gt_record_header h;
+  struct gt_go_ctx ctx;
+  gt_u64 gp;           // arg0: the g whose status changes
+  gt_u64 goid;         // gp->goid at probe time. NOTE for _Gdead -> _Grunnable|_Gwaiting
+                       // (newproc1): Go <= 1.23 assigns newg.goid AFTER this casgstatus,
+                       // so goid is stale (previous owner of a reused g, or 0); the real
+                       // id is p_goidcache (when p_goidcache != p_goidcacheend; else the
+                       // next batch from sched.goidgen), see docs/probe-plan.md. Go 1.26+
+                       // assigns it before: goid is right.
+  gt_u32 oldval;       // arg1 (raw, may carry _Gscan 0x1000)
+  gt_u32 newval;       // arg2
+  gt_u64 gp_m;         // gp->m
+  gt_u64 startpc;      // gp->startpc (the go statement's function)
+  gt_u64 gopc;         // gp->gopc (PC of the go statement in the creator)
+  gt_u64 parent_goid;  // gp->parentGoid (Go >= 1.21; 0 before)
+  gt_u64 p_goidcache;     // m->p->goidcache  (0 when no P)
+  gt_u64 p_goidcacheend;  // m->p->goidcacheend
+  gt_u64 gp_syscallsp;    // gp->syscallsp (non-zero while gp is in a syscall)
+  gt_u8 waitreason;       // gp->waitreason (set by gopark before park_m's casgstatus)
+  gt_u8 m_block_reason;   // m->waitTraceBlockReason (1.21+; m->waittraceev before): the
+                          // trace block reason gopark was given (1.22+: traceBlockReason)
+  gt_u8 m_trace_skip;     // m->waitTraceSkip: gopark's traceskip
+  gt_u8 has_stack;        // 1 when a gt_stack_tail follows
+  gt_u32 probe_id;        // index of the site in the probe plan (attach cookie)
+  // struct gt_stack_tail + pcs follow when has_stack.
+};
+
+// ---------------------------------------------------------------------------------
+// GT_REC_CALL: a hit of any other probe site of the plan (acquirep, releasep, handoffp,
+// procresize, reentersyscall, exitsyscall, preemptPark, gcStart, STW ...). What the
+// site means, and what its argument registers hold, is in the plan entry probe_id
+// (daemon/probes/probe_plan.h); BPF only copies.
+// Flags (attach cookie bits 16..31, echoed here) say which extra reads were made:
+#define GT_CALL_STACK 0x1      // walk m->curg's stack (a gt_stack_tail follows)
+#define GT_CALL_ARG0_G 0x2     // arg0 is a *g: deref = {goid, atomicstatus, waitreason, m}
+#define GT_CALL_ARG0_P 0x4     // arg0 is a *p: deref = {id, status, m, syscalltick}
+#define GT_CALL_ARG0_M 0x8     // arg0 is a *m: deref = {id, procid, curg, p}
+#define GT_CALL_CHECK_MORESTACK 0x10  // entry+4 site: drop the hit when SP <= g->stackguard0
+                                      // (the JBE to morestack will be taken and the function
+                                      // re-entered from its start; the re-entry is recorded)
+
+struct gt_call_record {
+  struct gt_record_header h;
+  struct gt_go_ctx ctx;
+  gt_u32 probe_id;   // index of the site in the probe plan (attach cookie bits 0..15)
+  gt_u32 flags;      // GT_CALL_* (attach cookie bits 16..31)
+  gt_u64 args[6];    // RAX, RBX, RCX, RDI, RSI, R8 at the site: ABIInternal integer args
+                     // 1..6 at entry sites, results at RET sites
+  gt_u64 deref[4];   // fields read through arg0 per GT_CALL_ARG0_* (else 0)
+  gt_u8 has_stack;   // 1 when a gt_stack_tail follows
+  gt_u8 pad[7];
+  // struct gt_stack_tail + pcs follow when has_stack.
+};
+
+// ---------------------------------------------------------------------------------
+// GT_REC_SCHED_SWITCH: tp_btf/sched_switch where prev or next is a thread of a traced
+// tgid. This is the M going off / on CPU (not a Go event by itself).
+struct gt_sched_switch_record {
+  struct gt_record_header h;  // tgid/tid: the thread going OFF cpu (prev) when it is
+                              // traced, else the one coming ON (next)
+  gt_u32 prev_tid, prev_tgid;
+  gt_u32 next_tid, next_tgid;
+  gt_u64 prev_state;          // prev->__state (0 = runnable/preempted, 1 = interruptible
+                              // sleep, 2 = uninterruptible, ...)
+  gt_u32 preempt;             // sched_switch's preempt argument
+  gt_u32 pad;
+};
+
+// GT_REC_SYS_ENTER / GT_REC_SYS_EXIT: raw_syscalls in a traced tgid (optional: attached
+// only when the plan asks, they fire for runtime-internal syscalls too: futex, epoll...).
+struct gt_syscall_record {
+  struct gt_record_header h;
+  gt_s64 id;      // syscall number (x86-64)
+  gt_s64 ret;     // SYS_EXIT: return value; SYS_ENTER: arg0
+  gt_u64 arg1;    // SYS_ENTER: args[1]; SYS_EXIT: 0
+};
+
+// GT_REC_TASK_EXIT / GT_REC_EXEC / GT_REC_TASK_NEW.
+struct gt_task_record {
+  struct gt_record_header h;
+  gt_u32 other_tid;     // TASK_NEW: the new thread's tid; EXEC: old tid (the pid that exec'd)
+  gt_s32 exit_code;     // TASK_EXIT: task->exit_code (raw wait status bits)
+  gt_u8 group_dead;     // TASK_EXIT: 1 when this was the last thread of the tgid
+  gt_u8 pad[7];
 };
 
 struct gt_hello_record {
   struct gt_record_header h;
   gt_u64 value;
 };
+
+#ifndef __BPF__
+// Compile-time layout checks for the daemon side (the BPF side is checked by the
+// skeleton's own struct layout assertions).
+#ifdef __cplusplus
+static_assert(sizeof(struct gt_record_header) == 24, "header layout");
+static_assert(sizeof(struct gt_go_ctx) == 88, "go ctx layout");
+static_assert(sizeof(struct gt_stack_tail) == 24, "stack tail layout");
+static_assert(sizeof(struct gt_gstatus_record) % 8 == 0, "gstatus layout");
+static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
+#endif
+#endif

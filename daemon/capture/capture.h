@@ -1,0 +1,103 @@
+// Capture: everything between "trace pid N" and a stream of records — the one object the
+// session uses from the capture layer.
+//
+//   auto cap = Capture::Start({.pid = 4242});
+//   if (!cap) { spdlog::error("{}", cap.error()); }   // says what is wrong and what to do
+//   const RuntimeSnapshot &snap = (*cap)->snapshot();  // goroutines/Ps/Ms at attach
+//   while (running) (*cap)->Poll([&](const RecordView &r) { model.Apply(r); }, 100ms);
+//   (*cap)->Stop(); (*cap)->Flush(cb);                 // detach, then the last records
+//
+// Start() does, in this order:
+//   1. open the target's executable through /proc/PID/exe (the mapped inode, not a path
+//      that may have been replaced), gobin::GoBinary + RuntimeLayout (DWARF or table);
+//   2. probes::PlanFor (per Go version: sites, offsets, stack masks);
+//   3. load bpf/gotrace.bpf.c with the plan in .rodata, ring of `ring_bytes`;
+//   4. attach the uprobes with the target pid (the breakpoint exists only in that
+//      process) + the pid-filtered tracepoints;
+//   5. read the runtime snapshot (procmem) — after attaching, see procmem/snapshot.h;
+//   6. self-check (optional, `self_check`): within self_check_timeout a casgstatus
+//      record arrived whose ctx.m_id/curg/goid are plausible and consistent with the
+//      snapshot; otherwise Start fails with what was seen (records received so far are
+//      kept and delivered by the next Poll).
+//
+// Errors name the cause: not root / EPERM, no BTF, no uprobe support, tracefs not
+// mounted, process gone, not a Go binary, Go version unsupported, a runtime function
+// missing ("runtime.casgstatus not found"), offsets unknown.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "daemon/capture/record_view.h"
+#include "daemon/capture/ring_consumer.h"
+#include "daemon/gobin/result.h"
+#include "daemon/probes/probe_plan.h"
+#include "daemon/procmem/snapshot.h"
+
+namespace gotraced::gobin {
+class GoBinary;
+struct RuntimeLayout;
+}  // namespace gotraced::gobin
+
+namespace gotraced::capture {
+
+struct CaptureOptions {
+  pid_t pid = 0;
+  std::string exe_path;                 // default /proc/<pid>/exe
+  size_t ring_bytes = size_t{32} << 20; // rounded up to a power of two
+  ConsumerOptions consumer;
+  probes::PlanOptions plan;
+  bool snapshot = true;                 // false for launch mode (nothing runs yet)
+  bool self_check = true;
+  std::chrono::milliseconds self_check_timeout{1000};
+};
+
+struct CaptureStats {
+  ConsumerStats consumer;
+  uint64_t probe_hits = 0;       // BPF program invocations (all sites), from .bss
+  uint64_t morestack_skips = 0;  // entry+4 hits dropped because morestack will re-enter
+  uint64_t filtered = 0;         // hits from another tgid (should be 0 with pid-filtered uprobes)
+  uint64_t read_faults = 0;      // bpf_probe_read_user failures on the hot path
+  bool target_exited = false;
+};
+
+class Capture {
+ public:
+  static gobin::Result<std::unique_ptr<Capture>> Start(const CaptureOptions &opts);
+  ~Capture();  // detaches and frees the BPF object
+  Capture(const Capture &) = delete;
+  Capture &operator=(const Capture &) = delete;
+
+  // Waits up to `max_wait` for the next drain, delivers records in ts order (see
+  // ring_consumer.h). Returns the number delivered.
+  size_t Poll(const RingConsumer::Callback &cb, std::chrono::milliseconds max_wait);
+  // Detaches every probe (no new records), then drains the ring once more.
+  void Stop();
+  // After Stop(): delivers everything still buffered.
+  size_t Flush(const RingConsumer::Callback &cb);
+
+  // The target's process exited (GT_REC_TASK_EXIT with group_dead, or /proc/PID gone).
+  bool target_exited() const;
+
+  const probes::ProbePlan &plan() const;
+  const procmem::RuntimeSnapshot &snapshot() const;
+  const gobin::GoBinary &binary() const;
+  const gobin::RuntimeLayout &layout() const;
+  // Runtime address = link-time address + load_bias (PIE).
+  uint64_t load_bias() const;
+  CaptureStats stats() const;
+  // Messages about degraded features (e.g. "sched_switch not attached: ...").
+  const std::vector<std::string> &warnings() const;
+
+  struct Impl;
+
+ private:
+  explicit Capture(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gotraced::capture

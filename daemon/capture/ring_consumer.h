@@ -1,0 +1,108 @@
+// RingConsumer: drains the BPF ring buffer written by bpf/gotrace.bpf.c and hands the
+// records to the caller in timestamp order.
+//
+// Why a timed drain: the BPF side submits with BPF_RB_NO_WAKEUP (the default wakeup
+// costs 1.7-9 us per record on these machines, shared/docs/perf-anchors.md §4), so the
+// consumer drains every `drain_interval` (1 ms default) instead of sleeping in epoll.
+//
+// Order: records of one thread are in program order in the ring; across threads they
+// are not sorted (ts is read after the reservation, so reservation order ≈ ts order,
+// but not exactly). The consumer keeps a reorder buffer and releases records with
+// ts <= watermark, watermark = (CLOCK_MONOTONIC at the start of the last complete drain)
+// - reorder_slack: everything reserved before that drain was seen (the ring hands out
+// records in reservation order and stops at a record still being written), and anything
+// reserved after it reads its ts after it. `reorder_slack` covers a BPF program that was
+// preempted between its reservation and its commit. A record that still arrives below an
+// already released watermark is delivered at once and counted in `late` (the model must
+// tolerate it; it has never been seen in tests).
+//
+// Loss: per-CPU counters of failed reservations, read from the BPF object's .bss,
+// plus the per-CPU header.seq gaps the consumer sees; both are in Stats().
+//
+// Threading: single-threaded; the owner calls Drain() from its loop (or runs
+// Capture's thread, see capture.h).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "daemon/capture/record_view.h"
+
+struct ring_buffer;
+
+namespace gotraced::capture {
+
+struct ConsumerOptions {
+  std::chrono::microseconds drain_interval{1000};
+  // How far behind "now" records are held for sorting. 0 with sort=false: deliver in
+  // ring order as soon as read.
+  std::chrono::microseconds reorder_slack{2000};
+  bool sort_by_time = true;
+};
+
+struct ConsumerStats {
+  uint64_t records = 0;             // records delivered
+  uint64_t bytes = 0;               // ring bytes read
+  uint64_t per_kind[GT_REC_KIND_COUNT] = {};
+  uint64_t invalid = 0;             // samples too short / unknown kind (dropped, counted)
+  uint64_t late = 0;                // delivered below an already released watermark
+  uint64_t seq_gaps = 0;            // records missing per the per-CPU header.seq
+  std::vector<uint64_t> lost_per_cpu;  // kernel-side failed reservations, per CPU
+  uint64_t lost() const {
+    uint64_t n = 0;
+    for (auto v : lost_per_cpu) n += v;
+    return n;
+  }
+  uint64_t drains = 0;
+  uint64_t max_buffered = 0;        // largest reorder buffer seen (records)
+};
+
+class RingConsumer {
+ public:
+  using Callback = std::function<void(const RecordView &)>;
+  // `lost_counter` reads the kernel side's per-CPU loss counters (may be empty).
+  RingConsumer(int ring_map_fd, ConsumerOptions opts,
+               std::function<std::vector<uint64_t>()> lost_counter = {});
+  ~RingConsumer();
+  RingConsumer(const RingConsumer &) = delete;
+  RingConsumer &operator=(const RingConsumer &) = delete;
+
+  bool ok() const { return rb_ != nullptr; }
+
+  // Reads everything in the ring now and delivers every buffered record with
+  // ts <= watermark, in ts order (ties: ring order). Returns the number delivered.
+  size_t Drain(const Callback &cb);
+  // Delivers everything still buffered, in ts order (call after the producers stopped,
+  // e.g. after detaching the probes, and one last Drain()).
+  size_t Flush(const Callback &cb);
+  // Sleeps until the next drain is due (at most `max_wait`), then Drain().
+  size_t WaitAndDrain(const Callback &cb, std::chrono::milliseconds max_wait);
+
+  ConsumerStats stats() const;
+  // Monotonic ns up to which all records have been delivered (the last watermark).
+  uint64_t delivered_up_to() const { return released_; }
+
+ private:
+  static int OnSample(void *ctx, void *data, size_t size);
+  void Release(uint64_t watermark, const Callback &cb, size_t *n);
+
+  ring_buffer *rb_ = nullptr;
+  ConsumerOptions opts_;
+  std::function<std::vector<uint64_t>()> lost_counter_;
+  struct Buffered;
+  std::unique_ptr<std::vector<Buffered>> buf_;   // reorder buffer (min-heap by ts, seq)
+  std::vector<uint32_t> next_seq_;               // per-CPU expected header.seq
+  std::vector<bool> seq_seen_;
+  uint64_t arrival_ = 0;
+  uint64_t released_ = 0;
+  const Callback *direct_ = nullptr;             // sort_by_time == false
+  size_t direct_n_ = 0;
+  std::chrono::steady_clock::time_point next_drain_{};
+  ConsumerStats stats_;
+};
+
+}  // namespace gotraced::capture

@@ -1,0 +1,124 @@
+// ProbePlan: for one Go binary, which runtime functions get a uprobe, at which
+// instruction, what the BPF side reads there, and which .rodata constants (struct
+// offsets) it needs. The plan is the place that knows Go versions; BPF copies values,
+// the model interprets records by ProbeRole (never by function name or address).
+//
+// Site choice, from shared/docs/perf-anchors.md: a uprobe on an instruction the kernel
+// must single-step costs 12-20 us here, on an emulated one (PUSHQ BP, NOP, JMP, Jcc)
+// ~1 us. Every splittable Go function starts with CMPQ SP, 16(R14) (single-stepped) and
+// JBE morestack (emulated) at entry+4: we probe the JBE with GT_CALL_CHECK_MORESTACK so
+// the hit that morestack will repeat is dropped. Nosplit functions with a frame start
+// with PUSHQ BP: probed at entry. See docs/probe-plan.md for the per-version table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/gobin/result.h"
+#include "proto/records.h"
+
+namespace gotraced::gobin {
+class GoBinary;
+struct RuntimeLayout;
+}  // namespace gotraced::gobin
+
+namespace gotraced::probes {
+
+// What a probe site means. The model dispatches on this (record probe_id ->
+// ProbePlan::sites[probe_id].role). Append only: values are shown by capture-dump.
+enum class ProbeRole : uint16_t {
+  kCasgstatus = 0,        // GT_REC_GSTATUS: runtime.casgstatus(gp, old, new) entry
+  kEnterSyscall = 1,      // runtime.reentersyscall(pc, sp, bp) entry: G Running->Syscall
+                          // (needed on Go >= 1.26, whose entersyscall CASes the status
+                          // itself and calls casgstatus only for bubbled goroutines)
+  kEnterSyscallBlock = 2, // runtime.entersyscallblock() entry (Go >= 1.26; see above)
+  kExitSyscall = 3,       // runtime.exitsyscall() entry: G Syscall->Running attempt
+                          // (Go >= 1.26); ctx.p != 0: fast path kept/regained its P
+  kAcquireP = 4,          // runtime.acquirep(pp) entry+4: emits ProcStart in-process
+  kReleaseP = 5,          // runtime.releasep() entry+4: emits ProcStop in-process
+  kProcResize = 6,        // runtime.procresize(nprocs) entry+4: GOMAXPROCS (ProcsChange)
+  kPreemptPark = 7,       // runtime.preemptPark(gp) entry+4: Running->Preempted (suspendG),
+                          // which bypasses casgstatus (casGToPreemptScan)
+  kHandoffP = 8,          // runtime.handoffp(pp) entry+4; caller_pc says who (retake =>
+                          // the P was stolen from a syscall: ProcSteal on Go <= 1.25)
+  kGCStart = 9,           // runtime.gcStart entry+4 (GCBegin follows)
+  kGCDone = 10,           // runtime.gcMarkTermination entry+4 (GCEnd)
+  kSTWStart = 11,         // runtime.stopTheWorldWithSema(reason) entry+4 (STWBegin)
+  kSTWDone = 12,          // runtime.startTheWorldWithSema entry+4 (STWEnd)
+  kCount
+};
+std::string_view ProbeRoleName(ProbeRole r);
+
+enum class SiteKind : uint8_t {
+  kEntry,            // the function's first instruction (must be emulatable: PUSHQ BP)
+  kAfterStackCheck,  // the JBE after CMPQ SP, 16(R14) (entry+4): flags has CHECK_MORESTACK
+  kRet,              // a RET instruction
+};
+
+struct ProbeSite {
+  uint16_t id = 0;           // index in ProbePlan::sites; the attach cookie's low 16 bits
+  ProbeRole role = ProbeRole::kCasgstatus;
+  std::string function;      // "runtime.casgstatus"
+  SiteKind kind = SiteKind::kEntry;
+  uint64_t vaddr = 0;        // link-time address of the probed instruction
+  uint64_t file_offset = 0;  // where the uprobe goes (offset in the ELF file)
+  uint32_t flags = 0;        // GT_CALL_* (cookie bits 16..31) for CALL sites
+  bool required = true;      // attach failure of a required site fails the plan
+  std::string insn;          // the probed instruction, for humans ("PUSHQ BP", "JBE")
+};
+
+// The .rodata the BPF program reads (bpf/gotrace.bpf.c `cfg`). Offsets in bytes, -1 when
+// the field does not exist in this Go version (the BPF side then writes 0).
+struct BpfOffsets {
+  int32_t g_stackguard0 = -1, g_m = -1, g_sched_pc = -1, g_sched_sp = -1, g_sched_bp = -1;
+  int32_t g_syscallsp = -1, g_syscallpc = -1, g_syscallbp = -1;
+  int32_t g_atomicstatus = -1, g_goid = -1, g_waitreason = -1, g_parent_goid = -1;
+  int32_t g_gopc = -1, g_startpc = -1;
+  int32_t m_id = -1, m_procid = -1, m_curg = -1, m_p = -1, m_oldp = -1, m_syscalltick = -1;
+  int32_t m_wait_trace_block_reason = -1, m_wait_trace_skip = -1;
+  int32_t p_id = -1, p_status = -1, p_m = -1, p_syscalltick = -1;
+  int32_t p_goidcache = -1, p_goidcacheend = -1;
+};
+
+struct ProbePlan {
+  std::string name;          // "go1.26", "go1.22", ... (printed by capture-dump, Stats)
+  int go_minor = 0;          // Go 1.<minor> of the target
+  std::vector<ProbeSite> sites;
+  BpfOffsets offsets;
+  // Which casgstatus transitions get a stack walk: bit `new` of stack_for_old[old]
+  // (statuses without the _Gscan bit; old/new >= 16 never get one). Chosen to match the
+  // events the in-process tracer writes with a stack (GoCreate, GoBlock, GoUnblock,
+  // GoStop, GoSyscallBegin); see docs/probe-plan.md.
+  uint16_t stack_for_old[16] = {};
+  // traceStack picks gp.syscall{pc,bp} over gp.sched when gp.syscallsp != 0 (Go >= 1.23).
+  bool stack_prefers_syscall = false;
+  uint32_t max_frames = GT_MAX_FRAMES;
+  std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
+
+  const ProbeSite *site(uint32_t probe_id) const {
+    return probe_id < sites.size() ? &sites[probe_id] : nullptr;
+  }
+};
+
+struct PlanOptions {
+  bool syscall_tracepoints = false;  // raw_syscalls sys_enter/sys_exit (costly)
+  bool sched_switch = true;          // M on/off CPU
+  bool gc_probes = true;             // gcStart / gcMarkTermination / STW
+  bool stacks = true;                // stack walks for the events that carry one
+};
+
+// The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:
+// "runtime.casgstatus not found in this binary (Go 1.x.y)", "casgstatus starts with
+// SUBQ $0x40, SP: cannot probe it cheaply" is a note, not an error (entry probe at 12 us).
+gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout,
+                                 const PlanOptions &opts = {});
+
+// Cookie for a site: probe id | flags << 16.
+inline uint64_t CookieFor(const ProbeSite &s) { return uint64_t{s.id} | (uint64_t{s.flags} << 16); }
+
+// Human-readable plan (one line per site) for capture-dump / inspect.
+std::string DescribePlan(const ProbePlan &plan);
+
+}  // namespace gotraced::probes
