@@ -27,7 +27,7 @@ int hello_exec(void *ctx) {
   r->h.tid = (__u32)pid_tgid;
   r->h.kind = GT_REC_HELLO;
   r->h.cpu = bpf_get_smp_processor_id();
-  r->h.pad = 0;
+  r->h.seq = 0;
   r->value = GT_PROTO_VERSION;
   bpf_ringbuf_submit(r, 0);
   return 0;
