@@ -235,7 +235,11 @@ constexpr std::array<EventSpec, kNumEventTypes> BuildSpecs() {
 
 inline constexpr std::array<EventSpec, kNumEventTypes> kEventSpecs = detail::BuildSpecs();
 
-constexpr const EventSpec &SpecOf(EventType t) { return kEventSpecs[static_cast<std::uint8_t>(t)]; }
+// Numbers past the table (e.g. experimental events 128+) give the empty spec of 0.
+constexpr const EventSpec &SpecOf(EventType t) {
+  auto i = static_cast<std::uint8_t>(t);
+  return kEventSpecs[i < kNumEventTypes ? i : 0];
+}
 
 constexpr bool VersionHas(Version v, EventType t) {
   const auto &s = SpecOf(t);

@@ -119,7 +119,8 @@ struct TraceWriter::Impl {
 
   EmitStatus Drop(EmitStatus s, EventType t, const std::string &detail) {
     ++stats.dropped;
-    last_error = fmt::format("{} dropped ({}): {}", SpecOf(t).name, EmitStatusName(s), detail);
+    std::string_view name = static_cast<int>(t) < kNumEventTypes ? SpecOf(t).name : std::string_view("event");
+    last_error = fmt::format("{} dropped ({}): {}", name, EmitStatusName(s), detail);
     return s;
   }
 
