@@ -11,8 +11,8 @@ import (
 // startFlightRecorder runs runtime/trace.FlightRecorder beside trace.Start
 // (allowed since Go 1.25). Its snapshot keeps only the most recent whole
 // generations (MinAge), so it covers a later window than the full trace.
-func startFlightRecorder(path string) (snap func(), stop func(), err error) {
-	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: 50 * time.Millisecond, MaxBytes: 64 << 20})
+func startFlightRecorder(path string, minAge time.Duration) (snap func(), stop func(), err error) {
+	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: minAge, MaxBytes: 64 << 20})
 	if err := fr.Start(); err != nil {
 		return nil, nil, err
 	}

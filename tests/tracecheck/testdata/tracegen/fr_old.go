@@ -2,8 +2,11 @@
 
 package main
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
-func startFlightRecorder(string) (func(), func(), error) {
+func startFlightRecorder(string, time.Duration) (func(), func(), error) {
 	return nil, nil, errors.New("-fr needs Go 1.25+ (runtime/trace.FlightRecorder)")
 }

@@ -3,7 +3,7 @@
 // select, mutex, cond, sleep, network and syscall blocking, preemption
 // points, GC, user tasks/regions/logs) while runtime/trace records it.
 //
-//	tracegen -o ref.trace [-fr snap.trace] [-rounds N]
+//	tracegen -o ref.trace [-fr snap.trace [-fr-age D]] [-rounds N]
 //
 // -fr (Go 1.25+ only) also runs runtime/trace.FlightRecorder beside
 // trace.Start and writes its snapshot taken mid-run: a second trace of the
@@ -29,6 +29,7 @@ func main() {
 	out := flag.String("o", "", "write the runtime/trace output here")
 	fr := flag.String("fr", "", "write a mid-run flight-recorder snapshot here (Go 1.25+)")
 	rounds := flag.Int("rounds", 3, "workload rounds")
+	frAge := flag.Duration("fr-age", 20*time.Millisecond, "flight recorder MinAge (with GODEBUG=traceadvanceperiod=NS for short generations)")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: tracegen -o FILE [-fr FILE] [-rounds N]")
@@ -39,7 +40,7 @@ func main() {
 	snap := func() {}
 	if *fr != "" {
 		var stop func()
-		snap, stop, err = startFlightRecorder(*fr)
+		snap, stop, err = startFlightRecorder(*fr, *frAge)
 		check(err)
 		defer stop()
 	}

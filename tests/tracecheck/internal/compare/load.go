@@ -1,0 +1,182 @@
+// Package compare matches two traces of the same execution event class by
+// event class: REF, written by the program's own runtime/trace, and OURS,
+// written by gotraced from outside. Same process, so goroutine, task and proc
+// ids agree; timestamps both come from CLOCK_MONOTONIC (the runtime's
+// nanotime, gotraced's bpf_ktime_get_ns), and x/exp/trace turns trace clock
+// ticks into ns (base.go, frequency.mul: ticks * 1e9/freq), so Event.Time()
+// values of both files are directly comparable up to the 64 ns tick of
+// runtime traces (runtime/tracetime.go: traceClockNow = nanotime()/64).
+package compare
+
+import (
+	"sort"
+
+	"golang.org/x/exp/trace"
+
+	"gotraced/tests/tracecheck/internal/traceio"
+)
+
+// Rec is one comparable occurrence: a goroutine creation, block, syscall, ...
+type Rec struct {
+	T     int64  // Event.Time(), ns; shifted onto REF's clock for OURS
+	G     int64  // the goroutine it is about (new G, blocked G, ...); -1 none
+	By    int64  // creator (creates), unblocking G (unblocks); -1 none
+	Key   string // reason, start function, range/task/region name, metric name
+	Stack string // traceio.StackKey of the event's stack ("" = none)
+	Funcs string // function names only of that stack, for a looser figure
+	Start string // creates: the new goroutine's start stack (transition stack)
+	Val   uint64 // metric value
+}
+
+// Trace holds what the comparison needs from one file.
+type Trace struct {
+	Path    string
+	Version string
+	Events  int
+	First   int64
+	Last    int64
+	// MonoMinusTrace is the median of ClockSnapshot.Mono - ClockSnapshot.Trace
+	// over the file's syncs (go1.25+); HasClock false when there is none.
+	MonoMinusTrace int64
+	HasClock       bool
+
+	Creates    []Rec // goroutine NotExist -> Runnable/Waiting/Syscall
+	Exits      []Rec // goroutine -> NotExist
+	Blocks     []Rec // Running -> Waiting, Key = reason
+	Unblocks   []Rec // Waiting -> Runnable
+	Stops      []Rec // Running -> Runnable, Key = reason
+	Syscalls   []Rec // Running -> Syscall
+	Ranges     []Rec // RangeBegin, Key = name, G = scope goroutine or -1
+	Tasks      []Rec // TaskBegin, Key = id|parent|type
+	TaskEnds   []Rec
+	Regions    []Rec // RegionBegin, Key = task|type
+	RegionEnds []Rec
+	Logs       []Rec // Key = task|category|message
+	Metrics    []Rec // Key = name, Val = value
+
+	// Seen is every goroutine id that occurs in the file.
+	Seen map[int64]bool
+}
+
+// Load parses path with x/exp/trace and extracts the comparable records.
+func Load(path string) (*Trace, error) {
+	t := &Trace{Path: path, Seen: map[int64]bool{}}
+	var monos []int64
+	started := false
+	version, err := traceio.Walk(path, func(ev trace.Event) error {
+		t.Events++
+		tm := int64(ev.Time())
+		if !started {
+			t.First, started = tm, true
+		}
+		t.Last = tm
+		if g := ev.Goroutine(); g != trace.NoGoroutine {
+			t.Seen[int64(g)] = true
+		}
+		switch ev.Kind() {
+		case trace.EventSync:
+			if c := ev.Sync().ClockSnapshot; c != nil {
+				monos = append(monos, int64(c.Mono)-int64(c.Trace))
+			}
+		case trace.EventStateTransition:
+			t.transition(ev, tm)
+		case trace.EventRangeBegin:
+			r := ev.Range()
+			g := int64(-1)
+			if r.Scope.Kind == trace.ResourceGoroutine {
+				g = int64(r.Scope.Goroutine())
+			}
+			t.Ranges = append(t.Ranges, withStack(Rec{T: tm, G: g, Key: r.Name}, ev.Stack()))
+		case trace.EventTaskBegin:
+			k := ev.Task()
+			t.Tasks = append(t.Tasks, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), uint64(k.Parent), k.Type)}, ev.Stack()))
+		case trace.EventTaskEnd:
+			k := ev.Task()
+			t.TaskEnds = append(t.TaskEnds, Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), k.Type)})
+		case trace.EventRegionBegin:
+			r := ev.Region()
+			t.Regions = append(t.Regions, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))
+		case trace.EventRegionEnd:
+			r := ev.Region()
+			t.RegionEnds = append(t.RegionEnds, Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)})
+		case trace.EventLog:
+			l := ev.Log()
+			t.Logs = append(t.Logs, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(l.Task), l.Category, l.Message)}, ev.Stack()))
+		case trace.EventMetric:
+			m := ev.Metric()
+			var v uint64
+			if m.Value.Kind() == trace.ValueUint64 {
+				v = m.Value.Uint64()
+			}
+			t.Metrics = append(t.Metrics, Rec{T: tm, G: gid(ev.Goroutine()), Key: m.Name, Val: v})
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	t.Version = version
+	if len(monos) > 0 {
+		sort.Slice(monos, func(i, j int) bool { return monos[i] < monos[j] })
+		t.MonoMinusTrace, t.HasClock = monos[len(monos)/2], true
+	}
+	return t, nil
+}
+
+func (t *Trace) transition(ev trace.Event, tm int64) {
+	st := ev.StateTransition()
+	if st.Resource.Kind != trace.ResourceGoroutine {
+		return
+	}
+	id := int64(st.Resource.Goroutine())
+	t.Seen[id] = true
+	from, to := st.Goroutine()
+	r := Rec{T: tm, G: id, By: -1, Key: st.Reason}
+	switch {
+	case from == trace.GoNotExist && to != trace.GoNotExist:
+		// For GoCreate the event's goroutine is the creator and its Stack()
+		// the creator's stack; the transition's Stack is the new goroutine's
+		// start (x/exp/trace event.go, StateTransition for EvGoCreate).
+		r.By = gid(ev.Goroutine())
+		r = withStack(r, ev.Stack())
+		fr := traceio.StackFrames(st.Stack)
+		r.Start = traceio.StackKey(fr)
+		if len(fr) > 0 {
+			r.Key = fr[len(fr)-1].Func // outermost frame = the start function
+		}
+		t.Creates = append(t.Creates, r)
+	case to == trace.GoNotExist && from != trace.GoUndetermined:
+		t.Exits = append(t.Exits, r)
+	case from == trace.GoRunning && to == trace.GoWaiting:
+		t.Blocks = append(t.Blocks, withStack(r, st.Stack))
+	case from == trace.GoWaiting && to == trace.GoRunnable:
+		r.By = gid(ev.Goroutine())
+		t.Unblocks = append(t.Unblocks, withStack(r, ev.Stack()))
+	case from == trace.GoRunning && to == trace.GoRunnable:
+		t.Stops = append(t.Stops, withStack(r, st.Stack))
+	case from == trace.GoRunning && to == trace.GoSyscall:
+		t.Syscalls = append(t.Syscalls, withStack(r, st.Stack))
+	}
+}
+
+func gid(g trace.GoID) int64 {
+	if g == trace.NoGoroutine {
+		return -1
+	}
+	return int64(g)
+}
+
+func withStack(r Rec, s trace.Stack) Rec {
+	fr := traceio.StackFrames(s)
+	if len(fr) == 0 {
+		return r
+	}
+	r.Stack = traceio.StackKey(fr)
+	var b []byte
+	for _, f := range fr {
+		b = append(b, f.Func...)
+		b = append(b, '\n')
+	}
+	r.Funcs = string(b)
+	return r
+}
