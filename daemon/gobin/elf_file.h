@@ -88,6 +88,9 @@ class ElfFile {
   // R_X86_64_RELATIVE (RELA) or RELR relocation; returned as a link-time vaddr (no bias).
   std::optional<uint64_t> ReadPointer(uint64_t vaddr) const;
   std::optional<uint64_t> ReadU64(uint64_t vaddr) const;
+  // vaddrs of every 8-aligned pointer-sized slot in the writable PT_LOAD segments whose
+  // (relocated) value is `target` — e.g. runtime.firstmoduledata.pcHeader -> pclntab.
+  std::vector<uint64_t> FindPointersTo(uint64_t target) const;
   std::optional<uint32_t> ReadU32(uint64_t vaddr) const;
 
   // Symbols from .symtab / .dynsym (empty when absent). Unsorted, file order.

@@ -99,6 +99,8 @@ class GoBinary {
   BuildFlags flags_;
   // funcnametab offsets whose printed name differs (generic "[...]" shortening).
   std::vector<std::pair<int32_t, std::string>> print_names_;
+  // Raw FuncID values of this binary (-1 = unknown), see FuncIdIs.
+  int fid_wrapper_ = -1, fid_gopanic_ = -1, fid_sigpanic_ = -1, fid_panicwrap_ = -1;
   // B's struct layouts and probe sites attach here later.
 };
 

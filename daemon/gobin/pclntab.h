@@ -100,11 +100,12 @@ class Pclntab {
   std::optional<int32_t> PcValue(const FuncRecord &f, uint32_t table_off, uint64_t pc) const;
   // runtime.pcdatavalue: pcdata table `table` for pc; nullopt when the function has none.
   std::optional<int32_t> PcdataValue(const FuncRecord &f, uint32_t table, uint64_t pc) const;
-  // runtime.funcdata offset `i` (raw uint32; relative to moduledata.gofunc on 1.18+, a
-  // pointer-sized vaddr on 1.16/1.17); nullopt when absent (^0 or i >= nfuncdata).
+  // runtime.funcdata `i`: on 1.18+ the raw uint32 offset relative to moduledata.gofunc;
+  // on 1.16/1.17 the vaddr of the pointer slot (read it with ElfFile::ReadPointer, which
+  // applies PIE relocations). nullopt when absent (^0 or i >= nfuncdata).
   std::optional<uint64_t> FuncdataRaw(const FuncRecord &f, uint32_t i) const;
 
-  // File and line for pc (runtime.funcline1).
+  // File and line for pc (runtime.funcline1); nullopt where the runtime says ("?", 0).
   std::optional<std::pair<std::string_view, int32_t>> FileLine(const FuncRecord &f, uint64_t pc) const;
 
  private:

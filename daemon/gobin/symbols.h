@@ -14,6 +14,12 @@ namespace gotraced::gobin {
 class ElfFile;
 class Pclntab;
 
+// runtime.funcNameForPrint (runtime/traceback.go, Go 1.21+): everything between the
+// first '[' and the last ']' becomes "...". The 1.18-1.20 linker already wrote names
+// that way into funcnametab (cmd/link/internal/ld/pcln.go generateFuncnametab), so this
+// is the identity on those.
+std::string FuncNameForPrint(std::string_view name);
+
 struct FunctionSym {
   std::string_view name;  // as in the pclntab (e.g. "runtime.casgstatus", "main.(*T).M")
   uint64_t entry = 0;     // link-time vaddr of the first instruction
@@ -43,10 +49,11 @@ class SymbolTable {
   // All functions, sorted by entry.
   std::span<const FunctionSym> Functions() const { return by_entry_; }
 
-  // For every STT_FUNC symbol of .symtab that names a pclntab function: its value must
-  // equal the pclntab entry (and its size, when non-zero, must not pass the pclntab end).
-  // Also counts pclntab functions with no .symtab symbol. Empty when all agree or when
-  // there is no .symtab.
+  // Every pclntab function must have a .symtab STT_FUNC symbol at its entry with the
+  // same name (modulo FuncNameForPrint: Go <= 1.20 pclntabs hold shortened generic
+  // names) and, when the symbol has a size, entry+size <= end; every .symtab function
+  // symbol with a pclntab function's name must sit at that function's entry.
+  // Empty when all agree or when there is no .symtab. *checked = functions compared.
   std::vector<SymtabMismatch> CheckAgainstSymtab(const ElfFile &elf, size_t *checked = nullptr) const;
 
  private:
