@@ -51,6 +51,7 @@ Result<RuntimeLayout> ResolveRuntimeLayout(const ElfFile &elf, const GoVersion &
       l.wait_reason_strings = table->wait_reason_strings;
       l.trace_block_reason_strings = table->trace_block_reason_strings;
       l.trace_go_stop_reason_strings = table->trace_go_stop_reason_strings;
+      l.stw_reason_strings = table->stw_reason_strings;
     }
   } else if (table) {
     Note(notes, fmt::format("struct offsets: from the {} table ({})", table->go_version, dwarf.error()));
@@ -66,6 +67,7 @@ Result<RuntimeLayout> ResolveRuntimeLayout(const ElfFile &elf, const GoVersion &
   StringsFromBinary(elf, "runtime.waitReasonStrings", &l.wait_reason_strings, notes);
   StringsFromBinary(elf, "runtime.traceBlockReasonStrings", &l.trace_block_reason_strings, notes);
   StringsFromBinary(elf, "runtime.traceGoStopReasonStrings", &l.trace_go_stop_reason_strings, notes);
+  StringsFromBinary(elf, "runtime.stwReasonStrings", &l.stw_reason_strings, notes);
   std::string missing;
   if (!l.Complete(&missing)) Note(notes, "MISSING required fields: " + missing);
   return l;

@@ -19,7 +19,7 @@ struct TableRow {
   std::vector<std::pair<const char *, int32_t>> sizes;           // DWARF struct name -> size
   std::vector<std::tuple<const char *, int32_t, int32_t>> fields;  // spec name, offset, size
   std::vector<std::pair<const char *, int64_t>> constants;
-  std::vector<const char *> wait_reasons, block_reasons, stop_reasons;
+  std::vector<const char *> wait_reasons, block_reasons, stop_reasons, stw_reasons;
 };
 
 const std::vector<TableRow> &Rows() {
@@ -45,6 +45,7 @@ RuntimeLayout FromRow(const TableRow &r) {
   for (auto s : r.wait_reasons) l.wait_reason_strings.emplace_back(s);
   for (auto s : r.block_reasons) l.trace_block_reason_strings.emplace_back(s);
   for (auto s : r.stop_reasons) l.trace_go_stop_reason_strings.emplace_back(s);
+  for (auto s : r.stw_reasons) l.stw_reason_strings.emplace_back(s);
   return l;
 }
 
@@ -102,6 +103,7 @@ std::string FormatLayoutTableRow(const RuntimeLayout &l) {
   out += "  " + StringList(l.wait_reason_strings) + ",\n";
   out += "  " + StringList(l.trace_block_reason_strings) + ",\n";
   out += "  " + StringList(l.trace_go_stop_reason_strings) + ",\n";
+  out += "  " + StringList(l.stw_reason_strings) + ",\n";
   out += "},\n";
   return out;
 }

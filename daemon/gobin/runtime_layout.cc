@@ -139,9 +139,10 @@ const std::vector<FieldSpec> &RuntimeFieldSpecs() {
 const std::vector<std::string_view> &RuntimeConstantPrefixes() {
   // _G*/_P*: statuses; waitReason*: the enum indexing waitReasonStrings; traceBlock*
   // (1.21+; on 1.21 their values are legacy event types), traceGoStop* (1.22+) and
-  // traceEvGo* (the legacy tracer's event types, <= 1.21) for block/stop reasons.
+  // traceEvGo* (the legacy tracer's event types, <= 1.21) for block/stop reasons; stw*:
+  // stwReason (1.21+), indexing stwReasonStrings.
   static const std::vector<std::string_view> p = {"_G", "_P", "waitReason", "traceBlock",
-                                                  "traceGoStop", "traceEvGo"};
+                                                  "traceGoStop", "traceEvGo", "stw"};
   return p;
 }
 
@@ -221,6 +222,7 @@ std::vector<std::string> DiffLayouts(const RuntimeLayout &a, const RuntimeLayout
   cmp_strings("waitReasonStrings", a.wait_reason_strings, b.wait_reason_strings);
   cmp_strings("traceBlockReasonStrings", a.trace_block_reason_strings, b.trace_block_reason_strings);
   cmp_strings("traceGoStopReasonStrings", a.trace_go_stop_reason_strings, b.trace_go_stop_reason_strings);
+  cmp_strings("stwReasonStrings", a.stw_reason_strings, b.stw_reason_strings);
   return d;
 }
 

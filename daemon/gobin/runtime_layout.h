@@ -122,7 +122,8 @@ struct RuntimeLayout {
   SchedtLayout sched;
 
   // Runtime constants: "_Grunning", "_Gscan", "_Pidle", "waitReasonChanReceive",
-  // "traceBlockChanRecv", "traceEvGoBlockSend" (legacy), "traceGoStopPreempted"...
+  // "traceBlockChanRecv", "traceEvGoBlockSend" (legacy), "traceGoStopPreempted",
+  // "stwGCMarkTerm"...
   // (without the "runtime." prefix), sorted by name.
   std::vector<std::pair<std::string, int64_t>> constants;
 
@@ -130,6 +131,7 @@ struct RuntimeLayout {
   std::vector<std::string> wait_reason_strings;        // runtime.waitReasonStrings
   std::vector<std::string> trace_block_reason_strings; // runtime.traceBlockReasonStrings (1.22+)
   std::vector<std::string> trace_go_stop_reason_strings;  // runtime.traceGoStopReasonStrings (1.22+)
+  std::vector<std::string> stw_reason_strings;            // runtime.stwReasonStrings (1.21+)
 
   LayoutSource source = LayoutSource::kNone;
   std::string go_version;  // the toolchain the numbers are from, e.g. "go1.23.5"

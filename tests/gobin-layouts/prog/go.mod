@@ -1,0 +1,3 @@
+module gobinprog
+
+go 1.19
