@@ -115,6 +115,8 @@ std::vector<FieldSpec> MakeSpecs() {
 
       {S::kSchedt, "sched.goidgen", {"goidgen"}, GT_FIELD(sched, goidgen), false},
       {S::kSchedt, "sched.lastpoll", {"lastpoll"}, GT_FIELD(sched, lastpoll), false},
+      {S::kSchedt, "sched.lock", {"lock"}, GT_FIELD(sched, lock), false},
+      {S::kSchedt, "sched.midle", {"midle"}, GT_FIELD(sched, midle), false},
       {S::kSchedt, "sched.nmidle", {"nmidle"}, GT_FIELD(sched, nmidle), false},
       {S::kSchedt, "sched.nmspinning", {"nmspinning"}, GT_FIELD(sched, nmspinning), false},
       {S::kSchedt, "sched.npidle", {"npidle"}, GT_FIELD(sched, npidle), false},

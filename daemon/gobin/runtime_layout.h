@@ -106,7 +106,7 @@ struct GobufLayout {
 // runtime.schedt (the runtime.sched global).
 struct SchedtLayout {
   int32_t size = 0;
-  FieldLoc goidgen, lastpoll, nmidle, nmspinning, npidle, gcwaiting, stopwait;
+  FieldLoc goidgen, lastpoll, lock, midle, nmidle, nmspinning, npidle, gcwaiting, stopwait;
   bool operator==(const SchedtLayout &) const = default;
 };
 

@@ -1,0 +1,262 @@
+#include "daemon/gobin/runtime_globals.h"
+
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/runtime_layout.h"
+
+namespace gotraced::gobin {
+
+const std::array<GlobalInfo, static_cast<size_t>(GlobalId::kCount)> &GlobalInfos() {
+  static const std::array<GlobalInfo, static_cast<size_t>(GlobalId::kCount)> infos = {{
+      {GlobalId::kAllgs, "runtime.allgs", {"runtime.allgs", nullptr},
+       "the goroutine list at attach: existing goroutines appear only when they next run"},
+      {GlobalId::kAllglen, "runtime.allglen", {"runtime.allglen", nullptr}, "a lock-free goroutine count at attach"},
+      {GlobalId::kAllgptr, "runtime.allgptr", {"runtime.allgptr", nullptr}, "lock-free goroutine list reads"},
+      {GlobalId::kAllp, "runtime.allp", {"runtime.allp", nullptr},
+       "P states at attach: procs appear only when they next change state"},
+      {GlobalId::kAllm, "runtime.allm", {"runtime.allm", nullptr},
+       "M list at attach (thread ids, which G runs where)"},
+      {GlobalId::kGomaxprocs, "runtime.gomaxprocs", {"runtime.gomaxprocs", nullptr},
+       "GOMAXPROCS at attach (the trace's ProcsChange/Gomaxprocs value)"},
+      {GlobalId::kNcpu, "runtime.ncpu", {"runtime.ncpu", "runtime.numCPUStartup"}, "the CPU count the runtime saw"},
+      {GlobalId::kSched, "runtime.sched", {"runtime.sched", nullptr}, "global run queue and idle counts at attach"},
+      {GlobalId::kBuildVersion, "runtime.buildVersion", {"runtime.buildVersion", nullptr},
+       "nothing (the version also comes from .go.buildinfo)"},
+      {GlobalId::kWaitReasonStrings, "runtime.waitReasonStrings", {"runtime.waitReasonStrings", nullptr},
+       "nothing when a layout table exists for the version (strings come from it)"},
+      {GlobalId::kTraceEnabled, "trace.enabled", {nullptr, nullptr},
+       "detecting that the target runs its own runtime/trace at the same time"},
+      {GlobalId::kGcController, "runtime.gcController", {"runtime.gcController", nullptr},
+       "heap goal/live heap read from memory (HeapGoal/HeapAlloc come from probes only)"},
+      {GlobalId::kWork, "runtime.work", {"runtime.work", nullptr}, "GC cycle state read from memory"},
+      {GlobalId::kMemstats, "runtime.memstats", {"runtime.memstats", nullptr}, "memory statistics read from memory"},
+      {GlobalId::kTrace, "runtime.trace", {"runtime.trace", nullptr}, "the in-process tracer's state struct"},
+  }};
+  return infos;
+}
+
+namespace {
+
+// One RIP-relative memory operand of an instruction.
+struct RipRef {
+  uint64_t insn = 0;     // instruction address
+  unsigned id = 0;       // X86_INS_*
+  uint64_t target = 0;   // link-time vaddr referenced
+  uint8_t size = 0;      // operand size in bytes
+  bool is_dest = false;  // the memory operand is written (operand 0 of a 2-operand insn, or inc/dec)
+  bool has_imm = false;
+  int64_t imm = 0;
+};
+
+struct Decoded {
+  std::vector<RipRef> refs;
+  std::vector<std::pair<uint64_t, int64_t>> cmp_imms;  // CMP reg, imm (insn, imm)
+};
+
+struct InsnDeleter {
+  void operator()(cs_insn *i) const { cs_free(i, 1); }
+};
+
+std::optional<Decoded> Decode(const GoBinary &bin, std::string_view fn) {
+  const FunctionSym *f = bin.FindFunction(fn);
+  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 20)) return std::nullopt;
+  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  if (!code) return std::nullopt;
+  csh h;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h));
+  const uint8_t *p = code->data();
+  size_t left = code->size();
+  uint64_t addr = f->entry;
+  Decoded d;
+  while (left > 0) {
+    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
+      ++p, --left, ++addr;
+      continue;
+    }
+    const cs_x86 &x = in->detail->x86;
+    if (in->id == X86_INS_CMP && x.op_count == 2 && x.operands[0].type == X86_OP_REG &&
+        x.operands[1].type == X86_OP_IMM)
+      d.cmp_imms.emplace_back(in->address, x.operands[1].imm);
+    for (uint8_t k = 0; k < x.op_count; ++k) {
+      const cs_x86_op &op = x.operands[k];
+      if (op.type != X86_OP_MEM || op.mem.base != X86_REG_RIP || op.mem.index != X86_REG_INVALID) continue;
+      RipRef r;
+      r.insn = in->address;
+      r.id = in->id;
+      r.target = in->address + in->size + static_cast<uint64_t>(op.mem.disp);
+      r.size = op.size;
+      r.is_dest = (k == 0 && x.op_count == 2 && in->id != X86_INS_CMP && in->id != X86_INS_TEST) ||
+                  (x.op_count == 1 && (in->id == X86_INS_INC || in->id == X86_INS_DEC));
+      for (uint8_t j = 0; j < x.op_count; ++j)
+        if (x.operands[j].type == X86_OP_IMM) r.has_imm = true, r.imm = x.operands[j].imm;
+      d.refs.push_back(r);
+    }
+  }
+  cs_close(&h);
+  return d;
+}
+
+bool IsLoad64(const RipRef &r) { return r.id == X86_INS_MOV && !r.is_dest && r.size == 8; }
+
+// The first X such that 8-byte loads of X and X+8 both occur (a slice's ptr and len).
+uint64_t FirstSliceLoad(const Decoded &d) {
+  for (const auto &a : d.refs) {
+    if (!IsLoad64(a)) continue;
+    for (const auto &b : d.refs)
+      if (IsLoad64(b) && b.target == a.target + 8) return a.target;
+  }
+  return 0;
+}
+
+bool InWritableLoad(const ElfFile &elf, uint64_t vaddr) {
+  for (const auto &s : elf.Segments())
+    if (s.type == PT_LOAD && (s.flags & PF_W) && vaddr >= s.vaddr && vaddr < s.vaddr + s.memsz) return true;
+  return false;
+}
+
+std::optional<std::string> ReadGoString(const ElfFile &elf, uint64_t hdr) {
+  auto len = elf.ReadU64(hdr + 8);
+  if (!len || *len == 0 || *len > 256) return std::nullopt;
+  auto ptr = elf.ReadPointer(hdr);
+  if (!ptr) return std::nullopt;
+  auto b = elf.ReadVirtual(*ptr, *len);
+  if (!b) return std::nullopt;
+  return std::string(reinterpret_cast<const char *>(b->data()), b->size());
+}
+
+void Set(RuntimeGlobals &g, GlobalId id, uint64_t vaddr, std::string_view fn, uint64_t size = 0) {
+  if (!vaddr || g[id].found()) return;
+  g[id].vaddr = vaddr;
+  g[id].size = size;
+  g[id].found_by = fmt::format("code: {}", fn);
+}
+
+void FromCode(const GoBinary &bin, const RuntimeLayout *layout, RuntimeGlobals &g) {
+  const ElfFile &elf = bin.elf();
+  if (auto d = Decode(bin, "runtime.forEachG")) Set(g, GlobalId::kAllgs, FirstSliceLoad(*d), "runtime.forEachG", 24);
+  if (auto d = Decode(bin, "runtime.forEachGRace")) {
+    std::vector<uint64_t> loads;
+    for (const auto &r : d->refs)
+      if (IsLoad64(r)) loads.push_back(r.target);
+    if (loads.size() >= 2 && loads[0] != loads[1]) {
+      Set(g, GlobalId::kAllglen, loads[0], "runtime.forEachGRace", 8);
+      Set(g, GlobalId::kAllgptr, loads[1], "runtime.forEachGRace", 8);
+    }
+  }
+  if (auto d = Decode(bin, "runtime.preemptall")) Set(g, GlobalId::kAllp, FirstSliceLoad(*d), "runtime.preemptall", 24);
+  if (auto d = Decode(bin, "runtime.mcommoninit")) {
+    uint64_t found = 0;
+    int candidates = 0;
+    for (const auto &a : d->refs) {
+      if (!IsLoad64(a)) continue;
+      bool leaed = false;
+      for (const auto &b : d->refs) leaed |= b.id == X86_INS_LEA && b.target == a.target;
+      if (leaed && a.target != found) found = a.target, ++candidates;
+    }
+    if (candidates == 1) Set(g, GlobalId::kAllm, found, "runtime.mcommoninit", 8);
+  }
+  if (auto d = Decode(bin, "runtime.GOMAXPROCS")) {
+    for (const auto &r : d->refs) {
+      if (r.id == X86_INS_MOVSXD && r.size == 4) {
+        Set(g, GlobalId::kGomaxprocs, r.target, "runtime.GOMAXPROCS", 4);
+        break;
+      }
+    }
+    if (layout && layout->sched.lock.present()) {
+      for (const auto &r : d->refs) {
+        if (r.id == X86_INS_LEA) {
+          if (r.target >= static_cast<uint64_t>(layout->sched.lock.offset))
+            Set(g, GlobalId::kSched, r.target - layout->sched.lock.offset, "runtime.GOMAXPROCS", layout->sched.size);
+          break;
+        }
+      }
+    }
+  }
+  if (auto d = Decode(bin, "runtime.osinit")) {
+    for (const auto &r : d->refs) {
+      if (r.id == X86_INS_MOV && r.is_dest && r.size == 4 && !r.has_imm) {
+        Set(g, GlobalId::kNcpu, r.target, "runtime.osinit", 4);
+        break;
+      }
+    }
+  }
+  if (auto d = Decode(bin, "runtime.waitReason.String")) {
+    for (const auto &r : d->refs) {
+      if (r.id == X86_INS_LEA && InWritableLoad(elf, r.target)) {
+        uint64_t n = d->cmp_imms.empty() ? 0 : static_cast<uint64_t>(d->cmp_imms.front().second);
+        Set(g, GlobalId::kWaitReasonStrings, r.target, "runtime.waitReason.String", n <= 4096 ? n * 16 : 0);
+        break;
+      }
+    }
+  }
+  if (auto d = Decode(bin, "runtime.schedinit")) {
+    const std::string &v = bin.build_info().go_version;
+    for (const auto &r : d->refs) {
+      if (v.empty() || r.size != 8) continue;
+      auto s = ReadGoString(elf, r.target);
+      if (s && s->rfind("go", 0) == 0 && (v.rfind(*s, 0) == 0 || s->rfind(v, 0) == 0)) {
+        Set(g, GlobalId::kBuildVersion, r.target, "runtime.schedinit", 16);
+        break;
+      }
+    }
+  }
+  if (auto d = Decode(bin, "runtime.acquirep")) {
+    for (const auto &r : d->refs) {
+      if (r.id == X86_INS_CMP && r.size == 1 && r.has_imm && r.imm == 0) {
+        Set(g, GlobalId::kTraceEnabled, r.target, "runtime.acquirep", 1);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> RuntimeGlobals::Missing() const {
+  std::vector<std::string> out;
+  for (const auto &info : GlobalInfos())
+    if (!(*this)[info.id].found())
+      out.push_back(fmt::format("not available in this binary: {} (loses: {})", info.name, info.loses));
+  return out;
+}
+
+RuntimeGlobals FindRuntimeGlobals(const GoBinary &bin, const RuntimeLayout *layout, GlobalsSource source) {
+  RuntimeGlobals g;
+  if (source != GlobalsSource::kCodeOnly) {
+    for (const auto &info : GlobalInfos()) {
+      for (const char *sym : info.symbols) {
+        if (!sym) break;
+        if (const ElfSymbol *s = bin.elf().FindSymtabSymbol(sym)) {
+          g[info.id] = GlobalAddr{s->value, s->size, "symtab"};
+          break;
+        }
+      }
+    }
+  }
+  if (source != GlobalsSource::kSymtabOnly) FromCode(bin, layout, g);
+  return g;
+}
+
+std::string DescribeGlobals(const RuntimeGlobals &g) {
+  std::string out = "runtime globals:\n";
+  for (const auto &info : GlobalInfos()) {
+    const GlobalAddr &a = g[info.id];
+    if (a.found())
+      out += fmt::format("  {:<26} 0x{:x}{} ({})\n", info.name, a.vaddr, a.size ? fmt::format(" [{} B]", a.size) : "",
+                         a.found_by);
+  }
+  for (const auto &m : g.Missing()) out += "  " + m + "\n";
+  return out;
+}
+
+}  // namespace gotraced::gobin
