@@ -6,7 +6,7 @@
 //	tracecompare REF.trace OURS.trace [--json] [--no-assert]
 //	    [--min-goroutine-match=1.0] [--max-count-diff=0.02] [--min-stack-match=0.95]
 //	    [--thresholds=k=v,...] [--window=time|goid] [--align=auto|clock|none]
-//	    [--edge=1ms] [--tol=1ms]
+//	    [--edge=1ms] [--tol=1ms] [--clip-at-sync]
 //
 // Exit status: 0 all checked classes within thresholds (or --no-assert);
 // 1 a threshold failed; 2 usage error or a file the parser rejects.
@@ -39,6 +39,7 @@ func run(args []string) int {
 	thresholds := fs.String("thresholds", "", "the same thresholds as one list: min-goroutine-match=1,max-count-diff=0.02,min-stack-match=0.95")
 	fs.StringVar(&o.Window, "window", o.Window, "time: compare the span both files cover; goid: goroutines present in both, any time")
 	fs.StringVar(&o.Align, "align", o.Align, "auto: clock snapshots then creation skew; clock: snapshots only; none")
+	fs.BoolVar(&o.ClipAtSync, "clip-at-sync", false, "end the window at the longer file's first generation start after the shorter file's last one (for a file cut by a generation advance, e.g. a flight-recorder snapshot)")
 	edge := fs.Duration("edge", time.Duration(o.EdgeNS), "trim each end of the common window by this much (at most 10%)")
 	tol := fs.Duration("tol", time.Duration(o.TolNS), "largest time difference for pairing two events")
 	fs.Usage = func() {

@@ -52,8 +52,8 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"self", []string{files.Ref, files.Ref}, 0},
 		{"self json", []string{"--json", files.Ref, files.Ref}, 0},
-		{"flight recorder window", []string{files.Ref, files.FR, "--json"}, 0},
-		{"goid window", []string{files.Ref, files.FR, "--window=goid"}, 0},
+		{"flight recorder window", []string{files.Ref, files.FR, "--json", "--clip-at-sync"}, 0},
+		{"goid window", []string{files.Ref, files.FR, "--window=goid", "--clip-at-sync"}, 0},
 		// A goroutine-match threshold above 100% cannot be met...
 		{"impossible threshold", []string{files.Ref, files.Ref, "--min-goroutine-match=1.01"}, 1},
 		{"impossible threshold list", []string{files.Ref, files.Ref, "--thresholds=min-stack-match=1.5"}, 1},

@@ -25,6 +25,13 @@ type Options struct {
 	EdgeNS int64
 	// TolNS is the largest time difference for pairing two records.
 	TolNS int64
+	// ClipAtSync ends the window at the first generation start of the
+	// longer file after the last generation start of the shorter one. For a
+	// file cut by a generation advance (a flight-recorder snapshot) whose
+	// last generation overlaps the next, missing one in time: the runtime
+	// keeps writing the old generation on Ms that have not yet noticed the
+	// advance (runtime/trace.go traceAdvance).
+	ClipAtSync bool
 
 	MinGoroutineMatch float64 // goroutines created in the window: same id, creator, start function
 	MaxCountDiff      float64 // block/unblock/syscall counts
@@ -73,6 +80,7 @@ type Side struct {
 // Window is the compared span, on REF's clock.
 type Window struct {
 	Mode    string `json:"mode"`
+	Clipped bool   `json:"clipped_at_sync"`
 	StartNS int64  `json:"start_ns"`
 	EndNS   int64  `json:"end_ns"`
 	// ClockShiftNS was added to OURS times from the clock snapshots;
@@ -124,6 +132,13 @@ func Compare(ref, ours *Trace, o Options) (*Report, error) {
 		if lo >= hi {
 			return nil, fmt.Errorf("the traces do not overlap in time: ref [%d,%d] ours [%d,%d] (after a shift of %d ns)",
 				ref.First, ref.Last, ours.First, ours.Last, w.AppliedNS)
+		}
+		if o.ClipAtSync {
+			nl, nh := clipAtSync(ref, ours, lo, hi, o.TolNS)
+			w.Clipped, lo, hi = nl != lo || nh != hi, nl, nh
+		}
+		if lo >= hi {
+			return nil, fmt.Errorf("no common window left after clipping at generation starts")
 		}
 		edge := min(o.EdgeNS, (hi-lo)/10)
 		w.StartNS, w.EndNS = lo+edge, hi-edge
@@ -196,6 +211,36 @@ func align(ref, ours *Trace, o Options) (Window, error) {
 	return w, nil
 }
 
+// clipAtSync narrows [lo, hi] to whole generations present in both files:
+// a generation's time span overlaps its neighbours' (Ms keep writing the old
+// generation until they notice an advance, runtime/trace.go traceAdvance), so
+// a file cut at a generation boundary lacks the neighbour's events that fall
+// inside its own span. The end moves to the longer file's first generation
+// start after the shorter file's last one; the start, if one file starts
+// later, to that file's second generation start.
+func clipAtSync(a, b *Trace, lo, hi, tol int64) (int64, int64) {
+	short, long := a, b
+	if b.Last < a.Last {
+		short, long = b, a
+	}
+	if n := len(short.Syncs); n > 0 && long.Last > short.Last+tol {
+		for _, s := range long.Syncs {
+			if s > short.Syncs[n-1]+tol && s < hi {
+				hi = s
+				break
+			}
+		}
+	}
+	late, early := a, b
+	if b.First > a.First {
+		late, early = b, a
+	}
+	if late.First > early.First+tol && len(late.Syncs) >= 2 {
+		lo = max(lo, late.Syncs[1])
+	}
+	return lo, hi
+}
+
 func shifted(t *Trace, d int64) *Trace {
 	if d == 0 {
 		return t
@@ -203,6 +248,10 @@ func shifted(t *Trace, d int64) *Trace {
 	c := *t
 	c.First += d
 	c.Last += d
+	c.Syncs = make([]int64, len(t.Syncs))
+	for i, s := range t.Syncs {
+		c.Syncs[i] = s + d
+	}
 	for _, p := range []*[]Rec{&c.Creates, &c.Exits, &c.Blocks, &c.Unblocks, &c.Stops, &c.Syscalls,
 		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics} {
 		rs := make([]Rec, len(*p))

@@ -39,6 +39,9 @@ type Trace struct {
 	// over the file's syncs (go1.25+); HasClock false when there is none.
 	MonoMinusTrace int64
 	HasClock       bool
+	// Syncs are the times of the generation-start Sync events (the reader's
+	// closing synthetic Sync is left out).
+	Syncs []int64
 
 	Creates    []Rec // goroutine NotExist -> Runnable/Waiting/Syscall
 	Exits      []Rec // goroutine -> NotExist
@@ -75,6 +78,7 @@ func Load(path string) (*Trace, error) {
 		}
 		switch ev.Kind() {
 		case trace.EventSync:
+			t.Syncs = append(t.Syncs, tm)
 			if c := ev.Sync().ClockSnapshot; c != nil {
 				monos = append(monos, int64(c.Mono)-int64(c.Trace))
 			}
@@ -116,6 +120,9 @@ func Load(path string) (*Trace, error) {
 		return nil, err
 	}
 	t.Version = version
+	if len(t.Syncs) > 0 {
+		t.Syncs = t.Syncs[:len(t.Syncs)-1]
+	}
 	if len(monos) > 0 {
 		sort.Slice(monos, func(i, j int) bool { return monos[i] < monos[j] })
 		t.MonoMinusTrace, t.HasClock = monos[len(monos)/2], true

@@ -16,6 +16,9 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "window: goroutines created and exited in both files; other classes [%d, %d] ns", win.StartNS, win.EndNS)
 	} else {
 		fmt.Fprintf(w, "window: [%d, %d] ns on ref's clock, %.3f s", win.StartNS, win.EndNS, secs(win.EndNS-win.StartNS))
+		if win.Clipped {
+			fmt.Fprintf(w, " (clipped at a generation start)")
+		}
 	}
 	fmt.Fprintf(w, "; ours shifted by %d ns (clock snapshots %d, creation skew %d over %d goroutines)\n\n",
 		win.AppliedNS, win.ClockShiftNS, win.SkewNS, win.SkewSamples)

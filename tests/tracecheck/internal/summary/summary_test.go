@@ -100,7 +100,12 @@ func TestReadmeDocumentsEveryKey(t *testing.T) {
 	doc := map[string]bool{}
 	cell := regexp.MustCompile("^\\| (`[^|]+) \\|")
 	name := regexp.MustCompile("`([a-z_]+)(\\.[a-z]+)?`")
-	for _, line := range strings.Split(string(readme), "\n") {
+	text := string(readme)
+	from, to := strings.Index(text, "### JSON summary"), strings.Index(text, "## tracecompare")
+	if from < 0 || to < from {
+		t.Fatal("README.md lacks the JSON summary section")
+	}
+	for _, line := range strings.Split(text[from:to], "\n") {
 		if m := cell.FindStringSubmatch(line); m != nil {
 			for _, k := range name.FindAllStringSubmatch(m[1], -1) {
 				doc[k[1]] = true

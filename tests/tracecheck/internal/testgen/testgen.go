@@ -51,12 +51,12 @@ func generate() (Files, error) {
 	if err != nil {
 		return Files{}, err
 	}
-	f := Files{Dir: dir, Ref: filepath.Join(dir, "ref.trace"), FR: filepath.Join(dir, "fr.trace"), Rounds: 6}
+	f := Files{Dir: dir, Ref: filepath.Join(dir, "ref.trace"), FR: filepath.Join(dir, "fr.trace"), Rounds: 8}
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(gobin); err != nil {
 		gobin = "go"
 	}
-	cmd := exec.Command(gobin, "run", ".", "-o", f.Ref, "-fr", f.FR, "-fr-age", "60ms", "-rounds", fmt.Sprint(f.Rounds))
+	cmd := exec.Command(gobin, "run", ".", "-o", f.Ref, "-fr", f.FR, "-fr-age", "50ms", "-rounds", fmt.Sprint(f.Rounds))
 	cmd.Dir = filepath.Join(moduleRoot(), "testdata", "tracegen")
 	// Short generations (5 ms) so the flight recorder keeps only part of
 	// the run; GOTOOLCHAIN=local so the test never fetches a toolchain.

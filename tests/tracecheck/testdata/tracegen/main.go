@@ -47,7 +47,7 @@ func main() {
 	check(trace.Start(f))
 	for r := 0; r < *rounds; r++ {
 		round(r)
-		if r == *rounds/2 {
+		if r == *rounds*2/3 {
 			snap()
 		}
 	}
@@ -230,9 +230,21 @@ func network() {
 // gc: allocation plus forced collections (GC ranges, STW ranges, heap
 // metrics, mark assists).
 func gc() {
-	for i := 0; i < 2000; i++ {
-		sink = append(sink, make([]byte, 1024))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				b := make([]byte, 1024)
+				mu.Lock()
+				sink = append(sink, b)
+				mu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 	runtime.GC()
 	sink = nil
 	runtime.GC()
