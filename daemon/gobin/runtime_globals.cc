@@ -212,8 +212,10 @@ void FromCode(const GoBinary &bin, const RuntimeLayout *layout, RuntimeGlobals &
   }
   if (auto d = Decode(bin, "runtime.acquirep")) {
     for (const auto &r : d->refs) {
-      if (r.id == X86_INS_CMP && r.size == 1 && r.has_imm && r.imm == 0) {
-        Set(g, GlobalId::kTraceEnabled, r.target, "runtime.acquirep", 1);
+      // 1.19-1.21 `if trace.enabled`, 1.23+ `traceEnabled()` = trace.enabled: CMPB $0, X;
+      // 1.22 traceEnabled() = trace.gen.Load() != 0: MOVQ X, reg; TEST.
+      if ((r.id == X86_INS_CMP && r.size == 1 && r.has_imm && r.imm == 0) || IsLoad64(r)) {
+        Set(g, GlobalId::kTraceEnabled, r.target, "runtime.acquirep", r.size);
         break;
       }
     }

@@ -25,9 +25,11 @@
 //                its length from the bounds check `CMP $N, reg` - runtime2.go
 //   buildVersion runtime.schedinit: the referenced 16-byte string header whose string
 //                equals the binary's Go version from .go.buildinfo - proc.go
-//   trace.enabled  runtime.acquirep: `if trace.enabled` (1.19-1.21) /
-//                `traceEnabled()` (1.22+): the `CMPB $0, X` target - proc.go. Code only,
-//                also with .symtab (a field, not a symbol).
+//   trace.enabled  runtime.acquirep: `if trace.enabled` (1.19-1.21), `traceEnabled()`
+//                (1.23+: trace.enabled, a bool: `CMPB $0, X`; 1.22: trace.gen, a uint64:
+//                `MOVQ X, reg; TEST`) - proc.go, trace*.go. The in-process tracer is on
+//                iff the `size` bytes at X are non-zero. Code only, also with .symtab
+//                (a field, not a symbol).
 // Not recovered without .symtab (no reliable anchor yet): gcController, work, memstats,
 // trace (the struct): DescribeGlobals says what that loses.
 #pragma once
@@ -54,7 +56,7 @@ enum class GlobalId : uint8_t {
   kSched,              // schedt
   kBuildVersion,       // string
   kWaitReasonStrings,  // [N]string
-  kTraceEnabled,       // bool: in-process execution tracer on
+  kTraceEnabled,       // non-zero (size 1 or 8 bytes) while the in-process tracer is on
   kGcController,       // gcControllerState (symtab only)
   kWork,               // workType (symtab only)
   kMemstats,           // mstats (symtab only)
