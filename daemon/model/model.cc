@@ -1,0 +1,314 @@
+// Model: queues, ordering and generations. The per-event logic is in model_events.cc,
+// the state-updating emitters in model_emit.cc, repairs in model_repair.cc.
+#include "daemon/model/model.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace gotraced::model {
+
+using encoder::GoStatus;
+using encoder::ProcStatus;
+
+std::string_view RecordKindName(RecordKind k) {
+  switch (k) {
+    case RecordKind::kProcsChange: return "ProcsChange";
+    case RecordKind::kProcStart: return "ProcStart";
+    case RecordKind::kProcStop: return "ProcStop";
+    case RecordKind::kProcSteal: return "ProcSteal";
+    case RecordKind::kGoCreate: return "GoCreate";
+    case RecordKind::kGoStart: return "GoStart";
+    case RecordKind::kGoEnd: return "GoEnd";
+    case RecordKind::kGoStop: return "GoStop";
+    case RecordKind::kGoBlock: return "GoBlock";
+    case RecordKind::kGoUnblock: return "GoUnblock";
+    case RecordKind::kGoSyscallBegin: return "GoSyscallBegin";
+    case RecordKind::kGoSyscallEnd: return "GoSyscallEnd";
+    case RecordKind::kGoSyscallEndBlocked: return "GoSyscallEndBlocked";
+    case RecordKind::kGoCreateSyscall: return "GoCreateSyscall";
+    case RecordKind::kGoDestroySyscall: return "GoDestroySyscall";
+    case RecordKind::kGoSwitch: return "GoSwitch";
+  }
+  return "?";
+}
+
+Model::Model(encoder::TraceWriter &writer, Symbolizer *symbolizer, ModelOptions options)
+    : w_(writer), stacks_(writer, symbolizer), opt_(options) {
+  first_gen_ = w_.generation();
+}
+
+Model::~Model() = default;
+
+void Model::SetSnapshot(Snapshot snapshot) {
+  snapshot_ = std::move(snapshot);
+  have_snapshot_ = true;
+  if (snapshot_.gomaxprocs > 0) st_.gomaxprocs = snapshot_.gomaxprocs;
+}
+
+void Model::NoteEnded(Goid g) {
+  constexpr std::size_t kRemember = 1 << 20;
+  if (!ended_.insert(g).second) return;
+  ended_fifo_.push_back(g);
+  if (ended_fifo_.size() > kRemember) {
+    ended_.erase(ended_fifo_.front());
+    ended_fifo_.pop_front();
+  }
+}
+
+static bool IsCreate(RecordKind k) { return k == RecordKind::kGoCreate || k == RecordKind::kGoCreateSyscall; }
+
+void Model::Push(Record r) {
+  if (IsCreate(r.kind)) ++pending_creates_[r.target_g];
+  auto &q = queues_[r.m];
+  // A thread's records arrive in its program order; keep the queue sorted anyway in case
+  // a capture path delivers them slightly out of order (insertion from the back).
+  if (q.empty() || q.back().ts <= r.ts) {
+    q.push_back(std::move(r));
+  } else {
+    auto it = std::upper_bound(q.begin(), q.end(), r.ts, [](std::uint64_t t, const Record &x) { return t < x.ts; });
+    q.insert(it, std::move(r));
+  }
+  ++queued_;
+}
+
+void Model::NoteLoss(std::uint64_t n) {
+  if (n == 0) return;
+  stats_.records_lost += n;
+  loss_pending_ = true;
+}
+
+ModelStats Model::stats() const {
+  ModelStats s = stats_;
+  s.goroutines_live = st_.gs.size();
+  s.queued = queued_;
+  return s;
+}
+
+// Readiness: like order.go's advance functions returning (false, nil), a record whose
+// precondition depends on another M's event that has not been applied yet waits.
+bool Model::Ready(const Record &r) {
+  // An event about a goroutine whose creation is still queued waits for it.
+  if (!pending_creates_.empty()) {
+    if (!IsCreate(r.kind) && r.target_g != kNoG && pending_creates_.count(r.target_g)) return false;
+    if (r.g != kNoG && pending_creates_.count(r.g)) return false;
+  }
+  switch (r.kind) {
+    case RecordKind::kGoStart: {
+      const GoState *g = st_.G(r.target_g);
+      if (g == nullptr) return true;
+      if (g->status == GoStatus::kRunnable) return true;
+      if (g->status == GoStatus::kRunning && g->m == r.m) return true;  // duplicate: dropped
+      return false;  // waiting (unblock pending) or still on another M
+    }
+    case RecordKind::kGoUnblock:
+    case RecordKind::kGoSwitch: {
+      const GoState *g = st_.G(r.target_g);
+      return g == nullptr || g->status == GoStatus::kWaiting;
+    }
+    case RecordKind::kProcStart: {
+      // Still bound (to another M, or in a syscall on this one): its ProcStop/ProcSteal
+      // comes first.
+      const ProcState *p = st_.P(r.target_p);
+      return p == nullptr || p->status == ProcStatus::kIdle;
+    }
+    case RecordKind::kProcSteal: {
+      const ProcState *p = st_.P(r.target_p);
+      return p == nullptr || p->status == ProcStatus::kSyscall || p->status == ProcStatus::kSyscallAbandoned;
+    }
+    case RecordKind::kGoSyscallEndBlocked: {
+      // order.go advanceGoSyscallEndBlocked: not while the M's P is still in a syscall
+      // (the ProcSteal from another M comes first).
+      auto it = st_.ms.find(r.m);
+      if (it == st_.ms.end() || it->second.p == kNoP) return true;
+      const ProcState *p = st_.P(it->second.p);
+      return p == nullptr || p->status != ProcStatus::kSyscall;
+    }
+    default:
+      return true;
+  }
+}
+
+void Model::Apply(const Record &r, bool forced) {
+  if (gen_start_ts_ == 0) gen_start_ts_ = r.ts ? r.ts : 1;
+  (void)forced;  // a forced record's contradictions are repaired (and counted) by its handler
+  ++stats_.records;
+  if (!ended_.empty() && ((r.target_g != kNoG && Ended(r.target_g)) || (r.g != kNoG && Ended(r.g)))) {
+    ++stats_.records_discarded;  // names a goroutine that already ended: stale
+    return;
+  }
+  if (have_snapshot_ && FirstGeneration()) {
+    seen_in_first_gen_.insert(r.g);
+    seen_in_first_gen_.insert(r.target_g);
+  }
+  switch (r.kind) {
+    case RecordKind::kProcsChange: OnProcsChange(r); break;
+    case RecordKind::kProcStart: OnProcStart(r); break;
+    case RecordKind::kProcStop: OnProcStop(r); break;
+    case RecordKind::kProcSteal: OnProcSteal(r); break;
+    case RecordKind::kGoCreate: OnGoCreate(r); break;
+    case RecordKind::kGoStart: OnGoStart(r); break;
+    case RecordKind::kGoEnd:
+    case RecordKind::kGoStop:
+    case RecordKind::kGoBlock: OnGoStopExec(r); break;
+    case RecordKind::kGoUnblock: OnGoUnblock(r); break;
+    case RecordKind::kGoSyscallBegin: OnGoSyscallBegin(r); break;
+    case RecordKind::kGoSyscallEnd: OnGoSyscallEnd(r); break;
+    case RecordKind::kGoSyscallEndBlocked: OnGoSyscallEndBlocked(r); break;
+    case RecordKind::kGoCreateSyscall: OnGoCreateSyscall(r); break;
+    case RecordKind::kGoDestroySyscall: OnGoDestroySyscall(r); break;
+    case RecordKind::kGoSwitch: OnGoSwitch(r); break;
+  }
+  last_ts_ = std::max(last_ts_, r.ts);
+}
+
+// The ordering loop (cf. internal/trace/generation.go + order.go Advance): repeatedly
+// apply the earliest ready head among the Ms whose heads are at or below the watermark.
+// When every such head is blocked, first look a little beyond the watermark for the
+// record that unblocks one (probes that fire after the transition they report can invert
+// timestamps by a few microseconds), else apply the earliest blocked head with repairs.
+void Model::ProcessUpTo(std::uint64_t watermark, bool drain) {
+  for (;;) {
+    std::deque<Record> *ready = nullptr, *stuck = nullptr, *ahead = nullptr;
+    for (auto &[m, q] : queues_) {
+      if (q.empty()) continue;
+      const Record &h = q.front();
+      const bool below = drain || h.ts <= watermark;
+      const bool ok = Ready(h);
+      if (below) {
+        if (ok) {
+          if (ready == nullptr || h.ts < ready->front().ts) ready = &q;
+        } else if (stuck == nullptr || h.ts < stuck->front().ts) {
+          stuck = &q;
+        }
+      } else if (ok && (ahead == nullptr || h.ts < ahead->front().ts)) {
+        ahead = &q;
+      }
+    }
+    std::deque<Record> *pick = ready;
+    bool forced = false;
+    if (pick == nullptr) {
+      if (stuck == nullptr) break;
+      if (ahead != nullptr && ahead->front().ts <= stuck->front().ts + opt_.lookahead_ns) {
+        pick = ahead;
+      } else {
+        pick = stuck;
+        forced = true;
+      }
+    }
+    Record r = std::move(pick->front());
+    pick->pop_front();
+    --queued_;
+    if (IsCreate(r.kind)) {
+      auto it = pending_creates_.find(r.target_g);
+      if (it != pending_creates_.end() && --it->second <= 0) pending_creates_.erase(it);
+    }
+    Apply(r, forced);
+  }
+}
+
+void Model::Advance(std::uint64_t watermark) {
+  ProcessUpTo(watermark, false);
+  if (loss_pending_) {
+    loss_pending_ = false;
+    ++stats_.generation_cuts;
+    EndGeneration(std::max(watermark, last_ts_));
+  }
+}
+
+void Model::CutGeneration(std::uint64_t ts) {
+  ProcessUpTo(ts, false);
+  loss_pending_ = false;
+  EndGeneration(std::max(ts, last_ts_));
+}
+
+void Model::Finish(std::uint64_t ts) {
+  if (finished_) return;
+  ProcessUpTo(std::numeric_limits<std::uint64_t>::max(), true);
+  finished_ = true;
+  if (FirstGeneration()) FirstGenerationSweep(std::max(ts, last_ts_));
+  ++stats_.generations;
+  // The writer's Close() ends this last generation.
+}
+
+// End of the first generation: everything the snapshot knows that no record mentioned
+// gets its status now, as the runtime's traceAdvance writes statuses for every goroutine
+// not traced in the ending generation (runtime/trace.go traceAdvance, "untracedGs"). A
+// snapshot entry that conflicts with what the records established is written in the
+// weakest consistent form (Running/Syscall without its M -> Runnable; a P bound to an M
+// that holds another -> Idle).
+void Model::FirstGenerationSweep(std::uint64_t ts) {
+  if (!have_snapshot_) return;
+  for (const SnapshotP &sp : snapshot_.procs) {
+    if (st_.P(sp.id) != nullptr) continue;
+    if (st_.gomaxprocs > 0 && sp.id >= st_.gomaxprocs) continue;
+    ProcStatus s = sp.status;
+    if (s == ProcStatus::kRunning || s == ProcStatus::kSyscall) {
+      auto it = st_.ms.find(sp.m);
+      if (sp.m == 0 || (it != st_.ms.end() && it->second.p != kNoP)) s = ProcStatus::kIdle;
+    }
+    if (s == ProcStatus::kRunning || s == ProcStatus::kSyscall)
+      EmitProcStatus(sp.m, ts, sp.id, s);
+    else
+      EmitProcStatus(encoder::kNoThread, ts, sp.id, ProcStatus::kIdle);
+  }
+  for (const SnapshotG &sg : snapshot_.goroutines) {
+    if (sg.goid == 0 || st_.G(sg.goid) != nullptr || seen_in_first_gen_.count(sg.goid)) continue;
+    GoStatus s = sg.status;
+    if (s == GoStatus::kRunning || s == GoStatus::kSyscall) {
+      auto it = st_.ms.find(sg.m);
+      bool m_free = sg.m != 0 && (it == st_.ms.end() || it->second.g == kNoG);
+      // A running goroutine needs its M to hold a P (every later event of it does).
+      if (s == GoStatus::kRunning && m_free) m_free = it != st_.ms.end() && it->second.p != kNoP;
+      if (!m_free) s = GoStatus::kRunnable;
+    }
+    if (s == GoStatus::kRunning || s == GoStatus::kSyscall)
+      EmitGoStatus(sg.m, ts, sg.goid, sg.m, s);
+    else
+      EmitGoStatus(encoder::kNoThread, ts, sg.goid, encoder::kNoThread, s);
+  }
+}
+
+// Start of every later generation: a status for every live P and G, each in the batch
+// that may carry it (Running/Syscall in the owning M's, others in a "no thread" batch),
+// which is what traceAdvance achieves with its sweep and forEachP (docs/model.md §4).
+void Model::StartGenerationStatuses(std::uint64_t ts) {
+  // Ps that procresize destroyed (id >= GOMAXPROCS) and that are idle are gone.
+  if (st_.gomaxprocs > 0) {
+    for (auto it = st_.ps.begin(); it != st_.ps.end();) {
+      if (it->first >= st_.gomaxprocs && it->second.status == ProcStatus::kIdle)
+        it = st_.ps.erase(it);
+      else
+        ++it;
+    }
+  }
+  std::vector<ProcId> pids;
+  pids.reserve(st_.ps.size());
+  for (auto &[id, p] : st_.ps) pids.push_back(id);
+  std::sort(pids.begin(), pids.end());
+  for (ProcId id : pids) {
+    ProcState &p = st_.ps[id];
+    bool bound = p.status == ProcStatus::kRunning || p.status == ProcStatus::kSyscall;
+    EmitProcStatus(bound ? p.m : encoder::kNoThread, ts, id, p.status);
+  }
+  std::vector<Goid> gids;
+  gids.reserve(st_.gs.size());
+  for (auto &[id, g] : st_.gs) gids.push_back(id);
+  std::sort(gids.begin(), gids.end());
+  for (Goid id : gids) {
+    GoState &g = st_.gs[id];
+    bool bound = g.status == GoStatus::kRunning || g.status == GoStatus::kSyscall;
+    EmitGoStatus(bound ? g.m : encoder::kNoThread, ts, id, bound ? g.m : encoder::kNoThread, g.status);
+  }
+}
+
+void Model::EndGeneration(std::uint64_t ts) {
+  if (FirstGeneration()) FirstGenerationSweep(ts);
+  w_.EndGeneration();
+  ++stats_.generations;
+  gen_start_ts_ = ts;
+  // New generation: per-M timestamps restart with the new batches.
+  StartGenerationStatuses(ts);
+}
+
+}  // namespace gotraced::model

@@ -1,0 +1,78 @@
+// model::Record: one scheduler transition as the capture saw it, already decoded from the
+// BPF record layout (proto/records.h) and from the target's Go version. This is the
+// model's whole input besides the attach-time snapshot (snapshot.h); it names the
+// transition in the trace's own vocabulary (one kind per runtime trace call in
+// $GOROOT/src/runtime/traceruntime.go), so the model is the same for every Go version
+// and can be tested with synthetic records.
+//
+// Conventions:
+//   * `m` is the OS thread id (the runtime's m.procid, which is also the trace's M id).
+//   * `p` / `g` are what the probe read from that M at the time: m.p.id and m.curg.goid
+//     (-1 / 0 when the M had none, kUnknownP / kUnknownG when the probe could not tell).
+//     The model uses them to check and repair its own state, never blindly.
+//   * `stack` holds the physical return addresses the runtime's traceStack would have
+//     walked (runtime/tracestack.go: gp.sched.pc or gp.syscallpc first, then the frame
+//     pointer chain), and `stack_skip` the number of *logical* frames the runtime's
+//     skip argument removes after inline expansion. docs/model.md lists both per event.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace gotraced::model {
+
+using ThreadId = std::uint64_t;  // M: OS thread id
+using ProcId = std::int64_t;     // P: runtime p.id
+using Goid = std::uint64_t;      // G: runtime g.goid
+
+inline constexpr ProcId kNoP = -1;
+inline constexpr ProcId kUnknownP = -2;
+inline constexpr Goid kNoG = 0;
+inline constexpr Goid kUnknownG = ~Goid{0};
+
+enum class RecordKind : std::uint8_t {
+  // Ps (traceruntime.go: Gomaxprocs, ProcStart, ProcStop, ProcSteal).
+  kProcsChange,  // value = new GOMAXPROCS (procresize)
+  kProcStart,    // this M acquired idle P target_p (acquirep / wirep)
+  kProcStop,     // this M released its P (releasep)
+  kProcSteal,    // this M took P target_p, in a syscall on M victim_m (retake, exitsyscall)
+  // Goroutines (GoCreate, GoStart, GoEnd, GoSched/GoPreempt/GoStop, GoPark, GoUnpark).
+  kGoCreate,     // curg (or g0) created target_g; value = g.startpc; flag = created parked
+  kGoStart,      // this M started running target_g (execute)
+  kGoEnd,        // curg exits (goexit1)
+  kGoStop,       // curg yields/preempted: runnable again; reason = stop reason string
+  kGoBlock,      // curg parks; reason = block reason string (traceBlockReasonStrings)
+  kGoUnblock,    // target_g made runnable (ready / injectglist ...)
+  // Syscalls (GoSysCall, GoSysExit).
+  kGoSyscallBegin,       // curg enters a syscall holding its P
+  kGoSyscallEnd,         // curg leaves the syscall and kept its P (GoSysExit(false))
+  kGoSyscallEndBlocked,  // curg leaves the syscall having lost its P (GoSysExit(true))
+  // cgo callbacks on extra Ms (GoCreateSyscall, GoDestroySyscall).
+  kGoCreateSyscall,   // target_g appears in a syscall on this M (needm)
+  kGoDestroySyscall,  // curg (in a syscall) leaves this M (dropm)
+  // Coroutines, Go 1.23+ (GoSwitch). flag = the current goroutine is destroyed.
+  kGoSwitch,
+};
+
+std::string_view RecordKindName(RecordKind k);
+
+struct Record {
+  std::uint64_t ts = 0;  // ns, CLOCK_MONOTONIC (the runtime's nanotime clock)
+  ThreadId m = 0;
+  RecordKind kind = RecordKind::kGoStart;
+  ProcId p = kUnknownP;   // the M's P at the probe
+  Goid g = kUnknownG;     // the M's current goroutine at the probe
+
+  Goid target_g = kNoG;       // kGoCreate/kGoStart/kGoUnblock/kGoCreateSyscall/kGoSwitch
+  ProcId target_p = kNoP;     // kProcStart/kProcSteal
+  ThreadId victim_m = 0;      // kProcSteal
+  std::uint64_t value = 0;    // kProcsChange: procs; kGoCreate: start pc
+  bool flag = false;          // kGoCreate: parked (GoCreateBlocked); kGoSwitch: destroy
+  std::string_view reason;    // kGoBlock/kGoStop; must point to static storage
+
+  std::uint32_t stack_skip = 0;
+  std::vector<std::uint64_t> stack;  // physical return addresses, leaf first
+};
+
+}  // namespace gotraced::model
