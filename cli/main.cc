@@ -1,13 +1,17 @@
 // gotraced: records a Go program's execution trace from outside the process.
+// Each subcommand is in its own file (cli/*_command.cc) and registers itself here.
 #include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
 #include <cstdio>
 
 #include "build_info.h"
-#include "daemon/bpfcheck/bpf_selftest.h"
+#include "cli/capture_dump.h"
+#include "cli/commands.h"
+#include "cli/inspect_command.h"
 
 namespace {
+
+int g_exit_code = 0;
 
 void PrintVersion() {
   std::printf("gotraced %s (git %s, %s, %s, C++%ld)\n", GOTRACED_VERSION, GOTRACED_GIT_REV,
@@ -16,26 +20,29 @@ void PrintVersion() {
 
 }  // namespace
 
+namespace gotraced::cli {
+void SetExitCode(int code) { g_exit_code = code; }
+int ExitCode() { return g_exit_code; }
+}  // namespace gotraced::cli
+
 int main(int argc, char **argv) {
-  CLI::App app{"gotraced: Go execution traces from outside the process, with eBPF"};
+  CLI::App app{"gotraced: Go execution traces from outside the process, with eBPF.\n\n"
+               "  gotraced --pid N --out trace.out [--duration 10s]   attach to a running Go process\n"
+               "  gotraced --out trace.out -- ./prog args             launch a program under tracing\n"
+               "  go test -exec 'gotraced --out-dir traces --' ./...  trace every test binary\n"};
   app.set_version_flag("--version", [] {
     PrintVersion();
     return std::string();
   }, "print version and build information");
+  app.require_subcommand(0, 1);
 
-  auto *selftest = app.add_subcommand("selftest", "check that this machine can load and attach gotraced's BPF programs");
+  gotraced::cli::RegisterSelftest(app);
+  gotraced::cli::RegisterInspect(app);
+  gotraced::cli::RegisterCaptureDump(app);
+  auto record = gotraced::cli::RegisterRecord(app);
 
   CLI11_PARSE(app, argc, argv);
 
-  if (selftest->parsed()) {
-    std::string err = gotraced::RunBpfSelfTest();
-    if (!err.empty()) {
-      spdlog::error("{}", err);
-      return 1;
-    }
-    std::printf("bpf selftest: ok (vmlinux BTF, clang-built BPF, skeleton load, tracepoint attach, ring buffer)\n");
-    return 0;
-  }
-  std::printf("%s", app.help().c_str());
-  return 0;
+  if (app.get_subcommands().empty()) return record();
+  return gotraced::cli::ExitCode();
 }

@@ -1,0 +1,229 @@
+// The default command: record one Go process.
+//   gotraced --pid N --out FILE [--duration D]      attach to a running process
+//   gotraced --out FILE -- PROG ARGS                launch PROG under tracing
+//   gotraced --out-dir DIR -- PROG ARGS             one file per process: DIR/<binary>-<pid>.trace
+// Stops on Ctrl-C, SIGTERM, --duration or target exit, always leaving a complete file.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/duration.h"
+#include "cli/launcher.h"
+#include "cli/status_line.h"
+#include "daemon/session/session.h"
+
+namespace gotraced::cli {
+namespace {
+
+std::atomic<int> g_signals{0};
+std::atomic<int> g_last_signal{0};
+
+void OnSignal(int sig) {
+  g_last_signal.store(sig);
+  g_signals.fetch_add(1);
+}
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: let poll() return early
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+struct RecordOptions {
+  pid_t pid = 0;
+  std::string out;
+  std::string out_dir;
+  std::string duration;
+  std::string trace_version = "auto";
+  std::string ring_size = "64M";
+  std::string generation_period = "1s";
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+std::optional<std::size_t> ParseSize(const std::string &text) {
+  if (text.empty()) return std::nullopt;
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || v <= 0) return std::nullopt;
+  std::string unit(end);
+  double scale = 1;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "KiB" || unit == "k") scale = 1024;
+  else if (unit == "M" || unit == "MiB" || unit == "m") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB" || unit == "g") scale = 1024.0 * 1024 * 1024;
+  else return std::nullopt;
+  return static_cast<std::size_t>(v * scale);
+}
+
+std::string BinaryName(pid_t pid, const std::vector<std::string> &command) {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  std::string name = ec ? (command.empty() ? "process" : command[0]) : exe.string();
+  name = std::filesystem::path(name).filename().string();
+  if (name.empty()) name = "process";
+  return name;
+}
+
+bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+int Fail(const std::string &msg) {
+  spdlog::error("{}", msg);
+  return 1;
+}
+
+int RunRecord(const RecordOptions &o) {
+  const bool launch = !o.command.empty();
+  if (launch && o.pid) return Fail("give either --pid N or a program after --, not both");
+  if (!launch && !o.pid)
+    return Fail("nothing to trace: give --pid N (a running Go process) or a program after -- (see --help)");
+  if (o.out.empty() == o.out_dir.empty()) return Fail("give exactly one of --out FILE or --out-dir DIR");
+
+  std::optional<std::chrono::nanoseconds> duration;
+  if (!o.duration.empty()) {
+    duration = ParseDuration(o.duration);
+    if (!duration || duration->count() == 0)
+      return Fail("--duration " + o.duration + ": not a duration (examples: 10s, 500ms, 2m)");
+  }
+  auto version = session::ParseTraceVersion(o.trace_version);
+  if (!version) return Fail("--trace-version " + o.trace_version + ": expected auto, go1.22, go1.23, go1.25 or go1.26");
+  auto ring = ParseSize(o.ring_size);
+  if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
+  auto period = ParseDuration(o.generation_period);
+  if (!period) return Fail("--generation-period " + o.generation_period + ": not a duration");
+
+  if (geteuid() != 0)
+    spdlog::warn("not running as root: loading BPF and reading the target's memory need root "
+                 "(or CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE); expect a permission error");
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) return Fail("--out-dir " + o.out_dir + ": " + ec.message());
+  }
+
+  InstallSignalHandlers();
+
+  Launcher launcher;
+  pid_t pid = o.pid;
+  if (launch) {
+    std::string err;
+    if (!launcher.Start(o.command, &err)) return Fail(err);
+    pid = launcher.pid();
+  } else if (!ProcessExists(pid)) {
+    return Fail("no process with pid " + std::to_string(pid));
+  }
+
+  std::string out = o.out;
+  if (!o.out_dir.empty())
+    out = (std::filesystem::path(o.out_dir) / (BinaryName(pid, o.command) + "-" + std::to_string(pid) + ".trace"))
+              .string();
+
+  session::SessionOptions so;
+  so.pid = pid;
+  so.out_path = out;
+  so.version = *version;
+  so.ring_bytes = *ring;
+  so.generation_period = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
+  so.launched = launch;
+  session::Session session(so);
+
+  std::string err;
+  if (!session.Start(&err)) {
+    if (launch) {
+      launcher.Signal(SIGKILL);  // a stopped tracee dies on SIGKILL; nothing of it ran
+      launcher.Wait();
+    }
+    return Fail(fmt::format("cannot trace pid {}: {}", pid, err));
+  }
+  if (launch && !launcher.Resume(&err)) {
+    launcher.Signal(SIGKILL);
+    session.Stop();
+    return Fail(err);
+  }
+
+  const bool tty = !o.quiet && isatty(STDERR_FILENO);
+  StatusLine status(tty);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (duration) deadline = start + *duration;
+
+  int handled_signals = 0;
+  bool forwarded = false;
+  const char *why = "target exited";
+  while (true) {
+    bool more = session.Poll(std::chrono::milliseconds(50));
+    status.Update(pid, session.Stats(), std::chrono::steady_clock::now() - start);
+    if (!more) break;
+    if (launch && launcher.Exited()) {
+      session.Poll(std::chrono::milliseconds(0));  // what the target wrote last
+      break;
+    }
+    int sigs = g_signals.load();
+    if (sigs != handled_signals) {
+      handled_signals = sigs;
+      // Launch mode: the first signal goes to the program (as if gotraced weren't there)
+      // and recording continues until it exits; a second one stops recording now.
+      if (launch && !forwarded) {
+        forwarded = true;
+        launcher.Signal(g_last_signal.load());
+      } else {
+        why = g_last_signal.load() == SIGINT ? "interrupted" : "terminated";
+        break;
+      }
+    }
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+      why = "duration reached";
+      break;
+    }
+  }
+
+  std::string stop_err;
+  bool ok = session.Stop(&stop_err);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  status.Clear();
+  auto stats = session.Stats();
+  if (!ok) spdlog::error("writing {} failed: {}", out, stop_err);
+  if (!session.last_error().empty()) spdlog::warn("{}", session.last_error());
+  std::fprintf(stderr, "%s (%s)\n", FormatSummary(out, pid, stats, elapsed).c_str(), why);
+
+  if (launch) {
+    launcher.Wait();
+    return launcher.exit_code();
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+std::function<int()> RegisterRecord(CLI::App &app) {
+  auto o = std::make_shared<RecordOptions>();
+  app.add_option("--pid,-p", o->pid, "attach to this running Go process");
+  app.add_option("--out,-o", o->out, "write the trace to this file");
+  app.add_option("--out-dir", o->out_dir, "write one trace per traced process into DIR, named <binary>-<pid>.trace");
+  app.add_option("--duration,-d", o->duration, "stop after this long (10s, 2m ...); default: until Ctrl-C or exit");
+  app.add_option("--trace-version", o->trace_version,
+                 "trace format: auto (what the target's runtime writes), go1.22, go1.23, go1.25, go1.26")
+      ->capture_default_str();
+  app.add_option("--ring-size", o->ring_size, "BPF ring buffer size")->capture_default_str();
+  app.add_option("--generation-period", o->generation_period, "start a new trace generation this often")
+      ->capture_default_str();
+  app.add_flag("--quiet,-q", o->quiet, "no live status line");
+  app.add_option("command", o->command, "program and arguments to launch under tracing (after --)");
+  return [o] { return RunRecord(*o); };
+}
+
+}  // namespace gotraced::cli

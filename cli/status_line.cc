@@ -1,0 +1,52 @@
+#include "cli/status_line.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace gotraced::cli {
+namespace {
+
+std::string Count(std::uint64_t n) {
+  if (n >= 10'000'000) return fmt::format("{:.1f}M", n / 1e6);
+  if (n >= 10'000) return fmt::format("{:.1f}k", n / 1e3);
+  return fmt::format("{}", n);
+}
+
+double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+void StatusLine::Update(pid_t pid, const session::SessionStats &s, std::chrono::steady_clock::duration elapsed) {
+  if (!enabled_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_ < std::chrono::milliseconds(250)) return;
+  last_ = now;
+  drawn_ = true;
+  std::string line = fmt::format("recording pid {}  {:.1f}s  events {}  goroutines {}  {:.1f} MB  lost {}", pid,
+                                 Seconds(elapsed), Count(s.events), s.goroutines_live, s.bytes_written / 1e6,
+                                 Count(s.records_lost));
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  std::fflush(stderr);
+}
+
+void StatusLine::Clear() {
+  if (!enabled_ || !drawn_) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  drawn_ = false;
+}
+
+std::string FormatSummary(const std::string &out, pid_t pid, const session::SessionStats &s,
+                          std::chrono::steady_clock::duration elapsed) {
+  std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts)", s.records_lost,
+                                                  s.generation_cuts)
+                                    : "; nothing lost";
+  return fmt::format(
+      "gotraced: pid {} ({}) {:.1f}s -> {} [{} format]: {} events, {} goroutines created, {} blocks, {} syscalls, "
+      "{} generations, {:.2f} MB{}",
+      pid, s.go_version.empty() ? "?" : s.go_version, Seconds(elapsed), out, s.trace_format, s.events,
+      s.goroutines_created, s.blocks, s.syscalls, s.generations, s.bytes_written / 1e6, lost);
+}
+
+}  // namespace gotraced::cli
