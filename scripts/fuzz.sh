@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Fuzzes gobin (ELF, buildinfo, pclntab, frames, DWARF layouts, globals, probe sites)
+# with libFuzzer + ASan on a memory image.
+#   bash scripts/fuzz.sh [smoke|long] [SECONDS]
+#     smoke  60 s in total (what `make test` runs through tests/suites/35-fuzz.sh)
+#     long   30 min unless SECONDS is given (`make fuzz`)
+# Build dir: $FUZZ_BUILD (default build-fuzz, clang, -DGOTRACED_FUZZ=ON). The corpus
+# grows in $FUZZ_BUILD/fuzz-corpus; crashes/timeouts land in $FUZZ_BUILD/fuzz-artifacts/
+# and make this script exit non-zero with the input's path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-smoke}
+case $mode in
+  smoke) secs=${2:-60} ;;
+  long) secs=${2:-1800} ;;
+  *) echo "usage: $0 [smoke|long] [SECONDS]" >&2; exit 2 ;;
+esac
+fb=${FUZZ_BUILD:-build-fuzz}
+command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed (scripts/install-deps.sh)" >&2; exit 1; }
+if [[ ! -f $fb/build.ninja ]]; then
+  CC=clang CXX=clang++ cmake -S . -B "$fb" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOTRACED_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
+    -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" >/dev/null
+fi
+cmake --build "$fb" -j 2 --target gobin_fuzz >/dev/null
+fuzzer=$fb/tests/fuzz/gobin_fuzz
+
+# Seeds: real binaries of a few Go versions (stripped: smaller, faster to mutate; one
+# unstripped for DWARF and .symtab) and truncations of them.
+targets=${GOTRACED_BUILD:-$fb}/gobin-targets
+bash tests/gobin-layouts/build_targets.sh "$targets" >&2
+seeds=$fb/fuzz-seeds corpus=$fb/fuzz-corpus artifacts=$fb/fuzz-artifacts/
+rm -rf "$seeds"; mkdir -p "$seeds" "$corpus" "$artifacts"
+n=0
+for v in go1.19 go1.22 go1.26 go1.27; do
+  for m in stripped pie-stripped; do
+    f=$targets/$v/$m
+    [[ -f $f ]] || continue
+    cp "$f" "$seeds/$v-$m"; n=$((n+1))
+    size=$(stat -c %s "$f")
+    head -c $((size / 2)) "$f" > "$seeds/$v-$m-half"
+    head -c 65536 "$f" > "$seeds/$v-$m-64k"
+  done
+done
+[[ -f $targets/go1.23/plain ]] && cp "$targets/go1.23/plain" "$seeds/go1.23-plain"
+((n)) || { echo "fuzz: no Go target binaries to seed from" >&2; exit 1; }
+max_len=$(stat -c %s "$seeds"/* | sort -n | tail -1)
+echo "fuzz: $mode for ${secs}s, $(ls "$seeds" | wc -l) seeds (max $max_len B), corpus $corpus"
+set +e
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fuzzer" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 \
+  -max_len="$max_len" -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" 2>"$fb/fuzz.log"
+rc=$?
+set -e
+tail -n 20 "$fb/fuzz.log" | grep -E 'stat::|Done|ERROR|SUMMARY|crash|timeout' || true
+if ((rc != 0)); then
+  echo "fuzz: FAILED (rc=$rc): see $fb/fuzz.log; inputs in $artifacts:" >&2
+  ls -la "$artifacts" >&2
+  grep -E 'ERROR|SUMMARY' "$fb/fuzz.log" | head -5 >&2
+  exit 1
+fi
+echo "fuzz: no crash, no hang, no out-of-bounds read in ${secs}s"
