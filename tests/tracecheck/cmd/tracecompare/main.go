@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,7 @@ func run(args []string) int {
 	fs.StringVar(&o.Align, "align", o.Align, "auto: clock snapshots then creation skew; clock: snapshots only; none")
 	fs.BoolVar(&o.ClipAtSync, "clip-at-sync", false, "end the window at the longer file's first generation start after the shorter file's last one (for a file cut by a generation advance, e.g. a flight-recorder snapshot)")
 	edge := fs.Duration("edge", time.Duration(o.EdgeNS), "trim each end of the common window by this much (at most 10%)")
+	cpuprof := fs.String("cpuprofile", "", "write a CPU profile here (for tuning on big traces)")
 	tol := fs.Duration("tol", time.Duration(o.TolNS), "largest time difference for pairing two events")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: tracecompare REF.trace OURS.trace [flags]")
@@ -66,6 +68,19 @@ func run(args []string) int {
 		return 2
 	}
 	o.EdgeNS, o.TolNS = int64(*edge), int64(*tol)
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tracecompare:", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "tracecompare:", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	ref, err := compare.Load(pos[0])
 	if err != nil {

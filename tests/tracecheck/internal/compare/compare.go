@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -324,7 +325,14 @@ func (c *cmp) in(r Rec) bool {
 	return r.T >= c.w.StartNS && r.T <= c.w.EndNS
 }
 
+// filter returns the records inside the window. Records are in reader
+// order, which is time order, so the time window is a sub-slice (no copy).
 func (c *cmp) filter(rs []Rec) []Rec {
+	if c.life == nil {
+		i := sort.Search(len(rs), func(i int) bool { return rs[i].T >= c.w.StartNS })
+		j := sort.Search(len(rs), func(i int) bool { return rs[i].T > c.w.EndNS })
+		return rs[i:max(i, j)]
+	}
 	var out []Rec
 	for _, r := range rs {
 		if c.in(r) {
@@ -377,7 +385,7 @@ func (c *cmp) goroutines() {
 			continue
 		}
 		c.stackPairs = append(c.stackPairs, stackPair{"create", a, b},
-			stackPair{"start", Rec{Stack: a.Start, Funcs: a.Start}, Rec{Stack: b.Start, Funcs: b.Start}})
+			stackPair{"start", Rec{G: a.G, Stack: a.Start}, Rec{G: b.G, Stack: b.Start}})
 		switch {
 		case a.By != b.By:
 			wrongCreator++
@@ -477,7 +485,7 @@ func pairsOf(m map[string]int, n map[string]int) map[string]Pair {
 }
 
 func byKey(r Rec) string { return r.Key }
-func byG(r Rec) string   { return fmt.Sprint(r.G) }
+func byG(r Rec) string   { return strconv.FormatInt(r.G, 10) }
 
 // blocks: Running->Waiting counts per reason, then per-goroutine pairing
 // whose reasons must agree.
@@ -530,22 +538,22 @@ func (c *cmp) stacks() {
 	n, same, funcs := 0, 0, 0
 	per := map[string][2]int{}
 	for _, p := range c.stackPairs {
-		if p.a.Stack == "" && p.b.Stack == "" {
+		if p.a.Stack.Key == "" && p.b.Stack.Key == "" {
 			continue
 		}
 		n++
 		s := per[p.class]
 		s[0]++
 		switch {
-		case p.a.Stack == p.b.Stack:
+		case p.a.Stack.Key == p.b.Stack.Key:
 			same++
 			funcs++
 			s[1]++
-		case p.a.Funcs == p.b.Funcs:
+		case p.a.Stack.Funcs == p.b.Stack.Funcs:
 			funcs++
 		}
-		if p.a.Stack != p.b.Stack && n-same <= 5 {
-			c.rep.example("%s stack of goroutine %d differs:\n  ref:\n%s  ours:\n%s", p.class, p.a.G, indent(p.a.Stack), indent(p.b.Stack))
+		if p.a.Stack.Key != p.b.Stack.Key && n-same <= 5 {
+			c.rep.example("%s stack of goroutine %d differs:\n  ref:\n%s  ours:\n%s", p.class, p.a.G, indent(p.a.Stack.Key), indent(p.b.Stack.Key))
 		}
 		per[p.class] = s
 	}
@@ -626,7 +634,7 @@ func (c *cmp) ranges() {
 // annotations: user tasks, regions and logs, matched by their strings and
 // (regions, logs) goroutine.
 func (c *cmp) annotations() {
-	withG := func(r Rec) string { return fmt.Sprint(r.G, "|", r.Key) }
+	withG := func(r Rec) string { return strconv.FormatInt(r.G, 10) + "|" + r.Key }
 	c.setRow("user tasks", c.filter(c.ref.Tasks), c.filter(c.ours.Tasks), byKey)
 	c.setRow("user regions", c.filter(c.ref.Regions), c.filter(c.ours.Regions), withG)
 	c.setRow("user logs", c.filter(c.ref.Logs), c.filter(c.ours.Logs), withG)

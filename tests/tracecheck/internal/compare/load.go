@@ -17,15 +17,15 @@ import (
 )
 
 // Rec is one comparable occurrence: a goroutine creation, block, syscall, ...
+// Kept small (64 bytes): a big trace yields millions of them.
 type Rec struct {
-	T     int64  // Event.Time(), ns; shifted onto REF's clock for OURS
-	G     int64  // the goroutine it is about (new G, blocked G, ...); -1 none
-	By    int64  // creator (creates), unblocking G (unblocks); -1 none
-	Key   string // reason, start function, range/task/region name, metric name
-	Stack string // traceio.StackKey of the event's stack ("" = none)
-	Funcs string // function names only of that stack, for a looser figure
-	Start string // creates: the new goroutine's start stack (transition stack)
-	Val   uint64 // metric value
+	T     int64              // Event.Time(), ns; shifted onto REF's clock for OURS
+	G     int64              // the goroutine it is about (new G, blocked G, ...); -1 none
+	By    int64              // creator (creates), unblocking G (unblocks); -1 none
+	Key   string             // reason, start function, range/task/region name, metric name
+	Stack *traceio.StackInfo // the event's stack (never nil; Key "" = none)
+	Start *traceio.StackInfo // creates: the new goroutine's start stack; else nil
+	Val   uint64             // metric value
 }
 
 // Trace holds what the comparison needs from one file.
@@ -64,6 +64,11 @@ type Trace struct {
 // Load parses path with x/exp/trace and extracts the comparable records.
 func Load(path string) (*Trace, error) {
 	t := &Trace{Path: path, Seen: map[int64]bool{}}
+	stacks := traceio.NewStackCache()
+	withStack := func(r Rec, s trace.Stack) Rec {
+		r.Stack = stacks.Get(s)
+		return r
+	}
 	var monos []int64
 	started := false
 	version, err := traceio.Walk(path, func(ev trace.Event) error {
@@ -83,7 +88,7 @@ func Load(path string) (*Trace, error) {
 				monos = append(monos, int64(c.Mono)-int64(c.Trace))
 			}
 		case trace.EventStateTransition:
-			t.transition(ev, tm)
+			t.transition(ev, tm, stacks, withStack)
 		case trace.EventRangeBegin:
 			r := ev.Range()
 			g := int64(-1)
@@ -96,13 +101,13 @@ func Load(path string) (*Trace, error) {
 			t.Tasks = append(t.Tasks, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), uint64(k.Parent), k.Type)}, ev.Stack()))
 		case trace.EventTaskEnd:
 			k := ev.Task()
-			t.TaskEnds = append(t.TaskEnds, Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), k.Type)})
+			t.TaskEnds = append(t.TaskEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), k.Type)}, ev.Stack()))
 		case trace.EventRegionBegin:
 			r := ev.Region()
 			t.Regions = append(t.Regions, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))
 		case trace.EventRegionEnd:
 			r := ev.Region()
-			t.RegionEnds = append(t.RegionEnds, Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)})
+			t.RegionEnds = append(t.RegionEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))
 		case trace.EventLog:
 			l := ev.Log()
 			t.Logs = append(t.Logs, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(l.Task), l.Category, l.Message)}, ev.Stack()))
@@ -112,7 +117,7 @@ func Load(path string) (*Trace, error) {
 			if m.Value.Kind() == trace.ValueUint64 {
 				v = m.Value.Uint64()
 			}
-			t.Metrics = append(t.Metrics, Rec{T: tm, G: gid(ev.Goroutine()), Key: m.Name, Val: v})
+			t.Metrics = append(t.Metrics, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: m.Name, Val: v}, trace.NoStack))
 		}
 		return nil
 	}, nil)
@@ -130,7 +135,7 @@ func Load(path string) (*Trace, error) {
 	return t, nil
 }
 
-func (t *Trace) transition(ev trace.Event, tm int64) {
+func (t *Trace) transition(ev trace.Event, tm int64, stacks *traceio.StackCache, withStack func(Rec, trace.Stack) Rec) {
 	st := ev.StateTransition()
 	if st.Resource.Kind != trace.ResourceGoroutine {
 		return
@@ -138,7 +143,7 @@ func (t *Trace) transition(ev trace.Event, tm int64) {
 	id := int64(st.Resource.Goroutine())
 	t.Seen[id] = true
 	from, to := st.Goroutine()
-	r := Rec{T: tm, G: id, By: -1, Key: st.Reason}
+	r := Rec{T: tm, G: id, By: -1, Key: st.Reason, Stack: stacks.Get(trace.NoStack)}
 	switch {
 	case from == trace.GoNotExist && to != trace.GoNotExist:
 		// For GoCreate the event's goroutine is the creator and its Stack()
@@ -146,9 +151,8 @@ func (t *Trace) transition(ev trace.Event, tm int64) {
 		// start (x/exp/trace event.go, StateTransition for EvGoCreate).
 		r.By = gid(ev.Goroutine())
 		r = withStack(r, ev.Stack())
-		fr := traceio.StackFrames(st.Stack)
-		r.Start = traceio.StackKey(fr)
-		if len(fr) > 0 {
+		r.Start = stacks.Get(st.Stack)
+		if fr := r.Start.Frames; len(fr) > 0 {
 			r.Key = fr[len(fr)-1].Func // outermost frame = the start function
 		}
 		t.Creates = append(t.Creates, r)
@@ -171,19 +175,4 @@ func gid(g trace.GoID) int64 {
 		return -1
 	}
 	return int64(g)
-}
-
-func withStack(r Rec, s trace.Stack) Rec {
-	fr := traceio.StackFrames(s)
-	if len(fr) == 0 {
-		return r
-	}
-	r.Stack = traceio.StackKey(fr)
-	var b []byte
-	for _, f := range fr {
-		b = append(b, f.Func...)
-		b = append(b, '\n')
-	}
-	r.Funcs = string(b)
-	return r
 }

@@ -47,7 +47,7 @@ type Summary struct {
 	Validation   Validation                `json:"validation"`
 
 	gs, ps, ms map[int64]struct{}
-	stacks     map[string]struct{}
+	stacks     *traceio.StackCache
 	started    bool
 }
 
@@ -73,7 +73,7 @@ func New() *Summary {
 		gs:           map[int64]struct{}{},
 		ps:           map[int64]struct{}{},
 		ms:           map[int64]struct{}{},
-		stacks:       map[string]struct{}{},
+		stacks:       traceio.NewStackCache(),
 	}
 }
 
@@ -105,10 +105,8 @@ func (s *Summary) Add(ev trace.Event) {
 		s.ms[int64(th)] = struct{}{}
 	}
 	if st := ev.Stack(); st != trace.NoStack {
-		fr := traceio.StackFrames(st)
 		s.Stacks++
-		s.Frames += len(fr)
-		s.stacks[traceio.StackKey(fr)] = struct{}{}
+		s.Frames += len(s.stacks.Get(st).Frames)
 	}
 	switch ev.Kind() {
 	case trace.EventSync:
@@ -173,7 +171,7 @@ func (s *Summary) Finish() {
 	s.Goroutines = len(s.gs)
 	s.Procs = len(s.ps)
 	s.Threads = len(s.ms)
-	s.Distinct = len(s.stacks)
+	s.Distinct = s.stacks.Distinct()
 	// The reader emits one Sync at the start of every generation plus a final
 	// one after the last (x/exp/trace reader.go, installGen / nextGenWithSpill).
 	if s.Syncs > 0 {

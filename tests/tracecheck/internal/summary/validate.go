@@ -29,6 +29,7 @@ type Validator struct {
 	pBind    map[trace.ProcID]trace.ThreadID
 	ranges   map[trace.ResourceID]map[string]bool
 	tasks    map[trace.TaskID]string
+	checked  map[trace.Stack]bool
 	errs     []string
 	nerr     int
 }
@@ -41,15 +42,16 @@ const maxKeptErrors = 20
 func NewValidator(version string) *Validator {
 	minor, _ := strconv.Atoi(strings.TrimPrefix(version, "go1."))
 	return &Validator{
-		minor:  minor,
-		gs:     map[trace.GoID]trace.GoState{},
-		ps:     map[trace.ProcID]trace.ProcState{},
-		gOnM:   map[trace.ThreadID]trace.GoID{},
-		pOnM:   map[trace.ThreadID]trace.ProcID{},
-		gBind:  map[trace.GoID]trace.ThreadID{},
-		pBind:  map[trace.ProcID]trace.ThreadID{},
-		ranges: map[trace.ResourceID]map[string]bool{},
-		tasks:  map[trace.TaskID]string{},
+		minor:   minor,
+		gs:      map[trace.GoID]trace.GoState{},
+		ps:      map[trace.ProcID]trace.ProcState{},
+		gOnM:    map[trace.ThreadID]trace.GoID{},
+		pOnM:    map[trace.ThreadID]trace.ProcID{},
+		gBind:   map[trace.GoID]trace.ThreadID{},
+		pBind:   map[trace.ProcID]trace.ThreadID{},
+		ranges:  map[trace.ResourceID]map[string]bool{},
+		tasks:   map[trace.TaskID]string{},
+		checked: map[trace.Stack]bool{},
 	}
 }
 
@@ -128,6 +130,10 @@ func (v *Validator) Event(ev trace.Event) {
 // checkFrames: the parser tolerates a first frame without information (Go's
 // validator allows it too); any other frame must be complete.
 func (v *Validator) checkFrames(ev trace.Event, s trace.Stack) {
+	if s == trace.NoStack || v.checked[s] {
+		return
+	}
+	v.checked[s] = true
 	for i, f := range traceio.StackFrames(s) {
 		if i > 0 && (f.Func == "" || f.File == "" || f.PC == 0 || f.Line == 0) {
 			v.errorf(ev, "stack frame %d incomplete: %+v", i, f)

@@ -90,3 +90,54 @@ func StackKey(frames []trace.StackFrame) string {
 	}
 	return sb.String()
 }
+
+// StackInfo is what the tools keep of a stack: its frames and two rendered
+// keys. Shared through StackCache, so every event with the same stack handle
+// costs one map lookup and no allocation.
+type StackInfo struct {
+	Frames []trace.StackFrame
+	Key    string // StackKey(Frames)
+	Funcs  string // function names only, one per line
+}
+
+// StackCache memoizes StackInfo by stack handle (handles are per generation,
+// so the cache grows with generations times distinct stacks) and interns the
+// rendered keys across generations.
+type StackCache struct {
+	byHandle map[trace.Stack]*StackInfo
+	byKey    map[string]*StackInfo
+}
+
+// NewStackCache returns an empty cache.
+func NewStackCache() *StackCache {
+	return &StackCache{byHandle: map[trace.Stack]*StackInfo{}, byKey: map[string]*StackInfo{}}
+}
+
+var noStack = &StackInfo{}
+
+// Get returns the stack's info; for NoStack, an empty one.
+func (c *StackCache) Get(s trace.Stack) *StackInfo {
+	if s == trace.NoStack {
+		return noStack
+	}
+	if si, ok := c.byHandle[s]; ok {
+		return si
+	}
+	fr := StackFrames(s)
+	key := StackKey(fr)
+	si, ok := c.byKey[key]
+	if !ok {
+		var b strings.Builder
+		for _, f := range fr {
+			b.WriteString(f.Func)
+			b.WriteByte('\n')
+		}
+		si = &StackInfo{Frames: fr, Key: key, Funcs: b.String()}
+		c.byKey[key] = si
+	}
+	c.byHandle[s] = si
+	return si
+}
+
+// Distinct is the number of distinct frame lists seen.
+func (c *StackCache) Distinct() int { return len(c.byKey) }
