@@ -3,7 +3,12 @@
 // select, mutex, cond, sleep, network and syscall blocking, preemption
 // points, GC, user tasks/regions/logs) while runtime/trace records it.
 //
-//	tracegen -o ref.trace [-fr snap.trace [-fr-age D]] [-rounds N]
+//	tracegen -o ref.trace [-fr snap.trace [-fr-age D]] [-rounds N] [-cpuprofile=false]
+//	         [-delay D] [-hold D]
+//
+// It is also a ready target for end-to-end fidelity tests: run it under
+// gotraced (launch mode, or --pid during -delay) and compare gotraced's file
+// with ref.trace using tracecompare.
 //
 // -fr (Go 1.25+ only) also runs runtime/trace.FlightRecorder beside
 // trace.Start and writes its snapshot taken mid-run: a second trace of the
@@ -18,6 +23,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 	"sync"
 	"time"
@@ -29,6 +35,9 @@ func main() {
 	out := flag.String("o", "", "write the runtime/trace output here")
 	fr := flag.String("fr", "", "write a mid-run flight-recorder snapshot here (Go 1.25+)")
 	rounds := flag.Int("rounds", 3, "workload rounds")
+	cpu := flag.Bool("cpuprofile", true, "run the CPU profiler (to io.Discard) so the trace holds CPU samples")
+	delay := flag.Duration("delay", 0, "sleep this long before trace.Start (time for gotraced --pid to attach)")
+	hold := flag.Duration("hold", 0, "sleep this long after trace.Stop before exiting")
 	frAge := flag.Duration("fr-age", 20*time.Millisecond, "flight recorder MinAge (with GODEBUG=traceadvanceperiod=NS for short generations)")
 	flag.Parse()
 	if *out == "" {
@@ -44,6 +53,12 @@ func main() {
 		check(err)
 		defer stop()
 	}
+	time.Sleep(*delay)
+	if *cpu {
+		// The tracer records the profiler's samples as StackSample events.
+		check(pprof.StartCPUProfile(io.Discard))
+		defer pprof.StopCPUProfile()
+	}
 	check(trace.Start(f))
 	for r := 0; r < *rounds; r++ {
 		round(r)
@@ -53,6 +68,7 @@ func main() {
 	}
 	trace.Stop()
 	check(f.Close())
+	time.Sleep(*hold)
 }
 
 func check(err error) {
