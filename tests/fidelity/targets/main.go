@@ -1,0 +1,111 @@
+// Command fidelity runs one short workload while the program's own runtime/trace
+// records it, so that a trace gotraced writes of the same run can be compared with
+// the reference, event class by event class (tests/tracecheck/cmd/tracecompare).
+//
+//	fidelity -workload W [-reftrace FILE] [-scale N] [-tmpdir DIR]
+//
+// Without -reftrace nothing is traced in-process (the bench's baseline). The
+// "midrun" workload waits for SIGUSR1 after printing "ready" so that gotraced can
+// attach with --pid to a process that is already busy; the compared part (and the
+// reference trace) starts only after the signal.
+//
+// Each workload does a fixed amount of work (counts, not durations) so that two
+// runs produce about the same events; -scale multiplies the counts (the bench uses
+// it to make runs long enough to time). The program exits 0 on success.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime/trace"
+	"sort"
+	"strings"
+	"time"
+)
+
+// workload is one scenario. scale >= 1 multiplies its iteration counts.
+type workload struct {
+	about string
+	run   func(scale int)
+}
+
+// workloads is filled by the files that define them (init functions), so that the
+// cgo workload exists only in binaries built with cgo.
+var workloads = map[string]workload{}
+
+func register(name, about string, run func(scale int)) { workloads[name] = workload{about, run} }
+
+var (
+	tmpDir     = flag.String("tmpdir", "", "directory for the syscalls workload's files (default: a new temp dir)")
+	readyFile  = flag.String("ready-file", "", "midrun: also create this file when ready")
+	midrunWait = flag.Duration("midrun-timeout", 60*time.Second, "midrun: give up waiting for SIGUSR1 after this long")
+)
+
+func main() {
+	name := flag.String("workload", "", "workload to run (-list shows them)")
+	ref := flag.String("reftrace", "", "write the in-process runtime/trace here (empty: no in-process tracing)")
+	scale := flag.Int("scale", 1, "multiply the workload's iteration counts")
+	list := flag.Bool("list", false, "list the workloads and exit")
+	timing := flag.Bool("timing", false, "print the workload's wall time (ns) on stderr as 'workload_ns N'")
+	flag.Parse()
+	if *list {
+		names := make([]string, 0, len(workloads))
+		for n := range workloads {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Printf("%-10s %s\n", n, workloads[n].about)
+		}
+		return
+	}
+	w, ok := workloads[*name]
+	if !ok || *scale < 1 {
+		fmt.Fprintf(os.Stderr, "fidelity: unknown workload %q (have: %s) or bad -scale\n", *name, strings.Join(names(), ", "))
+		os.Exit(2)
+	}
+	if *name == "midrun" {
+		// midrun starts tracing itself, after the signal (see midrun.go).
+		midrunMain(*ref, *scale, *timing)
+		return
+	}
+	stop := startTrace(*ref)
+	t0 := time.Now()
+	w.run(*scale)
+	el := time.Since(t0)
+	stop()
+	if *timing {
+		fmt.Fprintf(os.Stderr, "workload_ns %d\n", el.Nanoseconds())
+	}
+}
+
+func names() []string {
+	var ns []string
+	for n := range workloads {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// startTrace starts runtime/trace into path (if not empty) and returns the stop function.
+func startTrace(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	check(err)
+	check(trace.Start(f))
+	return func() {
+		trace.Stop()
+		check(f.Close())
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(1)
+	}
+}
