@@ -266,20 +266,23 @@ Result<std::unique_ptr<GoBinary>> GoBinary::Init(std::unique_ptr<ElfFile> elf_in
   fl.no_dwarf = !elf.has_dwarf();
   fl.trimpath = info.Setting("-trimpath").value_or("") == "true";
   fl.external_link = info.Setting("-ldflags").value_or("").find("-linkmode=external") != std::string::npos;
-  // CGO_ENABLED=1 only says cgo was allowed; cgo is in use when runtime/cgo is linked
-  // in (its Go functions, or the _cgo_init variable runtime/cgo defines).
-  bool cgo_linked = elf.FindSymtabSymbol("_cgo_init") != nullptr || elf.FindSymtabSymbol("x_cgo_init") != nullptr;
-  if (!cgo_linked) {
-    for (const auto &f : b->symbols_.Functions()) {
-      if (f.name.substr(0, 12) == "runtime/cgo." || f.name.find("._Cfunc_") != std::string_view::npos) {
-        cgo_linked = true;
-        break;
-      }
-    }
-  }
-  fl.cgo = cgo_linked;
-  if (!fl.external_link && cgo_linked && b->elf_->FindSection(".gnu.version") != nullptr) fl.external_link = true;
+  // CGO_ENABLED=1 only says cgo was allowed (it is 1 by default whenever a C compiler
+  // is around). cgo is in use when runtime/cgo is linked in: its assembly entry point
+  // crosscall2 (runtime/cgo/asm_amd64.s) is then in the pclntab, stripped or not.
+  fl.cgo = b->symbols_.FindFunction("crosscall2") != nullptr;
+  // External linking: the ELF entry is the C runtime's _start (crt1.o), not Go's
+  // _rt0_amd64_linux, so it is in no pclntab function.
+  fl.external_link = fl.external_link || (elf.entry() != 0 && b->symbols_.FuncForPC(elf.entry()) == nullptr);
   return b;
+}
+
+const FunctionSym *GoBinary::FindFunction(std::string_view name) const {
+  auto all = symbols_.FindFunctions(name);
+  if (all.empty()) return nullptr;
+  for (const FunctionSym *f : all) {
+    if (fid_wrapper_ < 0 || f->func_id != fid_wrapper_) return f;
+  }
+  return all[0];
 }
 
 std::string_view GoBinary::PrintName(int32_t name_off) const {

@@ -71,7 +71,9 @@ class GoBinary {
   uint64_t text_start() const { return pclntab_.text_start(); }
 
   // Shortcuts.
-  const FunctionSym *FindFunction(std::string_view name) const { return symbols_.FindFunction(name); }
+  // By exact name; when an assembly function and its ABI wrapper share the name, the
+  // non-wrapper (the real body).
+  const FunctionSym *FindFunction(std::string_view name) const;
   const FunctionSym *FuncForPC(uint64_t pc) const { return symbols_.FuncForPC(pc); }
   std::vector<Frame> FramesForPC(uint64_t pc, PcKind kind = PcKind::kReturnAddress) const;
 

@@ -23,6 +23,41 @@ std::string FuncNameForPrint(std::string_view name) {
   return out;
 }
 
+namespace {
+
+// How a .symtab name may differ from the pclntab name of the same function:
+//   * assembly (ABI0) functions carry ".abi0" in .symtab (cmd/link/internal/ld/symtab.go
+//     putelfsym mangles ABI0 names when the ABIInternal name exists too);
+//   * Go <= 1.20 pclntabs shorten generic names ("F[...]");
+//   * the pclntab keeps the middle dot '·' (U+00B7) the linker writes as '.' in .symtab.
+std::string NormalizeDots(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (size_t i = 0; i < s.size(); i++) {
+    if (i + 1 < s.size() && static_cast<unsigned char>(s[i]) == 0xC2 && static_cast<unsigned char>(s[i + 1]) == 0xB7) {
+      o += '.';
+      i++;
+    } else {
+      o += s[i];
+    }
+  }
+  return o;
+}
+
+bool SameFunctionName(std::string_view symtab_name, std::string_view pcln_name) {
+  if (symtab_name == pcln_name) return true;
+  std::string_view s = symtab_name;
+  constexpr std::string_view kAbi0 = ".abi0";
+  if (s.size() > kAbi0.size() && s.substr(s.size() - kAbi0.size()) == kAbi0) {
+    s.remove_suffix(kAbi0.size());
+    if (s == pcln_name) return true;
+  }
+  std::string a = NormalizeDots(s), b = NormalizeDots(pcln_name);
+  return a == b || FuncNameForPrint(a) == b;
+}
+
+}  // namespace
+
 SymbolTable SymbolTable::FromPclntab(const Pclntab &tab) {
   SymbolTable st;
   st.by_entry_.reserve(tab.num_funcs());
@@ -55,6 +90,14 @@ const FunctionSym *SymbolTable::FindFunction(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<const FunctionSym *> SymbolTable::FindFunctions(std::string_view name) const {
+  std::vector<const FunctionSym *> out;
+  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                             [&](uint32_t i, std::string_view n) { return by_entry_[i].name < n; });
+  for (; it != by_name_.end() && by_entry_[*it].name == name; ++it) out.push_back(&by_entry_[*it]);
+  return out;
+}
+
 const FunctionSym *SymbolTable::FuncForPC(uint64_t pc) const {
   auto it = std::upper_bound(by_entry_.begin(), by_entry_.end(), pc,
                              [](uint64_t p, const FunctionSym &s) { return p < s.entry; });
@@ -82,7 +125,7 @@ std::vector<SymtabMismatch> SymbolTable::CheckAgainstSymtab(const ElfFile &elf, 
     const ElfSymbol *match = nullptr;
     std::string names;
     for (; it != funcs.end() && (*it)->value == f.entry; ++it) {
-      if ((*it)->name == f.name || FuncNameForPrint((*it)->name) == f.name) {
+      if (SameFunctionName((*it)->name, f.name)) {
         match = *it;
         break;
       }
@@ -100,9 +143,11 @@ std::vector<SymtabMismatch> SymbolTable::CheckAgainstSymtab(const ElfFile &elf, 
     }
   }
   for (const ElfSymbol *sym : funcs) {
-    const FunctionSym *f = FindFunction(sym->name);
-    if (f && f->entry != sym->value) {
-      out.push_back({sym->name, fmt::format(".symtab value 0x{:x} != pclntab entry 0x{:x}", sym->value, f->entry)});
+    auto same = FindFunctions(sym->name);
+    if (same.empty()) continue;
+    bool at_entry = std::any_of(same.begin(), same.end(), [&](const FunctionSym *f) { return f->entry == sym->value; });
+    if (!at_entry) {
+      out.push_back({sym->name, fmt::format(".symtab value 0x{:x} != pclntab entry 0x{:x}", sym->value, same[0]->entry)});
     }
   }
   if (checked) *checked = n;

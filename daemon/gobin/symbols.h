@@ -41,8 +41,12 @@ class SymbolTable {
   // Builds from every function of the pclntab. Names view into the pclntab bytes.
   static SymbolTable FromPclntab(const Pclntab &tab);
 
-  // Exact name match (e.g. "runtime.gopark"); nullptr when absent.
+  // Exact name match (e.g. "runtime.gopark"); nullptr when absent. A few names occur
+  // twice (an assembly function and its ABIInternal wrapper share the name): this
+  // returns the lowest address; GoBinary::FindFunction prefers the non-wrapper.
   const FunctionSym *FindFunction(std::string_view name) const;
+  // Every function with this name (usually one), sorted by entry.
+  std::vector<const FunctionSym *> FindFunctions(std::string_view name) const;
   // The function whose [entry, end) contains pc; nullptr when pc is in no Go function
   // (C code of a cgo binary, PLT, padding before the first function ...).
   const FunctionSym *FuncForPC(uint64_t pc) const;
