@@ -24,12 +24,12 @@
 //   * Go 1.26 adds _Gleaked/_Gdeadextra and retires _Psyscall (now _Psyscall_unused: a P
 //     no longer enters a syscall state); see the constant tables.
 //
-// Block reasons, for the model (see daemon/gobin/README.md "Block reasons"): the string a
+// Block reasons, for the model (details: daemon/gobin/wait_reasons.h): the string a
 // GoBlock event carries in an in-process trace (Go >= 1.22) is
 // traceBlockReasonStrings[traceReason], where traceReason is gopark's 4th argument
 // (ABIInternal: DI; also stored in m.waitTraceBlockReason by gopark and read back by
 // park_m). It is chosen per gopark call site, not derived from g.waitreason; the
-// call-site table is TraceBlockReasonForWaitReason() in wait_reasons.h, for when only
+// call-site table is TraceBlockForWaitReason() in wait_reasons.h, for when only
 // g.waitreason is known. On Go 1.19-1.21 the same argument is a legacy trace event type
 // (traceEvGoBlockSend ...).
 #pragma once

@@ -5,6 +5,8 @@
 //        (ReadRuntimeStringTable): the live code path
 //   gotraced-layoutgen check BIN[=GOROOT]...  compare each binary's DWARF+data against the
 //        checked-in row of its Go version; exit 1 on drift
+//   gotraced-layoutgen parkcheck < SITES       check gopark_sites.sh output ("file:line
+//        waitReasonX traceBlockY" lines) against wait_reasons.cc; exit 1 on a mismatch
 //
 // Binaries must be unstripped (DWARF and .symtab). gen_layouts.sh builds them.
 // When the linker left an array out of the symbol table (Go 1.22 keeps
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <string>
 
@@ -23,6 +26,7 @@
 #include "daemon/gobin/elf_file.h"
 #include "daemon/gobin/layout_tables.h"
 #include "daemon/gobin/runtime_strings.h"
+#include "daemon/gobin/wait_reasons.h"
 
 using namespace gotraced::gobin;
 
@@ -98,7 +102,35 @@ Result<RuntimeLayout> FromBinary(const std::string &arg) {
 
 }  // namespace
 
+// Every call site that passes constants must agree with TraceBlockForWaitReason (for
+// Go <= 1.20 the site passes a legacy event: compare through LegacyEventForTraceBlock).
+int ParkCheck() {
+  std::string site, wr, tr;
+  int rc = 0, checked = 0;
+  while (std::cin >> site >> wr >> tr) {
+    if (!wr.starts_with("waitReason") || wr == "waitReason" || !(tr.starts_with("traceBlock") || tr.starts_with("traceEv"))) {
+      std::printf("variable  %s %s %s (reason chosen by callers)\n", site.c_str(), wr.c_str(), tr.c_str());
+      continue;
+    }
+    auto block = TraceBlockForWaitReason(wr);
+    std::string want = block ? std::string(*block) : "(none)";
+    if (block && tr.starts_with("traceEv")) {
+      auto e = LegacyEventForTraceBlock(*block);
+      want = e ? std::string(*e) : "(none)";
+    }
+    ++checked;
+    if (want != tr) {
+      std::printf("MISMATCH  %s %s passes %s, wait_reasons.cc says %s\n", site.c_str(), wr.c_str(), tr.c_str(),
+                  want.c_str());
+      rc = 1;
+    }
+  }
+  std::printf("%d gopark call sites checked\n", checked);
+  return rc;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && std::strcmp(argv[1], "parkcheck") == 0) return ParkCheck();
   if (argc < 3 || (std::strcmp(argv[1], "emit") != 0 && std::strcmp(argv[1], "check") != 0)) {
     std::fprintf(stderr, "usage: %s emit|check BIN...\n", argv[0]);
     return 2;
