@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <limits>
@@ -30,6 +31,7 @@ struct EmitRule {
   bool allowed = false;  // caller-emittable timed event present in this version
   std::uint8_t nargs = 0;  // arguments after dt
   std::uint8_t string_mask = 0, stack_mask = 0, status_mask = 0;  // bit i = args[i] (after dt)
+  std::uint8_t check_mask = 0;                                     // union of the three
 };
 
 std::array<EmitRule, kNumEventTypes> BuildRules(Version v) {
@@ -46,6 +48,7 @@ std::array<EmitRule, kNumEventTypes> BuildRules(Version v) {
       ArgKind k = s.Kind(i);
       if (k == ArgKind::kGStatus || k == ArgKind::kPStatus) r.status_mask |= bit;
     }
+    r.check_mask = r.string_mask | r.stack_mask | r.status_mask;
   }
   return rules;
 }
@@ -75,6 +78,7 @@ struct MState {
   ByteBuffer data;
   std::vector<Batch> batches;
   std::uint64_t last_tick = 0;  // time of the previous event of this M (clamp floor)
+  std::size_t batch_start = 0;  // offset in data of the current batch
   bool in_generation = false;
 };
 
@@ -103,8 +107,8 @@ struct TraceWriter::Impl {
 
   std::uint64_t Ticks(std::uint64_t ns) const { return pow2 ? ns >> shift : ns / opt.tick_divisor; }
 
-  MState &M(MId m) {
-    if (last_m && last_m->id == m) return *last_m;
+  // Cold: the thread is not the one of the previous event.
+  [[gnu::noinline]] MState &LookupM(MId m) {
     std::uint64_t h = MixHash(0, m);
     std::uint32_t idx = m_index.Find(h, [&](std::uint32_t i) { return ms[i - 1]->id == m; });
     if (idx == IdHashMap::kNotFound) {
@@ -117,63 +121,79 @@ struct TraceWriter::Impl {
     return *last_m;
   }
 
-  EmitStatus Drop(EmitStatus s, EventType t, const std::string &detail) {
+  // Cold paths format their message here, so the hot path keeps a small frame.
+  [[gnu::noinline]] EmitStatus Drop(EmitStatus s, EventType t, std::uint64_t value) {
     ++stats.dropped;
     std::string_view name = static_cast<int>(t) < kNumEventTypes ? SpecOf(t).name : std::string_view("event");
+    std::string detail;
+    switch (s) {
+      case EmitStatus::kUnsupportedEvent:
+        detail = fmt::format("type {} with {} args is not a timed event of go1.{}", static_cast<int>(t), value,
+                             static_cast<int>(opt.version));
+        break;
+      case EmitStatus::kBadStringId: detail = fmt::format("string id {} not in generation {}", value, gen); break;
+      case EmitStatus::kBadStackId: detail = fmt::format("stack id {} not in generation {}", value, gen); break;
+      case EmitStatus::kBadStatus: detail = fmt::format("status {}", value); break;
+      case EmitStatus::kClosed: detail = "after Close()"; break;
+      case EmitStatus::kOk: break;
+    }
     last_error = fmt::format("{} dropped ({}): {}", name, EmitStatusName(s), detail);
     return s;
   }
 
+  // Cold: first event of the M in this generation, or the current batch is full.
+  [[gnu::noinline]] void StartBatch(MState &st, std::uint64_t tick) {
+    if (!st.in_generation) {
+      st.in_generation = true;
+      touched.push_back(&st);
+    }
+    st.batch_start = st.data.size();
+    st.batches.push_back({st.batch_start, tick});
+    st.last_tick = tick;
+  }
+
   EmitStatus Emit(EventType t, MId m, std::uint64_t ns, const std::uint64_t *args, std::size_t n) {
-    if (closed) return Drop(EmitStatus::kClosed, t, "after Close()");
-    const EmitRule &r = rules[static_cast<std::uint8_t>(t) < kNumEventTypes ? static_cast<int>(t) : 0];
+    if (closed) [[unlikely]]
+      return Drop(EmitStatus::kClosed, t, 0);
+    auto ti = static_cast<std::uint8_t>(t);
+    const EmitRule &r = rules[ti < kNumEventTypes ? ti : 0];
     if (!r.allowed || n != r.nargs) [[unlikely]]
-      return Drop(EmitStatus::kUnsupportedEvent, t,
-                  fmt::format("type {} with {} args in go1.{}", static_cast<int>(t), n, static_cast<int>(opt.version)));
-    if (r.string_mask | r.stack_mask | r.status_mask) {
+      return Drop(EmitStatus::kUnsupportedEvent, t, n);
+    if (r.check_mask) {
       for (std::size_t i = 0; i < n; ++i) {
         std::uint8_t bit = static_cast<std::uint8_t>(1u << i);
+        if (!(r.check_mask & bit)) continue;
         if ((r.string_mask & bit) && !strings.Has(args[i])) [[unlikely]]
-          return Drop(EmitStatus::kBadStringId, t, fmt::format("string id {} not in generation {}", args[i], gen));
+          return Drop(EmitStatus::kBadStringId, t, args[i]);
         if ((r.stack_mask & bit) && !stacks.Has(args[i])) [[unlikely]]
-          return Drop(EmitStatus::kBadStackId, t, fmt::format("stack id {} not in generation {}", args[i], gen));
+          return Drop(EmitStatus::kBadStackId, t, args[i]);
         if ((r.status_mask & bit) && (args[i] == 0 || args[i] > 4)) [[unlikely]]
-          return Drop(EmitStatus::kBadStatus, t, fmt::format("status {}", args[i]));
+          return Drop(EmitStatus::kBadStatus, t, args[i]);
       }
     }
 
-    MState &st = M(m);
+    MState &st = last_m && last_m->id == m ? *last_m : LookupM(m);
     std::uint64_t tick = Ticks(ns);
-    if (tick < st.last_tick) {
+    if (tick < st.last_tick) [[unlikely]] {
       tick = st.last_tick;
       ++stats.clamped_timestamps;
     }
-    if (!st.in_generation) {
-      st.in_generation = true;
-      st.batches.push_back({st.data.size(), tick});
-      st.last_tick = tick;
-      touched.push_back(&st);
-    } else if (st.data.size() - st.batches.back().offset + kMaxEventLen > kMaxBatchData) [[unlikely]] {
-      st.batches.push_back({st.data.size(), tick});
-      st.last_tick = tick;
-    }
+    if (!st.in_generation || st.data.size() - st.batch_start > kMaxBatchData - kMaxEventLen) [[unlikely]]
+      StartBatch(st, tick);
     st.data.Reserve(kMaxEventLen);
     std::uint8_t *p = st.data.cursor();
-    *p++ = static_cast<std::uint8_t>(t);
+    *p++ = ti;
     p = PutVarint(p, tick - st.last_tick);
     for (std::size_t i = 0; i < n; ++i) p = PutVarint(p, args[i]);
     st.data.CommitTo(p);
     st.last_tick = tick;
-    if (ns < min_ns) min_ns = ns;
     ++stats.events;
     return EmitStatus::kOk;
   }
 
   EmitStatus CPUSample(std::uint64_t ns, MId m, PId p, GId g, std::uint64_t stack) {
-    if (closed) return Drop(EmitStatus::kClosed, EventType::kCPUSample, "after Close()");
-    if (!stacks.Has(stack))
-      return Drop(EmitStatus::kBadStackId, EventType::kCPUSample,
-                  fmt::format("stack id {} not in generation {}", stack, gen));
+    if (closed) return Drop(EmitStatus::kClosed, EventType::kCPUSample, 0);
+    if (!stacks.Has(stack)) return Drop(EmitStatus::kBadStackId, EventType::kCPUSample, stack);
     ByteBuffer &b = cpu.BeginEntry(1 + 5 * kMaxVarintLen);
     std::uint8_t *q = b.cursor();
     *q++ = static_cast<std::uint8_t>(EventType::kCPUSample);
@@ -184,10 +204,19 @@ struct TraceWriter::Impl {
     q = PutVarint(q, stack);
     b.CommitTo(q);
     cpu.EndEntry();
-    if (ns < min_ns) min_ns = ns;
+    if (ns < cpu_min_ns) cpu_min_ns = ns;
     ++stats.events;
     ++stats.cpu_samples;
     return EmitStatus::kOk;
+  }
+
+  // Earliest event time of the generation (ns, at tick resolution): each M's first batch
+  // starts at its earliest event, since an M's events are in time order.
+  std::uint64_t EarliestNs() const {
+    std::uint64_t min = cpu_min_ns;
+    for (const MState *st : touched)
+      if (!st->batches.empty()) min = std::min(min, st->batches.front().base_tick * opt.tick_divisor);
+    return min;
   }
 
   bool GenerationHasContent() const {
@@ -202,6 +231,7 @@ struct TraceWriter::Impl {
       mono = snapshot->mono_ns;
       wall_ns = snapshot->wall_sec * 1000000000ULL + snapshot->wall_nsec;
     } else {
+      std::uint64_t min_ns = EarliestNs();
       if (min_ns != kNone) {
         mono = min_ns;
       } else if (have_prev_snapshot) {
@@ -298,7 +328,7 @@ struct TraceWriter::Impl {
     stacks.Reset();
     strings.Reset();
     cpu.Clear();
-    min_ns = kNone;
+    cpu_min_ns = kNone;
     snapshot.reset();
   }
 
@@ -322,7 +352,7 @@ struct TraceWriter::Impl {
   StringTable strings;
   StackTable stacks{strings};
   SectionBuffer cpu{EventType::kCPUSamples};
-  std::uint64_t min_ns = kNone;
+  std::uint64_t cpu_min_ns = kNone;
 
   std::optional<ClockSnapshot> snapshot;
   bool have_prev_snapshot = false;

@@ -1,0 +1,3 @@
+module gotraced/bench/encoder/workload
+
+go 1.22
