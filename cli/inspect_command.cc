@@ -15,6 +15,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/probe_sites.h"
+#include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/required_symbols.h"
 #include "daemon/gobin/runtime_layout.h"
 
@@ -301,6 +302,7 @@ int RunInspect(const InspectOptions &o) {
     std::printf("struct layout: %s\n", layout.error().c_str());
   }
   for (const auto &n : layout_notes) std::printf("  note: %s\n", n.c_str());
+  std::printf("%s", gobin::DescribeGlobals(gobin::FindRuntimeGlobals(bin, layout ? &*layout : nullptr)).c_str());
   return 0;
 }
 
