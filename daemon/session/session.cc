@@ -1,10 +1,25 @@
 // Session implementation. See session.h.
 #include "daemon/session/session.h"
 
+#include <spdlog/spdlog.h>
+#include <time.h>
+
+#include <algorithm>
 #include <cctype>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "daemon/capture/capture.h"
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/runtime_layout.h"
+#include "daemon/model/model.h"
+#include "daemon/model/record_decoder.h"
+#include "daemon/session/gobin_symbolizer.h"
+#include "daemon/session/snapshot_convert.h"
+#include "encoder/sink.h"
+#include "encoder/trace_writer.h"
 
 namespace gotraced::session {
 
@@ -32,7 +47,35 @@ std::string_view TraceVersionName(TraceVersion v) {
   return "?";
 }
 
-// Placeholder until the pipeline lands (model/, capture/, probes/, procmem/).
+namespace {
+
+std::uint64_t MonoNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// The format the target's own runtime/trace writes (shared/docs/go-trace-format.md §1.2).
+encoder::Version VersionFor(TraceVersion v, int go_minor) {
+  switch (v) {
+    case TraceVersion::kGo122: return encoder::Version::kGo122;
+    case TraceVersion::kGo123: return encoder::Version::kGo123;
+    case TraceVersion::kGo125: return encoder::Version::kGo125;
+    case TraceVersion::kGo126: return encoder::Version::kGo126;
+    case TraceVersion::kAuto: break;
+  }
+  if (go_minor >= 26) return encoder::Version::kGo126;
+  if (go_minor == 25) return encoder::Version::kGo125;
+  if (go_minor >= 23) return encoder::Version::kGo123;
+  return encoder::Version::kGo122;
+}
+
+// Records may wait this long behind the newest one delivered, so the model's ordering can
+// still put a record of another thread first (ns).
+constexpr std::uint64_t kModelSlackNs = 1'000'000;
+
+}  // namespace
+
 struct Session::Impl {
   SessionOptions options;
   mutable std::mutex mu;
@@ -40,24 +83,152 @@ struct Session::Impl {
   std::string last_error;
   bool started = false;
   bool stopped = false;
+
+  std::unique_ptr<capture::Capture> cap;
+  std::unique_ptr<encoder::FileSink> file_sink;
+  encoder::Sink *sink = nullptr;
+  std::unique_ptr<encoder::TraceWriter> writer;
+  std::unique_ptr<GobinSymbolizer> sym;
+  std::unique_ptr<model::Model> model;
+  std::unique_ptr<model::RecordDecoder> decoder;
+  std::vector<model::Record> scratch;
+  std::uint64_t max_ts = 0;
+  std::uint64_t lost_seen = 0;
+  std::uint64_t repairs_logged = 0;
+
+  void OnRecord(const capture::RecordView &v) {
+    scratch.clear();
+    decoder->Decode(v, scratch);
+    for (model::Record &r : scratch) model->Push(std::move(r));
+    max_ts = std::max(max_ts, v.ts());
+  }
+
+  void NoteLoss() {
+    capture::CaptureStats cs = cap->stats();
+    std::uint64_t lost = cs.consumer.lost() + cs.consumer.seq_gaps;
+    if (lost > lost_seen) {
+      model->NoteLoss(lost - lost_seen);
+      spdlog::warn("gotraced: {} records lost (ring buffer full?); the generation is cut", lost - lost_seen);
+      lost_seen = lost;
+    }
+  }
+
+  void UpdateStats() {
+    std::lock_guard<std::mutex> lock(mu);
+    capture::CaptureStats cs = cap->stats();
+    stats.records = cs.consumer.records;
+    stats.records_lost = cs.consumer.lost() + cs.consumer.seq_gaps;
+    stats.ring_bytes_read = cs.consumer.bytes;
+    stats.target_exited = cs.target_exited;
+    model::ModelStats ms = model->stats();
+    stats.events = writer->stats().events;
+    stats.goroutines_live = ms.goroutines_live;
+    stats.goroutines_created = ms.goroutines_created;
+    stats.goroutines_ended = ms.goroutines_ended;
+    stats.blocks = ms.blocks;
+    stats.syscalls = ms.syscalls;
+    stats.inconsistencies = ms.inconsistencies;
+    stats.records_discarded = ms.records_discarded + decoder->stats().unusable;
+    stats.generations = writer->stats().generations;
+    stats.generation_cuts = ms.generation_cuts;
+    stats.bytes_written = writer->stats().bytes;
+  }
 };
 
-Session::Session(SessionOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = std::move(options);
-}
+Session::Session(SessionOptions options) : impl_(std::make_unique<Impl>()) { impl_->options = std::move(options); }
 
 Session::~Session() {
   if (impl_ && impl_->started && !impl_->stopped) Stop();
 }
 
 bool Session::Start(std::string *error) {
-  if (error) *error = "session: not implemented yet";
-  return false;
+  Impl &I = *impl_;
+  auto fail = [&](std::string msg) {
+    if (error) *error = msg;
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.last_error = std::move(msg);
+    return false;
+  };
+  if (I.started) return fail("session: already started");
+  if (I.options.pid <= 0) return fail("session: no target pid");
+
+  capture::CaptureOptions co;
+  co.pid = I.options.pid;
+  co.exe_path = I.options.exe_path;
+  co.ring_bytes = I.options.ring_bytes;
+  co.snapshot = !I.options.launched;
+  co.self_check = !I.options.launched;
+  auto cap = capture::Capture::Start(co);
+  if (!cap) return fail(cap.error());
+  I.cap = std::move(*cap);
+
+  const gobin::GoBinary &bin = I.cap->binary();
+  const gobin::RuntimeLayout &layout = I.cap->layout();
+  const int minor = bin.go_version().minor;
+  const encoder::Version version = VersionFor(I.options.version, minor);
+
+  if (I.options.sink) {
+    I.sink = I.options.sink;
+  } else {
+    if (I.options.out_path.empty()) return fail("session: no output (out_path or sink)");
+    I.file_sink = std::make_unique<encoder::FileSink>(I.options.out_path);
+    if (!I.file_sink->error().empty()) return fail(I.file_sink->error());
+    I.sink = I.file_sink.get();
+  }
+  encoder::WriterOptions wo;
+  wo.version = version;
+  wo.tick_divisor = I.options.tick_divisor ? I.options.tick_divisor : 64;
+  I.writer = std::make_unique<encoder::TraceWriter>(*I.sink, wo);
+  I.sym = std::make_unique<GobinSymbolizer>(bin, I.cap->load_bias());
+
+  model::ModelOptions mo;
+  mo.on_repair = [this](const std::string &s) {
+    if (impl_->repairs_logged++ < 20) spdlog::debug("model repair: {}", s);
+  };
+  I.model = std::make_unique<model::Model>(*I.writer, I.sym.get(), mo);
+
+  model::DecoderConfig dc;
+  dc.go_minor = minor;
+  dc.plan = &I.cap->plan();
+  dc.block_reasons = layout.trace_block_reason_strings;
+  if (dc.block_reasons.empty())
+    spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
+  GobinSymbolizer *sym = I.sym.get();
+  dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
+  I.decoder = std::make_unique<model::RecordDecoder>(std::move(dc));
+
+  if (!I.options.launched) I.model->SetSnapshot(ConvertSnapshot(I.cap->snapshot(), layout));
+  for (const std::string &w : I.cap->warnings()) spdlog::warn("gotraced: {}", w);
+
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.stats.go_version = "go" + std::to_string(bin.go_version().major) + "." + std::to_string(minor) + "." +
+                         std::to_string(bin.go_version().patch);
+    I.stats.trace_format = "go1." + std::to_string(static_cast<int>(version));
+    I.stats.probe_plan = I.cap->plan().name;
+  }
+  I.started = true;
+  return true;
 }
 
 bool Session::Poll(std::chrono::milliseconds timeout) {
-  std::this_thread::sleep_for(timeout);
-  return false;
+  Impl &I = *impl_;
+  if (!I.started || I.stopped) {
+    std::this_thread::sleep_for(timeout);
+    return false;
+  }
+  I.cap->Poll([&I](const capture::RecordView &v) { I.OnRecord(v); }, timeout);
+  I.NoteLoss();
+  if (I.max_ts > kModelSlackNs) {
+    const std::uint64_t watermark = I.max_ts - kModelSlackNs;
+    I.model->Advance(watermark);
+    const auto period = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(I.options.generation_period).count());
+    if (period > 0 && I.model->generation_start() != 0 && watermark >= I.model->generation_start() + period)
+      I.model->CutGeneration(watermark);
+  }
+  I.UpdateStats();
+  return !I.cap->target_exited();
 }
 
 void Session::Run(const std::atomic<bool> &stop, std::optional<std::chrono::steady_clock::time_point> deadline) {
@@ -67,8 +238,36 @@ void Session::Run(const std::atomic<bool> &stop, std::optional<std::chrono::stea
   }
 }
 
-bool Session::Stop(std::string *) {
-  impl_->stopped = true;
+bool Session::Stop(std::string *error) {
+  Impl &I = *impl_;
+  if (!I.started || I.stopped) return true;
+  I.stopped = true;
+  I.cap->Stop();
+  I.cap->Flush([&I](const capture::RecordView &v) { I.OnRecord(v); });
+  I.NoteLoss();
+  I.scratch.clear();
+  I.decoder->Flush(I.scratch);
+  for (model::Record &r : I.scratch) I.model->Push(std::move(r));
+  I.model->Finish(std::max(I.max_ts, MonoNow()));
+  I.writer->Close();
+  I.UpdateStats();
+  const model::ModelStats ms = I.model->stats();
+  const model::DecoderStats &ds = I.decoder->stats();
+  spdlog::info(
+      "gotraced: {} records -> {} events in {} generations; {} goroutines created, {} ended; {} inconsistencies "
+      "repaired, {} records lost, {} ignored by design, {} unclassified",
+      ds.records, I.writer->stats().events, I.writer->stats().generations, ms.goroutines_created, ms.goroutines_ended,
+      ms.inconsistencies, ms.records_lost, ds.ignored, ds.unclassified);
+  for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
+  if (I.writer->stats().dropped)
+    spdlog::warn("gotraced: the writer refused {} events (model bug): {}", I.writer->stats().dropped,
+                 I.writer->last_error());
+  if (I.file_sink && !I.file_sink->error().empty()) {
+    if (error) *error = I.file_sink->error();
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.last_error = I.file_sink->error();
+    return false;
+  }
   return true;
 }
 

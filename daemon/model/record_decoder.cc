@@ -1,0 +1,547 @@
+// See record_decoder.h and docs/model.md §3 (the decoding table, with the runtime call
+// each row stands for).
+#include "daemon/model/record_decoder.h"
+
+#include <algorithm>
+#include <array>
+
+namespace gotraced::model {
+namespace {
+
+// runtime2.go status values (unchanged 1.19-1.27; _Gdeadextra is 11 in 1.26+).
+constexpr std::uint32_t kGidle = 0, kGrunnable = 1, kGrunning = 2, kGsyscall = 3, kGwaiting = 4, kGdead = 6,
+                        kGdeadextra = 11, kGscan = 0x1000;
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// traceGoStopReasonStrings (runtime/traceruntime.go).
+constexpr std::string_view kStopGosched = "runtime.Gosched";
+constexpr std::string_view kStopPreempted = "preempted";
+// traceBlockReasonStrings entries the decoder writes itself.
+constexpr std::string_view kBlockPreempted = "preempted";
+constexpr std::string_view kBlockDebugCall = "wait for debug call";
+
+}  // namespace
+
+RecordDecoder::RecordDecoder(DecoderConfig cfg) : cfg_(std::move(cfg)) {}
+
+std::string_view RecordDecoder::Innermost(std::uint64_t pc) {
+  names_.clear();
+  if (cfg_.func_chain && pc) cfg_.func_chain(pc, names_);
+  return names_.empty() ? std::string_view() : names_.front();
+}
+
+// The casgstatus call sites of runtime/proc.go (and coro.go, debugcall.go, mgc*.go,
+// stack.go, trace.go), by the function that contains the call. Go 1.22-1.27.
+RecordDecoder::Site RecordDecoder::Classify(std::uint64_t caller_pc) {
+  auto it = sites_.find(caller_pc);
+  if (it != sites_.end()) return it->second;
+  Innermost(caller_pc);
+  Site s = Site::kUnknown;
+  std::string_view f = names_.empty() ? std::string_view() : names_.front();
+  // The physical function around an inlined goschedImpl tells Gosched from preemption.
+  auto outer_has = [&](std::string_view n) { return std::find(names_.begin(), names_.end(), n) != names_.end(); };
+  if (f == "runtime.newproc1") s = Site::kNewproc1;
+  else if (f == "runtime.execute") s = Site::kExecute;
+  else if (f == "runtime.park_m") s = Site::kParkM;
+  else if (f == "runtime.goschedImpl") {
+    if (outer_has("runtime.gopreempt_m")) s = Site::kGopreempt;
+    else if (outer_has("runtime.gosched_m") || outer_has("runtime.goschedguarded_m")) s = Site::kGosched;
+    else s = Site::kGoschedImpl;
+  } else if (f == "runtime.goyield_m") s = Site::kGoyield;
+  else if (f == "runtime.gdestroy" || f == "runtime.goexit0") s = Site::kGdestroy;
+  else if (f == "runtime.reentersyscall" || f == "runtime.entersyscallblock") s = Site::kEnterSyscall;
+  else if (f == "runtime.exitsyscall") s = Site::kExitSyscall;
+  else if (f == "runtime.exitsyscall0" || f == "runtime.exitsyscallNoP") s = Site::kExitSyscallSlow;
+  else if (f == "runtime.ready") s = Site::kReady;
+  else if (f == "runtime.findRunnable" || f == "runtime.findrunnable" || f == "runtime.injectglist" ||
+           StartsWith(f, "runtime.(*gcControllerState).findRunnableGCWorker"))
+    s = Site::kUnparkNoSkip;
+  else if (StartsWith(f, "runtime.debugCallWrap")) s = Site::kDebugCall;
+  else if (f == "runtime.coroswitch_m") s = Site::kCoroswitch;
+  else if (f == "runtime.needm") s = Site::kNeedm;
+  else if (f == "runtime.dropm") s = Site::kDropm;
+  else if (f == "runtime.casGToWaiting" || f == "runtime.casGToWaitingForSuspendG" || f == "runtime.newstack" ||
+           f == "runtime.oneNewExtraM" || f == "runtime.gcMarkTermination" || f == "runtime.gcBgMarkWorker" ||
+           f == "runtime.markroot" || f == "runtime.gcAssistAlloc1" || f == "runtime.stopTheWorldWithSema" ||
+           f == "runtime.forEachP" || f == "runtime.traceAdvance" || f == "runtime.writeheapdump_m" ||
+           f == "runtime.findGoroutineLeaks" || f == "runtime.malg" || f == "runtime.allocm")
+    s = Site::kIgnore;  // transitions the tracer never reports (isWaitingForSuspendG etc.)
+  if (s == Site::kUnknown) ++stats_.unclassified_callers[std::string(f.empty() ? "?" : f)];
+  sites_.emplace(caller_pc, s);
+  return s;
+}
+
+Record RecordDecoder::Base(const capture::RecordView &v, RecordKind k) const {
+  Record r;
+  r.ts = v.ts();
+  r.m = v.tid();
+  r.kind = k;
+  if (const gt_go_ctx *c = v.go_ctx()) {
+    r.p = c->p_id >= 0 ? c->p_id : kNoP;
+    r.g = c->curg ? c->curg_goid : kNoG;
+  }
+  return r;
+}
+
+void RecordDecoder::Emit(std::vector<Record> &out, Record r) {
+  ++stats_.emitted;
+  out.push_back(std::move(r));
+}
+
+// GoUnblock's skip is ready()'s traceskip argument (runtime/proc.go ready ->
+// trace.GoUnpark(gp, traceskip)), set by each goready caller so the stack starts at the
+// user-facing API (chansend1, closechan's caller, selectgo, ...). With a runtime.ready
+// probe in the plan it is exact; otherwise it is estimated from the stack (docs/model.md
+// §3.3): skip the leading runtime internals of the wakeup path.
+std::uint32_t RecordDecoder::UnblockSkip(std::uint32_t tid, const std::vector<std::uint64_t> &pcs) {
+  auto it = ready_skip_.find(tid);
+  if (it != ready_skip_.end()) {
+    std::uint32_t s = it->second;
+    ready_skip_.erase(it);
+    return s;
+  }
+  static constexpr std::array<std::string_view, 14> kInternal = {
+      "runtime.systemstack_switch", "runtime.goready",      "runtime.goready.func1",   "runtime.ready",
+      "runtime.readyWithTime",      "runtime.send",         "runtime.recv",            "runtime.chansend",
+      "runtime.chanrecv",           "runtime.semrelease1",  "runtime.netpollgoready",  "runtime.goroutineReady",
+      "runtime.notifyListNotifyAll", "runtime.notifyListNotifyOne"};
+  std::uint32_t skip = 0;
+  std::vector<std::string_view> chain;
+  for (std::uint64_t pc : pcs) {
+    names_.clear();
+    if (cfg_.func_chain) cfg_.func_chain(pc, names_);
+    if (names_.empty()) return skip;
+    for (std::string_view n : names_) {
+      bool internal = std::find(kInternal.begin(), kInternal.end(), n) != kInternal.end() ||
+                      StartsWith(n, "sync.runtime_") || StartsWith(n, "internal/sync.runtime_");
+      if (!internal) return skip;
+      ++skip;
+    }
+  }
+  return skip;
+}
+
+void RecordDecoder::Decode(const capture::RecordView &v, std::vector<Record> &out) {
+  if (!v.valid()) return;
+  ++stats_.records;
+  if (!pending_exit_.empty() && pending_exit_.count(v.tid())) ResolvePendingExit(v, out);
+  switch (v.kind()) {
+    case GT_REC_GSTATUS: DecodeGstatus(v, out); break;
+    case GT_REC_CALL: DecodeCall(v, out); break;
+    default: ++stats_.ignored; break;  // sched_switch, raw syscalls, task records: not trace events
+  }
+}
+
+// Go 1.26 exitsyscall, slow path (no P at entry): exitsyscallTryGetP either re-takes the
+// old P (releaseP: ProcSteal, recorded) or an idle one (acquirepNoTrace: not probed), then
+// writes ProcStart + GoSyscallEndBlocked + GoStart; or it fails and exitsyscallNoP writes
+// GoSyscallEndBlocked (its casgstatus is recorded). The thread's next record says which.
+void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out) {
+  auto it = pending_exit_.find(v.tid());
+  const PendingExit pe = it->second;
+  const gt_go_ctx *c = v.go_ctx();
+  if (const gt_gstatus_record *gs = v.gstatus()) {
+    if (Classify(gs->ctx.caller_pc) == Site::kExitSyscallSlow) {
+      pending_exit_.erase(it);  // exitsyscallNoP: decoded normally
+      return;
+    }
+  }
+  if (const gt_call_record *call = v.call()) {
+    const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
+    if (site && site->role == probes::ProbeRole::kSyscallReleaseP) return;  // self-steal first
+  }
+  if (c == nullptr || c->p_id < 0) return;  // still without a P: keep waiting
+  pending_exit_.erase(it);
+  ++stats_.deferred;
+  Record ps = Base(v, RecordKind::kProcStart);
+  ps.ts = pe.ts;
+  ps.p = kNoP;
+  ps.g = pe.g;
+  ps.target_p = c->p_id;
+  Emit(out, ps);
+  Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
+  eb.ts = pe.ts;
+  eb.p = c->p_id;
+  eb.g = pe.g;
+  Emit(out, eb);
+  Record st = Base(v, RecordKind::kGoStart);
+  st.ts = pe.ts;
+  st.p = c->p_id;
+  st.g = kNoG;
+  st.target_g = pe.g;
+  Emit(out, st);
+}
+
+void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out) {
+  const gt_gstatus_record &gs = *v.gstatus();
+  const std::uint32_t oldv = gs.oldval & ~kGscan, newv = gs.newval & ~kGscan;
+  const Site site = Classify(gs.ctx.caller_pc);
+  auto stack = v.stack();
+  std::vector<std::uint64_t> pcs(stack.begin(), stack.end());
+  const bool sched_stack = v.stack_tail() && v.stack_tail()->source == GT_STACK_SCHED;
+
+  switch (site) {
+    case Site::kNewproc1: {
+      // newproc1: casgstatus(newg, _Gdead, _Grunnable | _Gwaiting) -> trace.GoCreate(newg,
+      // newg.startpc, parked): stack(2) of the creator on the system stack
+      // ([systemstack_switch, newproc] skipped).
+      if (oldv != kGdead || (newv != kGrunnable && newv != kGwaiting)) {
+        ++stats_.ignored;
+        return;
+      }
+      Goid id = gs.goid;
+      if (cfg_.go_minor < 24) {
+        // Go <= 1.23 assigns newg.goid after this casgstatus, from the P's goid cache.
+        if (gs.p_goidcache != 0 && gs.p_goidcache != gs.p_goidcacheend)
+          id = gs.p_goidcache;
+        else
+          id = kNoG;
+      }
+      if (id == kNoG) {
+        ++stats_.unusable;
+        return;
+      }
+      Record r = Base(v, RecordKind::kGoCreate);
+      r.target_g = id;
+      r.value = gs.startpc;
+      r.flag = newv == kGwaiting;
+      r.stack = std::move(pcs);
+      r.stack_skip = 2;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kExecute: {
+      // execute: casgstatus(gp, _Grunnable, _Grunning) -> trace.GoStart().
+      if (oldv != kGrunnable || newv != kGrunning) break;
+      Record r = Base(v, RecordKind::kGoStart);
+      r.target_g = gs.goid;
+      r.g = kNoG;  // execute sets m.curg = gp before the CAS; the M had no goroutine
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kParkM: {
+      if (oldv == kGrunning && newv == kGwaiting) {
+        // park_m: trace.GoPark(mp.waitTraceBlockReason, mp.waitTraceSkip), stack from
+        // gp.sched (traceStack on g0).
+        Record r = Base(v, RecordKind::kGoBlock);
+        r.g = gs.goid;
+        r.reason = gs.m_block_reason < cfg_.block_reasons.size() ? std::string_view(cfg_.block_reasons[gs.m_block_reason])
+                                                                 : std::string_view("unspecified");
+        r.stack = std::move(pcs);
+        r.stack_skip = gs.m_trace_skip;
+        Emit(out, std::move(r));
+        return;
+      }
+      if (oldv == kGwaiting && newv == kGrunnable) {
+        // park_m, waitunlockf said no: trace.GoUnpark(gp, 2), then execute(gp).
+        Record r = Base(v, RecordKind::kGoUnblock);
+        r.target_g = gs.goid;
+        r.g = kNoG;
+        Emit(out, std::move(r));
+        return;
+      }
+      break;
+    }
+    case Site::kGoschedImpl:
+    case Site::kGosched:
+    case Site::kGopreempt:
+    case Site::kGoyield:
+    case Site::kDebugCall: {
+      if (site == Site::kDebugCall && oldv == kGwaiting && newv == kGrunnable) {
+        Record r = Base(v, RecordKind::kGoUnblock);  // debugCallWrap1: GoUnpark(callingG, 0)
+        r.target_g = gs.goid;
+        r.stack = std::move(pcs);
+        Emit(out, std::move(r));
+        return;
+      }
+      if (site == Site::kDebugCall && oldv == kGrunning && newv == kGwaiting) {
+        Record r = Base(v, RecordKind::kGoBlock);  // debugCallWrap: GoPark(traceBlockDebugCall, 1)
+        r.g = gs.goid;
+        r.reason = kBlockDebugCall;
+        r.stack = std::move(pcs);
+        r.stack_skip = 1;
+        Emit(out, std::move(r));
+        return;
+      }
+      if (oldv != kGrunning || newv != kGrunnable) break;
+      // goschedImpl(gp, preempted): trace.GoPreempt() / GoSched() -> GoStop, stack(0) on
+      // Go 1.26+ (traceruntime.go GoStop), stack(1) on 1.22/1.23.
+      std::string_view reason = kStopPreempted;
+      if (site == Site::kGosched || site == Site::kDebugCall) {
+        reason = kStopGosched;
+      } else if (site == Site::kGoschedImpl && !pcs.empty()) {
+        // Not inlined: tell gosched_m from gopreempt_m by where the goroutine stopped
+        // (gp.sched.pc is in runtime.Gosched / goschedguarded for a yield).
+        std::string_view top = Innermost(pcs[0]);
+        if (top == "runtime.Gosched" || top == "runtime.goschedguarded") reason = kStopGosched;
+      }
+      Record r = Base(v, RecordKind::kGoStop);
+      r.g = gs.goid;
+      r.reason = reason;
+      if (cfg_.go_minor >= 24 && sched_stack && reason == kStopPreempted && !pcs.empty() &&
+          Innermost(pcs[0]) != "runtime.asyncPreempt2") {
+        // Stopped in morestack (synchronous preemption): traceStack inserts
+        // *(gp.sched.sp) as the second PC (gp.syncSafePoint, go.dev/issue/68090).
+        pcs.insert(pcs.begin() + 1, v.stack_tail()->sched_sp_word);
+      }
+      r.stack = std::move(pcs);
+      r.stack_skip = cfg_.go_minor >= 26 ? 0 : 1;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kGdestroy: {
+      // goexit1 writes GoEnd before mcall(goexit0); gdestroy's casgstatus(gp, _Grunning,
+      // _Gdead) is the first probed point after it.
+      if (oldv != kGrunning || newv != kGdead) break;
+      Record r = Base(v, RecordKind::kGoEnd);
+      r.g = gs.goid;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kEnterSyscall: {
+      if (oldv != kGrunning || newv != kGsyscall) break;
+      if (cfg_.go_minor >= 26) {
+        // Go 1.26 writes GoSyscallBegin at reentersyscall / entersyscallblock entry (CALL
+        // records of the plan); this casgstatus is a duplicate (bubbles, entersyscallblock).
+        ++stats_.ignored;
+        return;
+      }
+      Record r = Base(v, RecordKind::kGoSyscallBegin);
+      r.g = gs.goid;
+      r.stack = std::move(pcs);
+      // 1.23+: the walk starts at gp.syscallpc (GT_STACK_SYSCALL), stack(1). 1.22 writes
+      // stack(4) from the systemstack_switch frame; our walk at casgstatus entry starts
+      // one frame later (at reentersyscall's return address), hence 3.
+      r.stack_skip = cfg_.go_minor >= 23 ? 1 : 3;
+      syscall_p_[v.tid()] = r.p;
+      in_syscall_[gs.gp] = {v.tid(), r.p};
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kExitSyscall: {
+      if (oldv != kGsyscall || newv != kGrunning) break;
+      if (cfg_.go_minor >= 26) {
+        ++stats_.ignored;  // covered by the exitsyscall CALL record
+        return;
+      }
+      // Go <= 1.25 exitsyscall fast path, after exitsyscallfast got a P and
+      // p.syscalltick++: lostP = oldp != p || m.syscalltick != p.syscalltick (before ++).
+      in_syscall_.erase(gs.gp);
+      ProcId entry_p = kNoP;
+      if (auto it = syscall_p_.find(v.tid()); it != syscall_p_.end()) {
+        entry_p = it->second;
+        syscall_p_.erase(it);
+      }
+      const ProcId p = gs.ctx.p_id >= 0 ? gs.ctx.p_id : kNoP;
+      const bool lost = p != entry_p || gs.ctx.p_syscalltick != gs.ctx.m_syscalltick + 1;
+      if (!lost) {
+        Record r = Base(v, RecordKind::kGoSyscallEnd);
+        r.g = gs.goid;
+        Emit(out, std::move(r));
+        return;
+      }
+      if (p == entry_p && p != kNoP) {
+        // exitsyscallfast_reacquired: ProcSteal(self) + ProcStart.
+        Record st = Base(v, RecordKind::kProcSteal);
+        st.target_p = p;
+        st.victim_m = v.tid();
+        st.g = gs.goid;
+        Emit(out, st);
+        Record ps = Base(v, RecordKind::kProcStart);
+        ps.target_p = p;
+        ps.g = gs.goid;
+        Emit(out, ps);
+      }
+      Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
+      eb.g = gs.goid;
+      Emit(out, eb);
+      Record r = Base(v, RecordKind::kGoStart);
+      r.target_g = gs.goid;
+      r.g = kNoG;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kExitSyscallSlow: {
+      // exitsyscall0 (<= 1.25: _Gsyscall -> _Grunnable) / exitsyscallNoP (1.26+:
+      // _Grunning -> _Grunnable): trace.GoSysExit(true) without a P.
+      if (newv != kGrunnable) break;
+      in_syscall_.erase(gs.gp);
+      syscall_p_.erase(v.tid());
+      Record r = Base(v, RecordKind::kGoSyscallEndBlocked);
+      r.g = gs.goid;
+      r.p = kNoP;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kReady:
+    case Site::kUnparkNoSkip: {
+      if (oldv != kGwaiting || newv != kGrunnable) break;
+      Record r = Base(v, RecordKind::kGoUnblock);
+      r.target_g = gs.goid;
+      if (site == Site::kReady) r.stack_skip = UnblockSkip(v.tid(), pcs);
+      r.stack = std::move(pcs);
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kNeedm: {
+      if (newv != kGsyscall) break;
+      Record r = Base(v, RecordKind::kGoCreateSyscall);
+      r.target_g = gs.goid;
+      r.g = kNoG;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kDropm: {
+      if (oldv != kGsyscall || (newv != kGdead && newv != kGdeadextra)) break;
+      Record r = Base(v, RecordKind::kGoDestroySyscall);
+      r.g = gs.goid;
+      Emit(out, std::move(r));
+      return;
+    }
+    case Site::kCoroswitch:  // see docs/model.md §6: coroutine switches mostly bypass casgstatus
+    case Site::kIgnore:
+      ++stats_.ignored;
+      return;
+    case Site::kUnknown:
+      ++stats_.unclassified;
+      return;
+  }
+  (void)kGidle;
+  ++stats_.ignored;  // a transition of a known site the tracer does not report
+}
+
+void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record> &out) {
+  const gt_call_record &c = *v.call();
+  const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(c.probe_id) : nullptr;
+  if (site == nullptr) {
+    ++stats_.unusable;
+    return;
+  }
+  auto stack = v.stack();
+  std::vector<std::uint64_t> pcs(stack.begin(), stack.end());
+  switch (site->role) {
+    case probes::ProbeRole::kEnterSyscall: {
+      // Go 1.26 reentersyscall(pc, sp, bp) entry: GoSysCall writes stack(1) from
+      // gp.syscallpc = pc, gp.syscallbp = bp. Our walk at entry starts at the return address
+      // into entersyscall; the runtime's starts at `pc`, found further up.
+      Record r = Base(v, RecordKind::kGoSyscallBegin);
+      auto at = std::find(pcs.begin(), pcs.end(), c.args[0]);
+      if (at != pcs.end()) pcs.erase(pcs.begin(), at);
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      in_syscall_[c.ctx.curg] = {v.tid(), r.p};
+      Emit(out, std::move(r));
+      return;
+    }
+    case probes::ProbeRole::kEnterSyscallBlock: {
+      // entersyscallblock entry: gp.syscallpc = caller PC = *(SP), syscallbp = RBP: our
+      // walk is the runtime's; stack(1). The P is handed off next (releasep: ProcStop).
+      Record r = Base(v, RecordKind::kGoSyscallBegin);
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      in_syscall_[c.ctx.curg] = {v.tid(), r.p};
+      Emit(out, std::move(r));
+      return;
+    }
+    case probes::ProbeRole::kExitSyscall: {
+      // Go 1.26 exitsyscall entry. With the P still wired: GoSysExit(false) when
+      // pp.syscalltick == m.syscalltick, else ProcSteal(self) + ProcStart +
+      // GoSysExit(true) + GoStart. Without: resolved by the thread's next record.
+      in_syscall_.erase(c.ctx.curg);
+      const Goid g = c.ctx.curg ? c.ctx.curg_goid : kNoG;
+      if (c.ctx.p_id < 0) {
+        pending_exit_[v.tid()] = {g, v.ts()};
+        return;
+      }
+      if (c.ctx.p_syscalltick == c.ctx.m_syscalltick) {
+        Emit(out, Base(v, RecordKind::kGoSyscallEnd));
+        return;
+      }
+      Record st = Base(v, RecordKind::kProcSteal);
+      st.target_p = c.ctx.p_id;
+      st.victim_m = v.tid();
+      Emit(out, st);
+      Record ps = Base(v, RecordKind::kProcStart);
+      ps.target_p = c.ctx.p_id;
+      ps.p = kNoP;
+      Emit(out, ps);
+      Emit(out, Base(v, RecordKind::kGoSyscallEndBlocked));
+      Record gs = Base(v, RecordKind::kGoStart);
+      gs.target_g = g;
+      gs.g = kNoG;
+      Emit(out, gs);
+      return;
+    }
+    case probes::ProbeRole::kSyscallReleaseP: {
+      // Go 1.26 syscallingThread.releaseP(state): s = {gp, mp, pp, status} in RAX, RBX,
+      // RCX, RDI. trace.ProcSteal(s.pp) from the thread doing it (sysmon, STW, or the
+      // syscalling thread itself in exitsyscallTryGetP).
+      auto it = in_syscall_.find(c.args[0]);
+      if (it == in_syscall_.end() || it->second.p < 0) {
+        ++stats_.unusable;
+        return;
+      }
+      Record r = Base(v, RecordKind::kProcSteal);
+      r.target_p = it->second.p;
+      r.victim_m = it->second.tid;
+      it->second.p = kNoP;
+      Emit(out, std::move(r));
+      return;
+    }
+    case probes::ProbeRole::kHandoffP: {
+      // Go <= 1.25: retake CASes a _Psyscall P to _Pidle, writes ProcSteal, then
+      // handoffp(pp). Only the retake caller is a steal.
+      if (Innermost(c.ctx.caller_pc) != "runtime.retake") {
+        ++stats_.ignored;
+        return;
+      }
+      Record r = Base(v, RecordKind::kProcSteal);
+      r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
+      r.victim_m = 0;  // the model knows which M the P's syscall is on
+      Emit(out, std::move(r));
+      return;
+    }
+    case probes::ProbeRole::kAcquireP: {
+      // acquirep(pp): ProcStart after wirep. deref[0] = pp.id (GT_CALL_ARG0_P).
+      Record r = Base(v, RecordKind::kProcStart);
+      r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
+      Emit(out, std::move(r));
+      return;
+    }
+    case probes::ProbeRole::kReleaseP: {
+      Emit(out, Base(v, RecordKind::kProcStop));
+      return;
+    }
+    case probes::ProbeRole::kProcResize: {
+      // procresize(nprocs): trace.Gomaxprocs(nprocs), stack(1) from the system stack.
+      Record r = Base(v, RecordKind::kProcsChange);
+      r.value = c.args[0] & 0xffffffffu;
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      Emit(out, std::move(r));
+      return;
+    }
+    case probes::ProbeRole::kPreemptPark: {
+      // preemptPark(gp): trace.GoPark(traceBlockPreempted, 0) (suspendG's preemption).
+      Record r = Base(v, RecordKind::kGoBlock);
+      if (c.deref[0]) r.g = c.deref[0];
+      r.reason = kBlockPreempted;
+      r.stack = std::move(pcs);
+      r.stack_skip = 0;
+      Emit(out, std::move(r));
+      return;
+    }
+    default:
+      ++stats_.ignored;  // GC / STW: not modelled yet (docs/model.md §6)
+      return;
+  }
+}
+
+void RecordDecoder::Flush(std::vector<Record> &) {
+  // A pending slow syscall exit that no later record resolved stays unresolved: the
+  // goroutine is left in its syscall rather than guessed.
+  pending_exit_.clear();
+}
+
+}  // namespace gotraced::model

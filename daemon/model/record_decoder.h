@@ -1,0 +1,119 @@
+// RecordDecoder: raw capture records (proto/records.h, via capture::RecordView) ->
+// model::Records. This is where the Go runtime is interpreted: which casgstatus call or
+// probed runtime function stands for which trace event, which block reason, which stack
+// and which skip — per Go version. docs/model.md §3 is the table this file implements.
+//
+// The key idea: a casgstatus hit is classified by the function that called it (the
+// record's caller_pc, symbolized, innermost inlined frame first): execute -> GoStart,
+// park_m -> GoBlock, goschedImpl -> GoStop, ready -> GoUnblock, newproc1 -> GoCreate,
+// gdestroy -> GoDestroy ... exactly the functions where runtime/proc.go calls the tracer.
+// Transitions the tracer does not report (GC's casGToWaitingForSuspendG, newstack's
+// _Gcopystack, ...) come from other callers and are ignored.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/capture/record_view.h"
+#include "daemon/model/record.h"
+#include "daemon/probes/probe_plan.h"
+
+namespace gotraced::model {
+
+struct DecoderConfig {
+  int go_minor = 26;                      // Go 1.<minor> of the target
+  const probes::ProbePlan *plan = nullptr;  // roles of CALL records
+  // runtime.traceBlockReasonStrings of the target (gobin RuntimeLayout), index = the
+  // traceBlockReason gopark was given.
+  std::vector<std::string> block_reasons;
+  // Function names at a return address (runtime address, load bias included), innermost
+  // inlined frame first; empty when the PC is in no Go function.
+  std::function<void(std::uint64_t pc, std::vector<std::string_view> &names)> func_chain;
+};
+
+struct DecoderStats {
+  std::uint64_t records = 0;       // capture records seen
+  std::uint64_t emitted = 0;       // model records produced
+  std::uint64_t ignored = 0;       // transitions the tracer does not report (by design)
+  std::uint64_t unclassified = 0;  // casgstatus callers not in the table
+  std::uint64_t unusable = 0;      // records missing what their event needs
+  std::uint64_t deferred = 0;      // slow syscall exits resolved by a later record
+  std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
+};
+
+class RecordDecoder {
+ public:
+  explicit RecordDecoder(DecoderConfig cfg);
+
+  // Decodes one capture record, appending 0..n model records (in the M's order).
+  void Decode(const capture::RecordView &v, std::vector<Record> &out);
+  // End of capture: resolves what is still pending (nothing is invented).
+  void Flush(std::vector<Record> &out);
+
+  const DecoderStats &stats() const { return stats_; }
+
+  // What a casgstatus call site means (by its caller's function).
+  enum class Site : std::uint8_t {
+    kUnknown,
+    kIgnore,
+    kNewproc1,
+    kExecute,
+    kParkM,
+    kGoschedImpl,  // reason from the inline chain or the goroutine's stack
+    kGosched,      // gosched_m / goschedguarded_m (goschedImpl inlined into it)
+    kGopreempt,    // gopreempt_m (goschedImpl inlined into it)
+    kGoyield,
+    kGdestroy,
+    kEnterSyscall,  // reentersyscall / entersyscallblock
+    kExitSyscall,   // exitsyscall (fast path)
+    kExitSyscallSlow,  // exitsyscall0 (<= 1.25) / exitsyscallNoP (1.26+)
+    kReady,
+    kUnparkNoSkip,  // findRunnable, injectglist, GC worker wakeup: GoUnpark(gp, 0)
+    kDebugCall,     // debugCallWrap (GoPark debug call) / debugCallWrap1
+    kCoroswitch,
+    kNeedm,
+    kDropm,
+  };
+
+ private:
+  Site Classify(std::uint64_t caller_pc);
+  std::string_view Innermost(std::uint64_t pc);
+  void DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out);
+  void DecodeCall(const capture::RecordView &v, std::vector<Record> &out);
+  void ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out);
+  Record Base(const capture::RecordView &v, RecordKind k) const;
+  void Emit(std::vector<Record> &out, Record r);
+  std::uint32_t UnblockSkip(std::uint32_t tid, const std::vector<std::uint64_t> &pcs);
+
+  DecoderConfig cfg_;
+  DecoderStats stats_;
+  std::unordered_map<std::uint64_t, Site> sites_;  // caller pc -> site
+  std::vector<std::string_view> names_;            // scratch
+
+  // Per thread: a syscall exit that found no P (Go 1.26: exitsyscall's slow path), to be
+  // resolved by the thread's next record (ProcStart+GoSyscallEndBlocked+GoStart when it
+  // got a P, GoSyscallEndBlocked from exitsyscallNoP otherwise).
+  struct PendingExit {
+    Goid g = kNoG;
+    std::uint64_t ts = 0;
+  };
+  std::unordered_map<std::uint32_t, PendingExit> pending_exit_;
+  // Per thread: the traceskip of the last runtime.ready entry (if the plan probes it).
+  std::unordered_map<std::uint32_t, std::uint32_t> ready_skip_;
+  // Per goroutine (g pointer) in a syscall: its thread and the P it held, for the
+  // ProcSteal that takes that P (Go 1.26 syscallingThread.releaseP gets the g).
+  struct InSyscall {
+    std::uint32_t tid = 0;
+    ProcId p = kNoP;
+  };
+  std::unordered_map<std::uint64_t, InSyscall> in_syscall_;
+  // Per thread: the P held at syscall entry (Go <= 1.25 lostP check).
+  std::unordered_map<std::uint32_t, ProcId> syscall_p_;
+};
+
+}  // namespace gotraced::model
