@@ -264,7 +264,8 @@ std::string DescribeProbeSites(const FunctionProbeSites &s) {
   out += "    entry: " + site(s.entry_site) + "\n";
   out += "    best:  " + site(s.best);
   if (s.prologue != PrologueKind::kNoCheck)
-    out += fmt::format("  (fires twice on stack growth: drop when SP-{} <= g.stackguard0)", s.guard_adjust);
+    out += s.guard_adjust ? fmt::format("  (fires twice on stack growth: drop when SP-{} <= g.stackguard0)", s.guard_adjust)
+                          : std::string("  (fires twice on stack growth: drop when SP <= g.stackguard0)");
   out += "\n";
   out += fmt::format("    {} RET site(s){}", s.returns.size(), s.returns.empty() ? "" : ":");
   for (const auto &r : s.returns) out += fmt::format(" 0x{:x}", r.vaddr);
