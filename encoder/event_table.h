@@ -146,7 +146,8 @@ constexpr std::uint8_t Mask(std::initializer_list<int> idx) {
 
 struct SpecBuilder {
   EventSpec s;
-  constexpr SpecBuilder(EventType t, std::string_view name, Version v, std::initializer_list<std::string_view> args) {
+  constexpr SpecBuilder(EventType t, std::string_view name, Version v,
+                        std::initializer_list<std::string_view> args) {
     s.type = t;
     s.name = name;
     s.min_version = v;
@@ -165,7 +166,8 @@ struct SpecBuilder {
 
 constexpr std::array<EventSpec, kNumEventTypes> BuildSpecs() {
   using E = EventType;
-  constexpr Version v22 = Version::kGo122, v23 = Version::kGo123, v25 = Version::kGo125, v26 = Version::kGo126;
+  constexpr Version v22 = Version::kGo122, v23 = Version::kGo123;
+  constexpr Version v25 = Version::kGo125, v26 = Version::kGo126;
   std::array<EventSpec, kNumEventTypes> t{};
   auto put = [&t](const SpecBuilder &b) { t[static_cast<int>(b.s.type)] = b.s; };
   // Structural events (not timed even where they carry a time).
@@ -205,14 +207,17 @@ constexpr std::array<EventSpec, kNumEventTypes> BuildSpecs() {
   put(SpecBuilder(E::kGCEnd, "GCEnd", v22, {"dt", "gc_seq"}).Start(E::kGCBegin));
   put(SpecBuilder(E::kGCSweepActive, "GCSweepActive", v22, {"dt", "p"}).Start(E::kGCSweepBegin));
   put(SpecBuilder(E::kGCSweepBegin, "GCSweepBegin", v22, {"dt", "stack"}).Stacks({1}));
-  put(SpecBuilder(E::kGCSweepEnd, "GCSweepEnd", v22, {"dt", "swept_value", "reclaimed_value"}).Start(E::kGCSweepBegin));
-  put(SpecBuilder(E::kGCMarkAssistActive, "GCMarkAssistActive", v22, {"dt", "g"}).Start(E::kGCMarkAssistBegin));
+  put(SpecBuilder(E::kGCSweepEnd, "GCSweepEnd", v22, {"dt", "swept_value", "reclaimed_value"})
+          .Start(E::kGCSweepBegin));
+  put(SpecBuilder(E::kGCMarkAssistActive, "GCMarkAssistActive", v22, {"dt", "g"})
+          .Start(E::kGCMarkAssistBegin));
   put(SpecBuilder(E::kGCMarkAssistBegin, "GCMarkAssistBegin", v22, {"dt", "stack"}).Stacks({1}));
   put(SpecBuilder(E::kGCMarkAssistEnd, "GCMarkAssistEnd", v22, {"dt"}).Start(E::kGCMarkAssistBegin));
   put(SpecBuilder(E::kHeapAlloc, "HeapAlloc", v22, {"dt", "heapalloc_value"}));
   put(SpecBuilder(E::kHeapGoal, "HeapGoal", v22, {"dt", "heapgoal_value"}));
   put(SpecBuilder(E::kGoLabel, "GoLabel", v22, {"dt", "label_string"}).Strings({1}));
-  put(SpecBuilder(E::kUserTaskBegin, "UserTaskBegin", v22, {"dt", "task", "parent_task", "name_string", "stack"})
+  put(SpecBuilder(E::kUserTaskBegin, "UserTaskBegin", v22,
+                  {"dt", "task", "parent_task", "name_string", "stack"})
           .Stacks({4}).Strings({3}));
   put(SpecBuilder(E::kUserTaskEnd, "UserTaskEnd", v22, {"dt", "task", "stack"}).Stacks({2}));
   put(SpecBuilder(E::kUserRegionBegin, "UserRegionBegin", v22, {"dt", "task", "name_string", "stack"})
@@ -223,7 +228,8 @@ constexpr std::array<EventSpec, kNumEventTypes> BuildSpecs() {
           .Stacks({4}).Strings({2, 3}));
   put(SpecBuilder(E::kGoSwitch, "GoSwitch", v23, {"dt", "g", "g_seq"}));
   put(SpecBuilder(E::kGoSwitchDestroy, "GoSwitchDestroy", v23, {"dt", "g", "g_seq"}));
-  put(SpecBuilder(E::kGoCreateBlocked, "GoCreateBlocked", v23, {"dt", "new_g", "new_stack", "stack"}).Stacks({3, 2}));
+  put(SpecBuilder(E::kGoCreateBlocked, "GoCreateBlocked", v23, {"dt", "new_g", "new_stack", "stack"})
+          .Stacks({3, 2}));
   put(SpecBuilder(E::kGoStatusStack, "GoStatusStack", v23, {"dt", "g", "m", "gstatus", "stack"}).Stacks({4}));
   // ClockSnapshot has a dt but may only appear inside the sync batch
   // (internal/trace/generation.go, processSyncBatch); the writer emits it itself.

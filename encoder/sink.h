@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gotraced::encoder {
@@ -39,6 +41,19 @@ class MemorySink final : public Sink {
   std::vector<std::uint8_t> bytes_;
   std::vector<std::size_t> offsets_;
   bool closed_ = false;
+};
+
+// Hands each chunk to a function (a ring buffer, a socket, a flight-recorder window).
+// `gen` is 0 for the header.
+class CallbackSink final : public Sink {
+ public:
+  using Fn = std::function<void(std::uint64_t gen, std::span<const std::uint8_t> bytes)>;
+  explicit CallbackSink(Fn fn) : fn_(std::move(fn)) {}
+  void WriteHeader(std::span<const std::uint8_t> header) override { fn_(0, header); }
+  void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override { fn_(gen, bytes); }
+
+ private:
+  Fn fn_;
 };
 
 // Appends to a file (created/truncated on open). Write errors are sticky: error()

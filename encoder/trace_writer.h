@@ -80,7 +80,9 @@ class FunctionRef<R(A...)> {
   template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef>>>
   FunctionRef(F &&f)  // NOLINT(implicit)
       : obj_(const_cast<void *>(static_cast<const void *>(&f))),
-        call_([](void *o, A... a) -> R { return (*static_cast<std::remove_reference_t<F> *>(o))(std::forward<A>(a)...); }) {}
+        call_([](void *o, A... a) -> R {
+          return (*static_cast<std::remove_reference_t<F> *>(o))(std::forward<A>(a)...);
+        }) {}
   R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
 
  private:
@@ -192,7 +194,8 @@ class TraceWriter {
   EmitStatus HeapGoal(MId m, std::uint64_t ts, std::uint64_t bytes);
   // Annotations (runtime/trace user API).
   EmitStatus GoLabel(MId m, std::uint64_t ts, StringArg label);
-  EmitStatus UserTaskBegin(MId m, std::uint64_t ts, TaskId task, TaskId parent, StringArg name, StackId stack);
+  EmitStatus UserTaskBegin(MId m, std::uint64_t ts, TaskId task, TaskId parent, StringArg name,
+                           StackId stack);
   EmitStatus UserTaskEnd(MId m, std::uint64_t ts, TaskId task, StackId stack);
   EmitStatus UserRegionBegin(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack);
   EmitStatus UserRegionEnd(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack);
