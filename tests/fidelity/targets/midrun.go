@@ -55,12 +55,14 @@ func midrunMain(ref string, scale int, timing bool) {
 	}
 
 	stop := startTrace(ref)
+	settle(ref)
 	t0 := time.Now()
 	pingpong(scale)
 	mutexPart(scale)
 	spawn(scale)
 	held.Unlock() // the parked lockers run and exit inside the window
 	el := time.Since(t0)
+	settle(ref)
 	stop()
 	close(stopBg)
 	bg.Wait()

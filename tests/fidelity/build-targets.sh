@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the fidelity targets (tests/fidelity/targets) with each requested Go toolchain:
+#   OUT/goX.Y/fidelity       CGO_ENABLED=0 (every workload but cgo)
+#   OUT/goX.Y/fidelity-cgo   CGO_ENABLED=1 (the cgo workload)
+# Idempotent and quick when up to date (go's build cache). A toolchain that is not on
+# the machine is reported on stderr and its directory left without binaries; the caller
+# decides whether that is a failure.
+#   tests/fidelity/build-targets.sh OUT [go1.26 go1.27 go1.22 go1.23]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: build-targets.sh OUT [goX.Y ...]}
+shift
+versions=("$@")
+((${#versions[@]})) || versions=(go1.26 go1.27 go1.22 go1.23)
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+
+# gocmd VERSION: the command line that runs that toolchain's go (shared/CONTRIBUTING:
+# Debian Gos need GOTOOLCHAIN=local; 1.27 comes through the module proxy).
+gocmd() {
+  case $1 in
+    go1.26) echo "env GOTOOLCHAIN=local go" ;;
+    go1.27) echo "env GOTOOLCHAIN=go1.27.3 go" ;;
+    go1.19 | go1.21 | go1.22 | go1.23) echo "env GOTOOLCHAIN=local /usr/lib/go-${1#go}/bin/go" ;;
+    *) return 1 ;;
+  esac
+}
+
+rc=0
+cd "$root/tests/fidelity/targets"
+for v in "${versions[@]}"; do
+  dir=$out/$v
+  mkdir -p "$dir"
+  if ! g=$(gocmd "$v"); then
+    echo "build-targets: unknown Go version $v" >&2
+    rc=1
+    continue
+  fi
+  if ! have=$($g version 2>/dev/null); then
+    echo "build-targets: $v: toolchain '$g' is not available (scripts/install-deps.sh installs it)" >&2
+    rm -f "$dir/fidelity" "$dir/fidelity-cgo"
+    rc=1
+    continue
+  fi
+  if ! CGO_ENABLED=0 $g build -o "$dir/fidelity" . || ! CGO_ENABLED=1 $g build -o "$dir/fidelity-cgo" .; then
+    echo "build-targets: $v: go build failed" >&2
+    rc=1
+    continue
+  fi
+  echo "$have" >"$dir/.goversion"
+done
+exit $rc

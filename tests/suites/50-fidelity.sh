@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Fidelity: gotraced against the program's own runtime/trace, same run.
+#
+# For each Go version (1.26, 1.27, 1.22, 1.23) and each workload of
+# tests/fidelity/targets (pingpong, mutex, select, timers, tcp, syscalls, spawn, cgo,
+# midrun) the target runs under gotraced in launch mode
+#   gotraced --quiet --out OURS -- fidelity -workload W -reftrace REF
+# (midrun: the target runs first, gotraced attaches with --pid, then the target starts
+# its own trace). Both files must pass tracecheck, then tracecompare REF OURS asserts the
+# issue's thresholds: every goroutine created in the window seen with the same id,
+# creator and start function; block and unblock counts within 2% and the same reason on
+# every paired block (>= 98%); syscall counts within 2%; stacks of paired events
+# identical in >= 95%. One table at the end; any failure fails the suite.
+#
+# Artifacts of the last run (traces, logs, tracecompare JSON) stay in
+# $GOTRACED_BUILD/fidelity/runs/<version>/<workload>/.
+# GOTRACED_FIDELITY=off skips everything (development only; `make test` never sets it).
+# FIDELITY_VERSIONS / FIDELITY_WORKLOADS (space-separated) narrow the matrix.
+set -euo pipefail
+ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${GOTRACED_BUILD:-$ROOT/build}
+if [[ ${GOTRACED_FIDELITY:-} == off ]]; then
+  echo "SKIP 50-fidelity: GOTRACED_FIDELITY=off is set in the environment (development switch); nothing was compared"
+  exit 0
+fi
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+# shellcheck source=../fidelity/lib.sh
+source "$ROOT/tests/fidelity/lib.sh"
+GOTRACED=$BUILD/cli/gotraced
+TOOLS=$BUILD/tools
+FID=$BUILD/fidelity
+RUNS=$FID/runs
+read -r -a versions <<<"${FIDELITY_VERSIONS:-go1.26 go1.27 go1.22 go1.23}"
+read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun}"
+RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
+
+if [[ ! -x $GOTRACED ]]; then
+  echo "FAIL 50-fidelity: $GOTRACED is not built (cmake --build $BUILD)"
+  exit 1
+fi
+bash "$ROOT/scripts/build-tools.sh" "$BUILD"
+build_ok=1
+bash "$ROOT/tests/fidelity/build-targets.sh" "$FID/targets" "${versions[@]}" || build_ok=0
+((build_ok)) || echo "50-fidelity: some targets could not be built (see above); their runs fail"
+
+rm -rf "$RUNS"
+mkdir -p "$RUNS"
+results=$RUNS/results.jsonl
+: >"$results"
+timeouts=0
+
+# emit VERSION WORKLOAD ERROR REF_JSON OURS_JSON CMP_JSON: one result line.
+emit() {
+  python3 - "$@" >>"$results" <<'PY'
+import json, sys, os
+v, w, err, refj, oursj, cmpj = sys.argv[1:7]
+def load(p):
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except Exception:
+        return None
+r, o, c = load(refj), load(oursj), load(cmpj)
+print(json.dumps({"version": v, "workload": w, "error": err,
+                  "ref_events": (r or {}).get("events"), "ours_events": (o or {}).get("events"),
+                  "compare": c}))
+PY
+}
+
+run_one() {
+  local v=$1 w=$2
+  local dir=$RUNS/$v/$w
+  mkdir -p "$dir/tmp"
+  local ref=$dir/ref.trace ours=$dir/ours.trace log=$dir/gotraced.log
+  local bin=$FID/targets/$v/fidelity
+  [[ $w == cgo ]] && bin=$FID/targets/$v/fidelity-cgo
+  local t0=$SECONDS err=
+  if [[ ! -x $bin ]]; then
+    err="no target binary for $v ($bin): toolchain missing or build failed"
+  elif ((timeouts >= 2)); then
+    err="not run: gotraced already timed out twice in this suite"
+  elif [[ $w == midrun ]]; then
+    fid_midrun "$log" "$ours" "$RUN_TIMEOUT" "$GOTRACED" -- "$bin" -workload midrun -reftrace "$ref" || err=$FID_ERR
+  else
+    fid_launch "$log" "$ours" "$RUN_TIMEOUT" "$GOTRACED" -- "$bin" -workload "$w" -reftrace "$ref" -tmpdir "$dir/tmp" ||
+      err=$FID_ERR
+  fi
+  [[ $err == *"did not finish"* || $err == *"did not stop"* ]] && timeouts=$((timeouts + 1))
+  if [[ -z $err ]] && ! "$TOOLS/tracecheck" "$ref" >"$dir/ref.json" 2>"$dir/ref.err"; then
+    err="tracecheck rejects the reference trace: $(head -c 300 "$dir/ref.err" | head -n1)"
+  fi
+  if [[ -z $err ]] && ! "$TOOLS/tracecheck" "$ours" >"$dir/ours.json" 2>"$dir/ours.err"; then
+    err="tracecheck rejects gotraced's trace: $(head -c 300 "$dir/ours.err" | head -n1)"
+  fi
+  if [[ -z $err ]]; then
+    local rc=0
+    "$TOOLS/tracecompare" --json --min-goroutine-match=1 --max-count-diff=0.02 --min-stack-match=0.95 \
+      "$ref" "$ours" >"$dir/compare.json" 2>"$dir/compare.err" || rc=$?
+    if ((rc > 1)); then
+      err="tracecompare exit $rc: $(head -c 300 "$dir/compare.err" | head -n1)"
+      rm -f "$dir/compare.json"
+    elif ((rc == 1)); then
+      # The readable per-class table and examples, for whoever looks into the failure.
+      "$TOOLS/tracecompare" --no-assert "$ref" "$ours" >"$dir/compare.txt" 2>&1 || true
+    fi
+  fi
+  rm -rf "$dir/tmp"
+  emit "$v" "$w" "$err" "$dir/ref.json" "$dir/ours.json" "$dir/compare.json"
+  local verdict
+  verdict=$(python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); c=r["compare"]; print("error" if r["error"] else ("pass" if c and c["pass"] else "FAIL"))' "$results")
+  echo "$v $w: $verdict in $((SECONDS - t0))s${err:+: $err}"
+}
+
+for v in "${versions[@]}"; do
+  for w in "${workloads[@]}"; do
+    run_one "$v" "$w"
+  done
+done
+
+echo
+python3 "$ROOT/tests/fidelity/table.py" "$results"
