@@ -101,7 +101,8 @@ std::uint32_t RecordDecoder::UnblockSkip(std::uint32_t tid, const std::vector<st
     ready_skip_.erase(it);
     return s;
   }
-  static constexpr std::array<std::string_view, 14> kInternal = {
+  static constexpr std::array<std::string_view, 15> kInternal = {
+      "runtime.closechan",
       "runtime.systemstack_switch", "runtime.goready",      "runtime.goready.func1",   "runtime.ready",
       "runtime.readyWithTime",      "runtime.send",         "runtime.recv",            "runtime.chansend",
       "runtime.chanrecv",           "runtime.semrelease1",  "runtime.netpollgoready",  "runtime.goroutineReady",
@@ -176,6 +177,14 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
 void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out) {
   const gt_gstatus_record &gs = *v.gstatus();
   const std::uint32_t oldv = gs.oldval & ~kGscan, newv = gs.newval & ~kGscan;
+  if (!held_creates_.empty()) {
+    auto h = held_creates_.find(gs.gp);
+    if (h != held_creates_.end() && gs.goid != 0 && !(oldv == kGdead && newv != kGdead)) {
+      h->second.target_g = gs.goid;
+      Emit(out, std::move(h->second));
+      held_creates_.erase(h);
+    }
+  }
   const Site site = Classify(gs.ctx.caller_pc);
   auto stack = v.stack();
   std::vector<std::uint64_t> pcs(stack.begin(), stack.end());
@@ -198,16 +207,16 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
         else
           id = kNoG;
       }
-      if (id == kNoG) {
-        ++stats_.unusable;
-        return;
-      }
       Record r = Base(v, RecordKind::kGoCreate);
       r.target_g = id;
       r.value = gs.startpc;
       r.flag = newv == kGwaiting;
       r.stack = std::move(pcs);
       r.stack_skip = 2;
+      if (id == kNoG) {
+        held_creates_[gs.gp] = std::move(r);  // refilled cache: the id shows up later
+        return;
+      }
       Emit(out, std::move(r));
       return;
     }

@@ -112,6 +112,9 @@ class RecordDecoder {
     ProcId p = kNoP;
   };
   std::unordered_map<std::uint64_t, InSyscall> in_syscall_;
+  // Go <= 1.23 creations whose goid was not yet assigned at the probe (the P's goid cache
+  // was being refilled): held, by g pointer, until a later record of that g shows its id.
+  std::unordered_map<std::uint64_t, Record> held_creates_;
   // Per thread: the P held at syscall entry (Go <= 1.25 lostP check).
   std::unordered_map<std::uint32_t, ProcId> syscall_p_;
 };
