@@ -3,6 +3,8 @@
 #include <capstone/capstone.h>
 #include <elf.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -222,6 +224,53 @@ void FromCode(const GoBinary &bin, const RuntimeLayout *layout, RuntimeGlobals &
   }
 }
 
+// The global whose address is passed as the receiver of calls to `callees` (methods on
+// a global struct: `gcController.trigger()` compiles to LEAQ X(SB), AX; CALL method):
+// byte scan of Go text for `48 8d 05 disp32` (LEAQ disp(RIP), AX) immediately followed
+// by `e8 rel32` to one of the callees; the most frequent X wins. Fast (no decoder), and
+// the two-instruction pattern makes chance matches negligible.
+uint64_t ReceiverGlobal(const GoBinary &bin, std::string_view callee_prefix, std::string_view callee_exact = "") {
+  std::vector<std::pair<uint64_t, uint64_t>> callees;  // [entry, end) sorted
+  for (const auto &f : bin.symbols().Functions())
+    if ((!callee_prefix.empty() && f.name.starts_with(callee_prefix)) || (!callee_exact.empty() && f.name == callee_exact))
+      callees.emplace_back(f.entry, f.end);
+  if (callees.empty()) return 0;
+  const uint64_t start = bin.pclntab().text_start(), end = bin.pclntab().text_end();
+  if (end <= start || end - start > (1ull << 31)) return 0;
+  auto text = bin.elf().ReadVirtual(start, end - start);
+  if (!text) return 0;
+  std::vector<std::pair<uint64_t, int>> votes;
+  const uint8_t *t = text->data();
+  for (size_t i = 7; i + 5 <= text->size(); ++i) {
+    if (t[i] != 0xe8 || t[i - 7] != 0x48 || t[i - 6] != 0x8d || t[i - 5] != 0x05) continue;
+    int32_t rel, disp;
+    std::memcpy(&rel, t + i + 1, 4);
+    std::memcpy(&disp, t + i - 4, 4);
+    uint64_t target = start + i + 5 + static_cast<int64_t>(rel);
+    bool hit = false;
+    for (const auto &[e, x] : callees) hit |= target == e;
+    if (!hit) continue;
+    uint64_t x = start + i + static_cast<int64_t>(disp);  // RIP after the LEA = call address
+    auto it = std::find_if(votes.begin(), votes.end(), [x](const auto &v) { return v.first == x; });
+    if (it == votes.end()) votes.emplace_back(x, 1); else ++it->second;
+  }
+  if (votes.empty()) return 0;
+  return std::max_element(votes.begin(), votes.end(), [](const auto &a, const auto &b) { return a.second < b.second; })
+      ->first;
+}
+
+void FromReceivers(const GoBinary &bin, RuntimeGlobals &g) {
+  // gcController.trigger()/enlistWorker()/heapGoal()... (mgcpacer.go).
+  if (!g[GlobalId::kGcController].found())
+    Set(g, GlobalId::kGcController, ReceiverGlobal(bin, "runtime.(*gcControllerState)."), "calls of (*gcControllerState) methods");
+  // memstats.heapStats.acquire()/release(): heapStats is mstats' first field (mstats.go).
+  if (!g[GlobalId::kMemstats].found())
+    Set(g, GlobalId::kMemstats, ReceiverGlobal(bin, "", "runtime.(*consistentHeapStats).acquire"),
+        "calls of (*consistentHeapStats).acquire");
+  // (work: its lfstack methods are called on other lists as often as on work.full, so the
+  // vote picks the wrong one on every version; no anchor yet.)
+}
+
 }  // namespace
 
 std::vector<std::string> RuntimeGlobals::Missing() const {
@@ -245,7 +294,10 @@ RuntimeGlobals FindRuntimeGlobals(const GoBinary &bin, const RuntimeLayout *layo
       }
     }
   }
-  if (source != GlobalsSource::kSymtabOnly) FromCode(bin, layout, g);
+  if (source != GlobalsSource::kSymtabOnly) {
+    FromCode(bin, layout, g);
+    FromReceivers(bin, g);
+  }
   return g;
 }
 

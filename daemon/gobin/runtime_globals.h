@@ -1,7 +1,7 @@
 // RuntimeGlobals: link-time addresses of the runtime's global variables that the
 // attach-time snapshot (procmem/) and the tracing-state check read: allgs/allglen,
 // allp, allm, gomaxprocs, sched, ncpu, buildVersion, waitReasonStrings, the tracer's
-// "enabled" flag, and (symtab only) gcController/work/memstats/trace.
+// "enabled" flag, gcController, memstats, and (symtab only) work and trace.
 //
 // With .symtab: by name. Without (-s -w): recovered from the machine code of anchor
 // functions, found through the pclntab, by their RIP-relative references. Each anchor
@@ -30,8 +30,11 @@
 //                `MOVQ X, reg; TEST`) - proc.go, trace*.go. The in-process tracer is on
 //                iff the `size` bytes at X are non-zero. Code only, also with .symtab
 //                (a field, not a symbol).
-// Not recovered without .symtab (no reliable anchor yet): gcController, work, memstats,
-// trace (the struct): DescribeGlobals says what that loses.
+//   gcController  the receiver of calls to (*gcControllerState) methods: `LEAQ X(RIP),
+//   memstats      AX; CALL method` counted over all Go text (mgcpacer.go); likewise
+//                memstats.heapStats.acquire() (heapStats is mstats' first field, mstats.go)
+// Not recovered without .symtab (no reliable anchor yet): work, trace (the struct):
+// DescribeGlobals says what that loses.
 #pragma once
 
 #include <array>
@@ -57,9 +60,9 @@ enum class GlobalId : uint8_t {
   kBuildVersion,       // string
   kWaitReasonStrings,  // [N]string
   kTraceEnabled,       // non-zero (size 1 or 8 bytes) while the in-process tracer is on
-  kGcController,       // gcControllerState (symtab only)
+  kGcController,       // gcControllerState
   kWork,               // workType (symtab only)
-  kMemstats,           // mstats (symtab only)
+  kMemstats,           // mstats
   kTrace,              // the tracer's state struct (symtab only)
   kCount,
 };
