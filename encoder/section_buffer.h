@@ -46,6 +46,7 @@ class SectionBuffer {
   }
   std::size_t batches() const { return chunk_starts_.size(); }
   std::size_t entries() const { return entries_; }
+  std::size_t bytes() const { return bytes_.size(); }
   bool empty() const { return entries_ == 0; }
   void Clear() {
     bytes_.Clear();

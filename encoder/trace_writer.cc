@@ -380,6 +380,11 @@ Version TraceWriter::version() const { return impl_->opt.version; }
 std::uint64_t TraceWriter::tick_divisor() const { return impl_->opt.tick_divisor; }
 void TraceWriter::SetClockSnapshot(const ClockSnapshot &s) { impl_->snapshot = s; }
 const WriterStats &TraceWriter::stats() const { return impl_->stats; }
+std::size_t TraceWriter::buffered_bytes() const {
+  std::size_t n = impl_->strings.section().bytes() + impl_->stacks.section().bytes() + impl_->cpu.bytes();
+  for (const MState *st : impl_->touched) n += st->data.size();
+  return n;
+}
 const std::string &TraceWriter::last_error() const { return impl_->last_error; }
 
 StringId TraceWriter::InternString(std::string_view s) { return StringId{impl_->strings.Intern(TruncateStringHead(s))}; }

@@ -203,6 +203,10 @@ class TraceWriter {
   // CPU profile sample (absolute time; p = kNoProc, g = kNoGoroutine when none).
   EmitStatus CPUSample(std::uint64_t ts, MId m, PId p, GId g, StackId stack);
 
+  // Bytes held for the current generation (event batches and tables), e.g. to end a
+  // generation by size as well as by time.
+  std::size_t buffered_bytes() const;
+
   const WriterStats &stats() const;
   // Text of the last dropped event's problem ("" if none), for logs.
   const std::string &last_error() const;

@@ -108,8 +108,11 @@ TEST(WriterBatches, BackwardsTimeIsClampedPerM) {
 TEST(WriterBatches, EachGenerationHasItsOwnBatches) {
   MemorySink sink;
   TraceWriter w(sink);
+  EXPECT_EQ(w.buffered_bytes(), 0u);
   w.HeapAlloc(3, 64'000, 1);
+  EXPECT_EQ(w.buffered_bytes(), 3u);  // type, dt, value: one byte each
   w.EndGeneration();
+  EXPECT_EQ(w.buffered_bytes(), 0u);
   w.HeapAlloc(3, 128'000, 2);
   w.Close();
   DecodedTrace tr = DecodeTrace(sink.bytes());
