@@ -10,6 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: build-targets.sh OUT [goX.Y ...]}
 shift
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 versions=("$@")
 ((${#versions[@]})) || versions=(go1.26 go1.27 go1.22 go1.23)
 export GOFLAGS=${GOFLAGS:--buildvcs=false}

@@ -21,6 +21,7 @@ import (
 	"runtime/trace"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -72,14 +73,39 @@ func main() {
 	}
 	stop := startTrace(*ref)
 	settle(*ref)
-	t0 := time.Now()
+	m := startMeasure()
 	w.run(*scale)
-	el := time.Since(t0)
+	m.stop()
 	settle(*ref)
 	stop()
 	if *timing {
-		fmt.Fprintf(os.Stderr, "workload_ns %d\n", el.Nanoseconds())
+		m.print()
 	}
+}
+
+// measure is the bench's view of one workload: wall time, and the CPU time of the
+// whole process (all threads: user + system, so uprobe traps taken in the target
+// count) over the same interval. CPU time stays meaningful on a loaded machine.
+type measure struct {
+	t0, t1     time.Time
+	cpu0, cpu1 time.Duration
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startMeasure() *measure { return &measure{t0: time.Now(), cpu0: processCPU()} }
+
+func (m *measure) stop() { m.t1, m.cpu1 = time.Now(), processCPU() }
+
+// print writes "workload_ns W workload_cpu_ns C process_cpu_ns P" on stderr (P: the
+// process's CPU time from its start to now).
+func (m *measure) print() {
+	fmt.Fprintf(os.Stderr, "workload_ns %d workload_cpu_ns %d process_cpu_ns %d\n",
+		m.t1.Sub(m.t0).Nanoseconds(), (m.cpu1 - m.cpu0).Nanoseconds(), processCPU().Nanoseconds())
 }
 
 func names() []string {

@@ -56,18 +56,18 @@ func midrunMain(ref string, scale int, timing bool) {
 
 	stop := startTrace(ref)
 	settle(ref)
-	t0 := time.Now()
+	m := startMeasure()
 	pingpong(scale)
 	mutexPart(scale)
 	spawn(scale)
 	held.Unlock() // the parked lockers run and exit inside the window
-	el := time.Since(t0)
+	m.stop()
 	settle(ref)
 	stop()
 	close(stopBg)
 	bg.Wait()
 	if timing {
-		fmt.Fprintf(os.Stderr, "workload_ns %d\n", el.Nanoseconds())
+		m.print()
 	}
 }
 
