@@ -2,6 +2,7 @@
 
 #include <capstone/capstone.h>
 
+#include <cstring>
 #include <memory>
 
 #include <fmt/format.h>
@@ -243,6 +244,27 @@ FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t e
   return out;
 }
 
+namespace {
+
+// e8 rel32 in Go text whose target is `entry`, at an address inside some Go function.
+uint32_t CountDirectCalls(const GoBinary &bin, uint64_t entry) {
+  const uint64_t start = bin.pclntab().text_start(), end = bin.pclntab().text_end();
+  if (end <= start || end - start > (1ull << 31)) return 0;
+  auto text = bin.elf().ReadVirtual(start, end - start);
+  if (!text) return 0;
+  uint32_t n = 0;
+  const uint8_t *t = text->data();
+  for (size_t i = 0; i + 5 <= text->size(); ++i) {
+    if (t[i] != 0xe8) continue;
+    int32_t rel;
+    std::memcpy(&rel, t + i + 1, 4);
+    if (start + i + 5 + static_cast<int64_t>(rel) == entry && bin.FuncForPC(start + i)) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view function) {
   const FunctionSym *f = bin.FindFunction(function);
   if (!f) return Error{fmt::format("function {} not found (inlined everywhere, or not linked in)", function)};
@@ -252,6 +274,7 @@ Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view 
   if (!code) return Error{fmt::format("function {}: code not in the file", function)};
   FunctionProbeSites s = AnalyzeFunctionCode(*code, f->entry, &bin.elf());
   s.name = std::string(function);
+  s.direct_calls = CountDirectCalls(bin, f->entry);
   return s;
 }
 
@@ -260,7 +283,8 @@ std::string DescribeProbeSites(const FunctionProbeSites &s) {
     return fmt::format("0x{:x} (file +0x{:x}) {} [{}, {}]", x.vaddr, x.file_offset, x.text, InsnKindName(x.kind),
                        UprobeHandlingName(x.handling));
   };
-  std::string out = fmt::format("{}: [0x{:x}, 0x{:x}) {}\n", s.name, s.entry, s.end, PrologueKindName(s.prologue));
+  std::string out = fmt::format("{}: [0x{:x}, 0x{:x}) {}, {} direct call site(s)\n", s.name, s.entry, s.end,
+                                PrologueKindName(s.prologue), s.direct_calls);
   out += "    entry: " + site(s.entry_site) + "\n";
   out += "    best:  " + site(s.best);
   if (s.prologue != PrologueKind::kNoCheck)

@@ -104,6 +104,12 @@ struct FunctionProbeSites {
   std::vector<InsnSite> returns;        // every RET in [entry, end)
   std::vector<InsnSite> tail_jumps;     // JMP rel leaving [entry, end)
   uint32_t decode_errors = 0;           // bytes capstone could not decode (skipped)
+  // CALL rel32 instructions in Go text that target the entry (FindProbeSites only). A
+  // function the compiler inlined at a call site is not called there: a probe on it
+  // misses those (pitfall 3). 0 with an out-of-line copy = only reached indirectly (or
+  // inlined everywhere it is used). A byte-pattern count: an e8 byte inside another
+  // instruction that happens to point at the entry would be miscounted (not seen so far).
+  uint32_t direct_calls = 0;
 };
 
 // Decodes `code` (the bytes of [entry, entry+code.size())). `elf` (may be null) converts

@@ -94,6 +94,15 @@ TEST_P(ProbeSitesTest, KnownPrologues) {
     EXPECT_EQ(s->prologue, PrologueKind::kSmallFrame) << fn;
     EXPECT_EQ(s->entry_site.handling, UprobeHandling::kSingleStep) << fn;
   }
+  // Called directly from many places on every version.
+  for (const char *fn : {"runtime.casgstatus", "runtime.gopark", "runtime.ready"}) {
+    auto s = FindProbeSites(*bin, fn);
+    ASSERT_TRUE(s) << s.error();
+    EXPECT_GE(s->direct_calls, 2u) << fn;
+  }
+  // goready is inlined into every caller from Go 1.21 on (no out-of-line copy): a probe
+  // plan must use runtime.ready there.
+  EXPECT_EQ(bin->FindFunction("runtime.goready") != nullptr, !bin->go_version().AtLeast(1, 21));
   auto cas = FindProbeSites(*bin, "runtime.casgstatus");
   ASSERT_TRUE(cas);
   EXPECT_EQ(cas->prologue, PrologueKind::kNoCheck);
