@@ -2,7 +2,10 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -23,6 +26,13 @@ struct ElfDeleter {
 };
 struct DwarfDeleter {
   void operator()(Dwarf *d) const { dwarf_end(d); }
+};
+
+struct FdCloser {
+  int fd = -1;
+  ~FdCloser() {
+    if (fd >= 0) close(fd);
+  }
 };
 
 std::string LibdwError() {
@@ -152,12 +162,25 @@ Result<RuntimeLayout> LayoutFromDwarf(const ElfFile &elf) {
   if (!elf.has_dwarf()) return Error{"no DWARF (.debug_info absent: built with -ldflags=-w?)"};
   elf_version(EV_CURRENT);
   // libelf may write into the image it reads (section headers of compressed sections are
-  // updated in place when decompressing), so it gets a private copy, never the read-only
-  // mapping.
+  // updated in place when decompressing), so it never gets ElfFile's read-only mapping:
+  // a file is mapped again copy-on-write (ELF_C_READ_MMAP_PRIVATE), an in-memory image
+  // is copied.
   auto image = elf.Image();
-  std::unique_ptr<char[]> copy(new char[image.size()]);
-  std::memcpy(copy.get(), image.data(), image.size());
-  std::unique_ptr<Elf, ElfDeleter> e(elf_memory(copy.get(), image.size()));
+  std::unique_ptr<char[]> copy;
+  FdCloser fd;
+  std::unique_ptr<Elf, ElfDeleter> e;
+  if (!elf.path().empty()) {
+    fd.fd = open(elf.path().c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    // Only when the file is still the one ElfFile parsed (same size).
+    if (fd.fd >= 0 && fstat(fd.fd, &st) == 0 && static_cast<uint64_t>(st.st_size) == image.size())
+      e.reset(elf_begin(fd.fd, ELF_C_READ_MMAP_PRIVATE, nullptr));
+  }
+  if (!e) {
+    copy.reset(new char[image.size()]);
+    std::memcpy(copy.get(), image.data(), image.size());
+    e.reset(elf_memory(copy.get(), image.size()));
+  }
   if (!e) return Error{std::string("DWARF: libelf: ") + elf_errmsg(-1)};
   std::unique_ptr<Dwarf, DwarfDeleter> dw(dwarf_begin_elf(e.get(), DWARF_C_READ, nullptr));
   if (!dw) return Error{"DWARF: " + LibdwError()};
