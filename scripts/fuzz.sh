@@ -22,7 +22,9 @@ if [[ ! -f $fb/build.ninja ]]; then
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
     -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" >/dev/null
 fi
-cmake --build "$fb" -j 2 --target gobin_fuzz >/dev/null
+if ! cmake --build "$fb" -j 2 --target gobin_fuzz >"$fb/fuzz-build.log" 2>&1; then
+  tail -n 30 "$fb/fuzz-build.log" >&2; echo "fuzz: build failed ($fb/fuzz-build.log)" >&2; exit 1
+fi
 fuzzer=$fb/tests/fuzz/gobin_fuzz
 
 # Seeds: real binaries of a few Go versions (stripped: smaller, faster to mutate; one
