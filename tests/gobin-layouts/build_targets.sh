@@ -17,7 +17,9 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 
-G127=/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64
+# go1.27 lives in the module cache (scripts/install-deps.sh fetches it); ask `go` where.
+G127=$(GOTOOLCHAIN=go1.27.3 go env GOROOT 2>/dev/null || true)
+[[ -n $G127 ]] || G127=/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64
 declare -A GO=(
   [go1.19]=/usr/lib/go-1.19/bin/go
   [go1.21]=/usr/lib/go-1.21/bin/go
