@@ -17,7 +17,7 @@ fi
 
 PKGS=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
-  clang llvm lld libclang-rt-14-dev
+  clang clang-format llvm lld libclang-rt-14-dev
   libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libzstd-dev
   libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcapstone-dev libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev
