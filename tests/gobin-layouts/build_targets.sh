@@ -14,6 +14,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-${GOTRACED_BUILD:?set GOTRACED_BUILD or pass OUTDIR}/gobin-targets}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)  # absolute: builds run from prog/
 exec 9>"$out/.lock"
 flock 9
 
