@@ -36,7 +36,8 @@ for v in go1.19 go1.21 go1.22 go1.23 go1.26 go1.27; do
   have=$(GOTOOLCHAIN=local "$gobin" env GOVERSION 2>/dev/null || true)
   if [[ $have != "$v" && $have != "$v".* ]]; then echo "skip $v: $gobin reports '$have'"; continue; fi
   d="$out/$v"
-  [[ -f $d/.stamp && $(cat "$d/.stamp") == "$stamp" ]] && continue
+  if [[ -f $d/.stamp && $(cat "$d/.stamp") == "$stamp" && -x $d/plain && -x $d/stripped && -x $d/pie &&
+        -x $d/pie-stripped ]]; then continue; fi
   rm -rf "$d"; mkdir -p "$d"
   build() {  # name, go build flags...
     local name=$1; shift
