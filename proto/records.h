@@ -88,8 +88,9 @@ struct gt_go_ctx {
   gt_s64 m_id;       // m->id (-1 when m == 0)
   gt_s32 p_id;       // p->id (-1 when p == 0)
   gt_u32 p_status;   // p->status, raw runtime value (_Pidle=0, _Prunning=1, _Psyscall=2, ...)
-  gt_u64 caller_pc;  // *(u64*)SP: the return address into the probed function's caller.
-                     // Valid at entry, entry+N (before the frame is set up) and RET sites.
+  gt_u64 caller_pc;  // the return address into the probed function's caller: *(u64*)SP
+                     // (entry, entry+4 and RET sites), *(u64*)(RBP+8) at
+                     // GT_SITE_FRAME_READY sites.
   gt_u64 sp;         // SP at the probe
   gt_u64 m_oldp;     // m->oldp (the P held before a syscall; exitsyscall's lostP check)
   gt_u32 m_syscalltick;  // m->syscalltick (copied from p at entersyscall)
@@ -178,6 +179,14 @@ struct gt_gstatus_record {
 #define GT_CALL_CHECK_MORESTACK 0x10  // entry+4 site: drop the hit when SP <= g->stackguard0
                                       // (the JBE to morestack will be taken and the function
                                       // re-entered from its start; the re-entry is recorded)
+#define GT_CALL_CHECK_MORESTACK_R12 0x20  // same, for big frames: the prologue compares
+                                          // R12 = SP - framesize (LEAQ -x(SP), R12)
+#define GT_SITE_FRAME_READY 0x40  // the site is after PUSHQ BP / MOVQ BP,x(SP); LEAQ x(SP),BP:
+                                  // RBP is the function's own frame, so caller_pc = [RBP+8]
+                                  // and a REGS walk starts at fp = RBP (pcs[0] = [RBP+8])
+#define GT_CALL_GUARD_STACKGUARD1 0x80  // the prologue compares against g->stackguard1
+                                        // (16+8(R14): //go:systemstack functions)
+// The flag bits above also apply to GSTATUS sites (cookie bits 16..31 of casgstatus).
 
 struct gt_call_record {
   struct gt_record_header h;

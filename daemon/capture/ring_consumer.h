@@ -88,18 +88,31 @@ class RingConsumer {
 
  private:
   static int OnSample(void *ctx, void *data, size_t size);
-  void Release(uint64_t watermark, const Callback &cb, size_t *n);
+  void Account(const RecordView &v);
+  size_t Release(uint64_t watermark, const Callback &cb);
 
   ring_buffer *rb_ = nullptr;
   ConsumerOptions opts_;
   std::function<std::vector<uint64_t>()> lost_counter_;
-  struct Buffered;
-  std::unique_ptr<std::vector<Buffered>> buf_;   // reorder buffer (min-heap by ts, seq)
-  std::vector<uint32_t> next_seq_;               // per-CPU expected header.seq
-  std::vector<bool> seq_seen_;
+  // Reorder buffer: record bytes in `arena_`, one Entry per record.
+  struct Entry {
+    uint64_t ts;
+    uint64_t order;  // arrival order (ties)
+    uint32_t offset;
+    uint32_t size;
+  };
+  std::vector<uint8_t> arena_;
+  std::vector<Entry> pending_;
+  // Per-CPU header.seq accounting: missing = (max - first + 1) - seen.
+  struct SeqTrack {
+    bool any = false;
+    uint32_t first = 0, max = 0;
+    uint64_t seen = 0;
+  };
+  std::vector<SeqTrack> seq_;
   uint64_t arrival_ = 0;
   uint64_t released_ = 0;
-  const Callback *direct_ = nullptr;             // sort_by_time == false
+  const Callback *direct_ = nullptr;  // sort_by_time == false: deliver while reading
   size_t direct_n_ = 0;
   std::chrono::steady_clock::time_point next_drain_{};
   ConsumerStats stats_;

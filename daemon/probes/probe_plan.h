@@ -47,6 +47,8 @@ enum class ProbeRole : uint16_t {
   kGCDone = 10,           // runtime.gcMarkTermination entry+4 (GCEnd)
   kSTWStart = 11,         // runtime.stopTheWorldWithSema(reason) entry+4 (STWBegin)
   kSTWDone = 12,          // runtime.startTheWorldWithSema entry+4 (STWEnd)
+  kSyscallReleaseP = 13,  // runtime.syscallingThread.releaseP entry (Go >= 1.26): sysmon /
+                          // STW takes a P from a thread in a syscall (ProcSteal)
   kCount
 };
 std::string_view ProbeRoleName(ProbeRole r);

@@ -1,0 +1,525 @@
+// gotrace: the capture programs. They copy raw values out of a Go process into the ring
+// buffer and decide nothing: which sites exist, what their registers mean and which
+// struct offsets to read all come from the daemon (daemon/probes/, .rodata `cfg` and
+// the attach cookie). Record layouts: proto/records.h.
+//
+// Cost matters more than anything here (shared/docs/perf-anchors.md): a uprobe hit is
+// ~1 us on an emulated instruction; each bpf_probe_read_user adds tens of ns; the ring's
+// default wakeup adds 1.7-9 us, so every submit uses BPF_RB_NO_WAKEUP and the daemon
+// drains on a timer.
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "proto/bpf_config.h"
+#include "proto/records.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile struct gt_bpf_config cfg = {};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 32 << 20);  // resized by the daemon before load
+} events SEC(".maps");
+
+// Per-CPU counters: seq numbers every record attempt, lost counts failed reservations.
+struct cpu_counters {
+  __u64 seq;
+  __u64 lost;
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct cpu_counters);
+} counters SEC(".maps");
+
+// Traced tgids for the tracepoints when cfg.target_tgid == 0 (several processes).
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, __u8);
+} traced_tgids SEC(".maps");
+
+// Scratch for the stack walk (too big for the 512-byte BPF stack).
+struct scratch {
+  __u64 pcs[GT_MAX_FRAMES];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+// Global counters (read by the daemon from .bss; approximate under contention is fine,
+// they are diagnostics).
+__u64 hits = 0;
+__u64 morestack_skips = 0;
+__u64 filtered = 0;
+__u64 read_faults = 0;
+
+// Reads of target memory are global (non-inlined, separately verified) functions: with
+// ~25 reads per hit, each with its own failure branch, an inlined version makes the
+// verifier explore too many paths. A failed read returns 0 (the helper zeroes the
+// destination) and counts a fault.
+__noinline __u64 gt_read(__u64 base, __s64 off, __u32 size) {
+  __u64 v = 0;
+  long err;
+  if (!base || off < 0) return 0;
+  if (size == 8)
+    err = bpf_probe_read_user(&v, 8, (const void *)(base + off));
+  else if (size == 4)
+    err = bpf_probe_read_user(&v, 4, (const void *)(base + off));
+  else
+    err = bpf_probe_read_user(&v, 1, (const void *)(base + off));
+  if (err) {
+    __sync_fetch_and_add(&read_faults, 1);
+    return 0;
+  }
+  return v;
+}
+
+static __always_inline __u64 rd64(__u64 addr) { return gt_read(addr, 0, 8); }
+static __always_inline __u64 rdf64(__u64 base, __s32 off) { return gt_read(base, off, 8); }
+static __always_inline __u32 rdf32(__u64 base, __s32 off) { return (__u32)gt_read(base, off, 4); }
+static __always_inline __u8 rdf8(__u64 base, __s32 off) { return (__u8)gt_read(base, off, 1); }
+
+static __always_inline bool tgid_traced(__u32 tgid) {
+  if (cfg.target_tgid) return tgid == cfg.target_tgid;
+  return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
+}
+
+// Next per-CPU sequence number (also counted when the reservation then fails).
+static __always_inline __u32 next_seq(struct cpu_counters **cc) {
+  __u32 zero = 0;
+  *cc = bpf_map_lookup_elem(&counters, &zero);
+  if (!*cc) return 0;
+  return (__u32)((*cc)->seq++);
+}
+
+static __always_inline void count_lost(struct cpu_counters *cc) {
+  if (cc) cc->lost++;
+}
+
+static __always_inline void fill_header(struct gt_record_header *h, __u16 kind, __u32 seq) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  h->ts_ns = bpf_ktime_get_ns();
+  h->tgid = pid_tgid >> 32;
+  h->tid = (__u32)pid_tgid;
+  h->kind = kind;
+  h->cpu = bpf_get_smp_processor_id();
+  h->seq = seq;
+}
+
+// ---- Go context ------------------------------------------------------------------
+
+struct site {
+  __u32 probe_id;
+  __u32 flags;
+};
+
+static __always_inline struct site site_of(struct pt_regs *ctx) {
+  __u64 c = bpf_get_attach_cookie(ctx);
+  struct site s = {.probe_id = (__u32)(c & 0xffff), .flags = (__u32)((c >> 16) & 0xffff)};
+  return s;
+}
+
+// True when an entry+4 site's JBE to morestack will be taken: the function will be
+// re-entered from its start after the stack grows and this site hit again.
+static __always_inline bool morestack_pending(struct pt_regs *ctx, __u32 flags) {
+  if (!(flags & (GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12))) return false;
+  __s32 off = cfg.g_stackguard0;
+  if (off >= 0 && (flags & GT_CALL_GUARD_STACKGUARD1)) off += 8;  // stackguard1 follows stackguard0
+  __u64 guard = rdf64(ctx->r14, off);
+  // Both loads, then a select: the verifier rejects a computed offset into ctx, which
+  // is what clang makes of `flags ? ctx->r12 : ctx->sp`.
+  __u64 r12 = ctx->r12, sp = ctx->sp;
+  asm volatile("" : "+r"(r12), "+r"(sp));
+  __u64 v = (flags & GT_CALL_CHECK_MORESTACK_R12) ? r12 : sp;
+  return v <= guard;
+}
+
+static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, struct gt_go_ctx *c) {
+  __u64 g = ctx->r14;
+  __u64 m = rdf64(g, cfg.g_m);
+  __u64 p = rdf64(m, cfg.m_p);
+  c->g = g;
+  c->m = m;
+  c->curg = rdf64(m, cfg.m_curg);
+  c->curg_goid = rdf64(c->curg, cfg.g_goid);
+  c->p = p;
+  c->m_id = m ? (__s64)rdf64(m, cfg.m_id) : -1;
+  c->p_id = p ? (__s32)rdf32(p, cfg.p_id) : -1;
+  c->p_status = rdf32(p, cfg.p_status);
+  if (flags & GT_SITE_FRAME_READY)
+    c->caller_pc = rd64(ctx->bp + 8);
+  else
+    c->caller_pc = rd64(ctx->sp);
+  c->sp = ctx->sp;
+  c->m_oldp = rdf64(m, cfg.m_oldp);
+  c->m_syscalltick = rdf32(m, cfg.m_syscalltick);
+  c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
+}
+
+// ---- stack walk --------------------------------------------------------------------
+
+struct walk {
+  struct scratch *s;
+  __u64 fp;
+  __u32 start;  // pcs already filled before the chain (0 or 1)
+  __u32 n;      // pcs filled so far
+  __u8 flags;
+};
+
+// One frame of runtime.fpTracebackPCs: pc = [fp+8], fp = [fp]. The slot comes from the
+// loop index, not from a counter kept in `w`: the verifier (6.8+) checks bpf_loop
+// callbacks until their state converges, and a precisely tracked counter never does.
+static long walk_step(__u32 idx, void *arg) {
+  struct walk *w = arg;
+  struct {
+    __u64 next;
+    __u64 ret;
+  } fr;
+  if (!w->fp) return 1;
+  __u32 i = w->start + idx;
+  if (i >= GT_MAX_FRAMES) return 1;
+  if (bpf_probe_read_user(&fr, sizeof(fr), (const void *)w->fp) != 0) {
+    w->flags |= GT_STACK_FAULT;
+    return 1;
+  }
+  // Mask in asm as well as check: clang drops a C mask it can prove redundant and then
+  // indexes with a copy of i taken before the check, which the verifier rejects.
+  __u64 slot = i;
+  asm volatile("%[s] &= 127" : [s] "+r"(slot));
+  _Static_assert(GT_MAX_FRAMES == 128, "the mask above");
+  w->s->pcs[slot] = fr.ret;
+  w->n = i + 1;
+  if (fr.next && fr.next <= w->fp) {
+    w->flags |= GT_STACK_LOOP;
+    return 1;
+  }
+  w->fp = fr.next;
+  return 0;
+}
+
+struct stack_result {
+  struct gt_stack_tail tail;
+  struct scratch *s;
+};
+
+// Walks m->curg's stack the way runtime.traceStack would (runtime/tracestack.go): on
+// the goroutine's own stack from the registers, else from curg.syscall* or curg.sched.
+static __always_inline void walk_curg(struct pt_regs *ctx, __u32 flags, const struct gt_go_ctx *c,
+                                      struct stack_result *r) {
+  __u32 zero = 0;
+  __builtin_memset(&r->tail, 0, sizeof(r->tail));
+  r->s = bpf_map_lookup_elem(&scratch_map, &zero);
+  if (!r->s || !c->curg) return;
+  struct walk w = {.s = r->s};
+  __u64 g = c->curg;
+  if (ctx->r14 == g) {
+    r->tail.source = GT_STACK_REGS;
+    if (flags & GT_SITE_FRAME_READY) {
+      w.fp = ctx->bp;
+    } else {
+      r->s->pcs[0] = rd64(ctx->sp);
+      w.start = 1;
+      w.fp = ctx->bp;
+    }
+  } else {
+    __u64 syscallsp = cfg.stack_prefers_syscall ? rdf64(g, cfg.g_syscallsp) : 0;
+    if (syscallsp) {
+      r->tail.source = GT_STACK_SYSCALL;
+      r->s->pcs[0] = rdf64(g, cfg.g_syscallpc);
+      w.fp = rdf64(g, cfg.g_syscallbp);
+    } else {
+      r->tail.source = GT_STACK_SCHED;
+      r->s->pcs[0] = rdf64(g, cfg.g_sched_pc);
+      w.fp = rdf64(g, cfg.g_sched_bp);
+      r->tail.sched_sp_word = rd64(rdf64(g, cfg.g_sched_sp));
+    }
+    w.start = 1;
+  }
+  w.n = w.start;
+  __u32 max = cfg.max_frames;
+  if (max > GT_MAX_FRAMES) max = GT_MAX_FRAMES;
+  if (max > w.start) bpf_loop(max - w.start, walk_step, &w, 0);
+  if (w.fp && w.n >= max) w.flags |= GT_STACK_TRUNCATED;
+  r->tail.nframes = w.n;
+  r->tail.flags = w.flags;
+  r->tail.stack_g = g;
+}
+
+// Reserves a record of `body` bytes plus a stack tail sized for `nframes` (rounded up to
+// a size class so every reservation has a constant size, as the verifier requires).
+static __always_inline void *reserve_with_stack(__u32 body, __u32 nframes, __u32 *cap) {
+  if (nframes <= 16) {
+    *cap = 16;
+    return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + 16 * 8, 0);
+  }
+  if (nframes <= 32) {
+    *cap = 32;
+    return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + 32 * 8, 0);
+  }
+  if (nframes <= 64) {
+    *cap = 64;
+    return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + 64 * 8, 0);
+  }
+  *cap = GT_MAX_FRAMES;
+  return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + GT_MAX_FRAMES * 8, 0);
+}
+
+// Copies the tail and the PCs behind a body of `body` bytes.
+static __always_inline void put_stack(void *rec, __u32 body, __u32 cap, struct stack_result *r) {
+  struct gt_stack_tail *t = rec + body;
+  __builtin_memcpy(t, &r->tail, sizeof(*t));
+  void *pcs = rec + body + sizeof(struct gt_stack_tail);
+  if (!r->s) return;
+  // Constant sizes per class, for the verifier.
+  if (cap == 16)
+    bpf_probe_read_kernel(pcs, 16 * 8, r->s->pcs);
+  else if (cap == 32)
+    bpf_probe_read_kernel(pcs, 32 * 8, r->s->pcs);
+  else if (cap == 64)
+    bpf_probe_read_kernel(pcs, 64 * 8, r->s->pcs);
+  else
+    bpf_probe_read_kernel(pcs, GT_MAX_FRAMES * 8, r->s->pcs);
+}
+
+// ---- runtime.casgstatus(gp *g, oldval, newval uint32) -----------------------------
+
+SEC("uprobe")
+int gt_casgstatus(struct pt_regs *ctx) {
+  __sync_fetch_and_add(&hits, 1);
+  struct site st = site_of(ctx);
+  __u64 gp = ctx->ax;
+  __u32 oldval = (__u32)ctx->bx, newval = (__u32)ctx->cx;
+
+  struct gt_go_ctx c;
+  read_go_ctx(ctx, st.flags, &c);
+
+  bool want_stack = false;
+  if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
+
+  struct stack_result sr = {};
+  if (want_stack) walk_curg(ctx, st.flags, &c, &sr);
+  want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
+
+  struct cpu_counters *cc;
+  __u32 seq = next_seq(&cc);
+  const __u32 body = sizeof(struct gt_gstatus_record);
+  __u32 cap = 0;
+  struct gt_gstatus_record *r;
+  if (want_stack)
+    r = reserve_with_stack(body, sr.tail.nframes, &cap);
+  else
+    r = bpf_ringbuf_reserve(&events, body, 0);
+  if (!r) {
+    count_lost(cc);
+    return 0;
+  }
+  fill_header(&r->h, GT_REC_GSTATUS, seq);
+  __builtin_memcpy(&r->ctx, &c, sizeof(c));
+  r->gp = gp;
+  r->goid = rdf64(gp, cfg.g_goid);
+  r->oldval = oldval;
+  r->newval = newval;
+  r->gp_m = rdf64(gp, cfg.g_m);
+  r->startpc = rdf64(gp, cfg.g_startpc);
+  r->gopc = rdf64(gp, cfg.g_gopc);
+  r->parent_goid = rdf64(gp, cfg.g_parent_goid);
+  r->p_goidcache = rdf64(c.p, cfg.p_goidcache);
+  r->p_goidcacheend = rdf64(c.p, cfg.p_goidcacheend);
+  r->gp_syscallsp = rdf64(gp, cfg.g_syscallsp);
+  r->waitreason = rdf8(gp, cfg.g_waitreason);
+  r->m_block_reason = rdf8(c.m, cfg.m_wait_trace_block_reason);
+  r->m_trace_skip = rdf8(c.m, cfg.m_wait_trace_skip);
+  r->has_stack = want_stack;
+  r->probe_id = st.probe_id;
+  if (want_stack) put_stack(r, body, cap, &sr);
+  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return 0;
+}
+
+// ---- any other runtime site ---------------------------------------------------------
+
+SEC("uprobe")
+int gt_call(struct pt_regs *ctx) {
+  __sync_fetch_and_add(&hits, 1);
+  struct site st = site_of(ctx);
+  if (morestack_pending(ctx, st.flags)) {
+    __sync_fetch_and_add(&morestack_skips, 1);
+    return 0;
+  }
+  struct gt_go_ctx c;
+  read_go_ctx(ctx, st.flags, &c);
+
+  struct stack_result sr = {};
+  bool want_stack = st.flags & GT_CALL_STACK;
+  if (want_stack) walk_curg(ctx, st.flags, &c, &sr);
+  want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
+
+  struct cpu_counters *cc;
+  __u32 seq = next_seq(&cc);
+  const __u32 body = sizeof(struct gt_call_record);
+  __u32 cap = 0;
+  struct gt_call_record *r;
+  if (want_stack)
+    r = reserve_with_stack(body, sr.tail.nframes, &cap);
+  else
+    r = bpf_ringbuf_reserve(&events, body, 0);
+  if (!r) {
+    count_lost(cc);
+    return 0;
+  }
+  fill_header(&r->h, GT_REC_CALL, seq);
+  __builtin_memcpy(&r->ctx, &c, sizeof(c));
+  r->probe_id = st.probe_id;
+  r->flags = st.flags;
+  r->args[0] = ctx->ax;
+  r->args[1] = ctx->bx;
+  r->args[2] = ctx->cx;
+  r->args[3] = ctx->di;
+  r->args[4] = ctx->si;
+  r->args[5] = ctx->r8;
+  __u64 a0 = ctx->ax;
+  if (st.flags & GT_CALL_ARG0_G) {
+    r->deref[0] = rdf64(a0, cfg.g_goid);
+    r->deref[1] = rdf32(a0, cfg.g_atomicstatus);
+    r->deref[2] = rdf8(a0, cfg.g_waitreason);
+    r->deref[3] = rdf64(a0, cfg.g_m);
+  } else if (st.flags & GT_CALL_ARG0_P) {
+    r->deref[0] = rdf32(a0, cfg.p_id);
+    r->deref[1] = rdf32(a0, cfg.p_status);
+    r->deref[2] = rdf64(a0, cfg.p_m);
+    r->deref[3] = rdf32(a0, cfg.p_syscalltick);
+  } else if (st.flags & GT_CALL_ARG0_M) {
+    r->deref[0] = rdf64(a0, cfg.m_id);
+    r->deref[1] = rdf64(a0, cfg.m_procid);
+    r->deref[2] = rdf64(a0, cfg.m_curg);
+    r->deref[3] = rdf64(a0, cfg.m_p);
+  } else {
+    r->deref[0] = r->deref[1] = r->deref[2] = r->deref[3] = 0;
+  }
+  r->has_stack = want_stack;
+  __builtin_memset(r->pad, 0, sizeof(r->pad));
+  if (want_stack) put_stack(r, body, cap, &sr);
+  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return 0;
+}
+
+// ---- kernel tracepoints (pid-filtered) --------------------------------------------
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
+  __u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
+  bool p_in = tgid_traced(prev_tgid), n_in = tgid_traced(next_tgid);
+  if (!p_in && !n_in) return 0;
+  struct cpu_counters *cc;
+  __u32 seq = next_seq(&cc);
+  struct gt_sched_switch_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+  if (!r) {
+    count_lost(cc);
+    return 0;
+  }
+  fill_header(&r->h, GT_REC_SCHED_SWITCH, seq);
+  // The header names the traced thread (prev when traced, else next).
+  r->h.tgid = p_in ? prev_tgid : next_tgid;
+  r->h.tid = p_in ? BPF_CORE_READ(prev, pid) : BPF_CORE_READ(next, pid);
+  r->prev_tid = BPF_CORE_READ(prev, pid);
+  r->prev_tgid = prev_tgid;
+  r->next_tid = BPF_CORE_READ(next, pid);
+  r->next_tgid = next_tgid;
+  r->prev_state = BPF_CORE_READ(prev, __state);
+  r->preempt = preempt;
+  r->pad = 0;
+  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(gt_sys_enter, struct pt_regs *regs, long id) {
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  if (!tgid_traced(tgid)) return 0;
+  struct cpu_counters *cc;
+  __u32 seq = next_seq(&cc);
+  struct gt_syscall_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+  if (!r) {
+    count_lost(cc);
+    return 0;
+  }
+  fill_header(&r->h, GT_REC_SYS_ENTER, seq);
+  r->id = id;
+  r->ret = BPF_CORE_READ(regs, di);
+  r->arg1 = BPF_CORE_READ(regs, si);
+  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(gt_sys_exit, struct pt_regs *regs, long ret) {
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  if (!tgid_traced(tgid)) return 0;
+  struct cpu_counters *cc;
+  __u32 seq = next_seq(&cc);
+  struct gt_syscall_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+  if (!r) {
+    count_lost(cc);
+    return 0;
+  }
+  fill_header(&r->h, GT_REC_SYS_EXIT, seq);
+  r->id = BPF_CORE_READ(regs, orig_ax);
+  r->ret = ret;
+  r->arg1 = 0;
+  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return 0;
+}
+
+static __always_inline int emit_task(__u16 kind, __u32 tgid, __u32 tid, __u32 other, __s32 code, __u8 dead) {
+  struct cpu_counters *cc;
+  __u32 seq = next_seq(&cc);
+  struct gt_task_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+  if (!r) {
+    count_lost(cc);
+    return 0;
+  }
+  fill_header(&r->h, kind, seq);
+  r->h.tgid = tgid;
+  r->h.tid = tid;
+  r->other_tid = other;
+  r->exit_code = code;
+  r->group_dead = dead;
+  __builtin_memset(r->pad, 0, sizeof(r->pad));
+  // Lifecycle records are rare and the session waits for them: wake the consumer.
+  bpf_ringbuf_submit(r, 0);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(gt_task_exit, struct task_struct *p) {
+  __u32 tgid = BPF_CORE_READ(p, tgid);
+  if (!tgid_traced(tgid)) return 0;
+  // signal->live reaches 0 when the last thread of the group exits (kernel/exit.c
+  // do_exit: group_dead = atomic_dec_and_test(&tsk->signal->live)), before this
+  // tracepoint fires.
+  int live = BPF_CORE_READ(p, signal, live.counter);
+  return emit_task(GT_REC_TASK_EXIT, tgid, BPF_CORE_READ(p, pid), 0, BPF_CORE_READ(p, exit_code), live == 0);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(gt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) {
+  __u32 tgid = BPF_CORE_READ(p, tgid);
+  if (!tgid_traced(tgid)) return 0;
+  return emit_task(GT_REC_EXEC, tgid, BPF_CORE_READ(p, pid), old_pid, 0, 0);
+}
+
+SEC("tp_btf/task_newtask")
+int BPF_PROG(gt_task_new, struct task_struct *task, u64 clone_flags) {
+  __u32 tgid = BPF_CORE_READ(task, tgid);
+  if (!tgid_traced(tgid)) return 0;
+  __u64 cur = bpf_get_current_pid_tgid();
+  return emit_task(GT_REC_TASK_NEW, tgid, (__u32)cur, BPF_CORE_READ(task, pid), 0, 0);
+}

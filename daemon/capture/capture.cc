@@ -1,0 +1,329 @@
+#include "daemon/capture/capture.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/layout_resolver.h"
+#include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/attach.h"
+#include "daemon/procmem/load_bias.h"
+#include "daemon/procmem/process_memory.h"
+#include "proto/bpf_config.h"
+#include "gotrace.skel.h"
+
+namespace gotraced::capture {
+
+struct Capture::Impl {
+  CaptureOptions opts;
+  std::unique_ptr<gobin::GoBinary> bin;
+  gobin::RuntimeLayout layout;
+  probes::ProbePlan plan;
+  uint64_t bias = 0;
+  gotrace *skel = nullptr;
+  std::vector<bpf_link *> tp_links;
+  std::unique_ptr<probes::AttachedProbes> uprobes;
+  std::unique_ptr<RingConsumer> consumer;
+  procmem::RuntimeSnapshot snapshot;
+  std::vector<std::string> warnings;
+  // Records read during the self-check, delivered by the next Poll.
+  std::deque<std::vector<uint8_t>> held;
+  bool exited = false;
+  bool stopped = false;
+
+  ~Impl() {
+    consumer.reset();
+    Detach();
+    if (skel) gotrace__destroy(skel);
+  }
+
+  void Detach() {
+    if (uprobes) uprobes->DetachAll();
+    for (bpf_link *l : tp_links) bpf_link__destroy(l);
+    tp_links.clear();
+  }
+
+  std::vector<uint64_t> LostPerCpu() const {
+    int ncpu = libbpf_num_possible_cpus();
+    if (!skel || ncpu <= 0) return {};
+    struct cc {
+      uint64_t seq, lost;
+    };
+    std::vector<cc> vals(static_cast<size_t>(ncpu));
+    uint32_t key = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &key, vals.data()) != 0) return {};
+    std::vector<uint64_t> out;
+    for (const auto &v : vals) out.push_back(v.lost);
+    return out;
+  }
+
+  // Wraps the caller's callback: notes the target's exit.
+  RingConsumer::Callback Wrap(const RingConsumer::Callback &cb) {
+    return [this, &cb](const RecordView &r) {
+      if (auto *t = r.task())
+        if (r.header().kind == GT_REC_TASK_EXIT && t->group_dead && int(r.header().tgid) == opts.pid) exited = true;
+      cb(r);
+    };
+  }
+};
+
+namespace {
+
+void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
+  std::memset(c, 0, sizeof(*c));
+  const auto &o = plan.offsets;
+  c->target_tgid = uint32_t(pid);
+  c->max_frames = plan.max_frames > GT_MAX_FRAMES ? GT_MAX_FRAMES : plan.max_frames;
+  c->stack_prefers_syscall = plan.stack_prefers_syscall;
+  for (int i = 0; i < 16; i++) c->stack_for_old[i] = plan.stack_for_old[i];
+  c->g_stackguard0 = o.g_stackguard0;
+  c->g_m = o.g_m;
+  c->g_sched_pc = o.g_sched_pc;
+  c->g_sched_sp = o.g_sched_sp;
+  c->g_sched_bp = o.g_sched_bp;
+  c->g_syscallsp = o.g_syscallsp;
+  c->g_syscallpc = o.g_syscallpc;
+  c->g_syscallbp = o.g_syscallbp;
+  c->g_atomicstatus = o.g_atomicstatus;
+  c->g_goid = o.g_goid;
+  c->g_waitreason = o.g_waitreason;
+  c->g_parent_goid = o.g_parent_goid;
+  c->g_gopc = o.g_gopc;
+  c->g_startpc = o.g_startpc;
+  c->m_id = o.m_id;
+  c->m_procid = o.m_procid;
+  c->m_curg = o.m_curg;
+  c->m_p = o.m_p;
+  c->m_oldp = o.m_oldp;
+  c->m_syscalltick = o.m_syscalltick;
+  c->m_wait_trace_block_reason = o.m_wait_trace_block_reason;
+  c->m_wait_trace_skip = o.m_wait_trace_skip;
+  c->p_id = o.p_id;
+  c->p_status = o.p_status;
+  c->p_m = o.p_m;
+  c->p_syscalltick = o.p_syscalltick;
+  c->p_goidcache = o.p_goidcache;
+  c->p_goidcacheend = o.p_goidcacheend;
+}
+
+// Runtime globals through .symtab.
+// TODO(capture): use daemon/gobin/runtime_globals.h once it lands (stripped binaries).
+procmem::RuntimeGlobalAddrs GlobalsFromSymtab(const gobin::ElfFile &elf, uint64_t bias) {
+  procmem::RuntimeGlobalAddrs a;
+  auto addr = [&](const char *name) -> uint64_t {
+    const gobin::ElfSymbol *s = elf.FindSymtabSymbol(name);
+    return s ? s->value + bias : 0;
+  };
+  a.allgs = addr("runtime.allgs");
+  a.allglen = addr("runtime.allglen");
+  a.allp = addr("runtime.allp");
+  a.allm = addr("runtime.allm");
+  a.gomaxprocs = addr("runtime.gomaxprocs");
+  a.sched = addr("runtime.sched");
+  return a;
+}
+
+size_t RoundRing(size_t bytes) {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t r = page;
+  while (r < bytes) r <<= 1;
+  return r;
+}
+
+std::string LoadError(int err) {
+  if (err == EPERM || err == EACCES)
+    return fmt::format("loading the BPF programs was refused ({}): run as root, or with CAP_BPF + CAP_PERFMON",
+                       std::strerror(err));
+  return fmt::format("loading the BPF programs failed: {} (run `gotraced selftest`; kernel needs BTF, "
+                     "ring buffers and bpf_loop: Linux >= 5.17)",
+                     std::strerror(err));
+}
+
+}  // namespace
+
+Capture::Capture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Capture::~Capture() = default;
+
+gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opts) {
+  auto impl = std::make_unique<Impl>();
+  impl->opts = opts;
+  Impl &I = *impl;
+  if (opts.pid <= 0) return gobin::Error{"no target pid"};
+  if (kill(opts.pid, 0) != 0 && errno == ESRCH) return gobin::Error{fmt::format("no process {}", opts.pid)};
+  std::string exe = opts.exe_path.empty() ? fmt::format("/proc/{}/exe", opts.pid) : opts.exe_path;
+
+  // 1. The binary and its runtime layout.
+  auto bin = gobin::GoBinary::Open(exe);
+  if (!bin) return gobin::Error{fmt::format("{}: {}", exe, bin.error())};
+  I.bin = std::move(*bin);
+  std::vector<std::string> notes;
+  auto layout = gobin::ResolveRuntimeLayout(I.bin->elf(), I.bin->go_version(), &notes);
+  if (!layout) return gobin::Error{layout.error()};
+  I.layout = std::move(*layout);
+
+  // 2. The plan.
+  auto plan = probes::PlanFor(*I.bin, I.layout, opts.plan);
+  if (!plan) return gobin::Error{plan.error()};
+  I.plan = std::move(*plan);
+  for (const auto &n : I.plan.notes) I.warnings.push_back(n);
+
+  auto bias = procmem::LoadBias(opts.pid, I.bin->elf());
+  if (!bias) return gobin::Error{bias.error()};
+  I.bias = *bias;
+
+  // 3. Load.
+  libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+  I.skel = gotrace__open();
+  if (!I.skel) return gobin::Error{LoadError(errno)};
+  FillConfig(I.plan, opts.pid, &I.skel->rodata->cfg);
+  bpf_map__set_max_entries(I.skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
+  if (!opts.plan.syscall_tracepoints) {
+    bpf_program__set_autoload(I.skel->progs.gt_sys_enter, false);
+    bpf_program__set_autoload(I.skel->progs.gt_sys_exit, false);
+  }
+  if (!opts.plan.sched_switch) bpf_program__set_autoload(I.skel->progs.gt_sched_switch, false);
+  if (int err = gotrace__load(I.skel); err != 0) return gobin::Error{LoadError(-err)};
+
+  // 4. Attach: tracepoints, then uprobes.
+  auto attach_tp = [&](bpf_program *p, const char *what, bool required) -> bool {
+    bpf_link *l = bpf_program__attach(p);
+    if (!l) {
+      std::string msg = fmt::format("attaching {} failed: {}", what, probes::ExplainAttachErrno(errno));
+      if (required) return false;
+      I.warnings.push_back(msg);
+      return true;
+    }
+    I.tp_links.push_back(l);
+    return true;
+  };
+  if (!attach_tp(I.skel->progs.gt_task_exit, "sched_process_exit", true))
+    return gobin::Error{fmt::format("attaching sched_process_exit failed: {}", probes::ExplainAttachErrno(errno))};
+  attach_tp(I.skel->progs.gt_exec, "sched_process_exec", false);
+  attach_tp(I.skel->progs.gt_task_new, "task_newtask", false);
+  if (opts.plan.sched_switch) attach_tp(I.skel->progs.gt_sched_switch, "sched_switch", false);
+  if (opts.plan.syscall_tracepoints) {
+    attach_tp(I.skel->progs.gt_sys_enter, "raw_syscalls/sys_enter", false);
+    attach_tp(I.skel->progs.gt_sys_exit, "raw_syscalls/sys_exit", false);
+  }
+  I.consumer = std::make_unique<RingConsumer>(bpf_map__fd(I.skel->maps.events), opts.consumer,
+                                              [p = impl.get()] { return p->LostPerCpu(); });
+  if (!I.consumer->ok()) return gobin::Error{fmt::format("ring_buffer__new: {}", std::strerror(errno))};
+  auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->progs.gt_casgstatus, I.skel->progs.gt_call, &I.warnings);
+  if (!up) return gobin::Error{up.error()};
+  I.uprobes = std::move(*up);
+
+  // 5. Snapshot, after attaching (procmem/snapshot.h explains the ordering).
+  if (opts.snapshot) {
+    procmem::ProcessMemory mem(opts.pid);
+    mem.set_load_bias(I.bias);
+    auto snap = procmem::TakeSnapshot(mem, I.layout, GlobalsFromSymtab(I.bin->elf(), I.bias));
+    if (!snap) return gobin::Error{fmt::format("runtime snapshot of pid {}: {}", opts.pid, snap.error())};
+    I.snapshot = std::move(*snap);
+  }
+
+  // 6. Self-check: a casgstatus record with a consistent Go context.
+  if (opts.self_check) {
+    auto deadline = std::chrono::steady_clock::now() + opts.self_check_timeout;
+    std::string verdict = "no goroutine transition seen (idle program?)";
+    bool ok = false, bad = false;
+    RingConsumer::Callback keep = [&](const RecordView &r) {
+      I.held.emplace_back(r.data(), r.data() + r.size());
+      const gt_gstatus_record *g = r.gstatus();
+      if (!g || ok || bad) return;
+      if (int(g->h.tgid) != opts.pid) {
+        bad = true;
+        verdict = fmt::format("casgstatus record from tgid {} (expected {})", g->h.tgid, opts.pid);
+      } else if (g->ctx.m == 0 || g->ctx.m_id < 0) {
+        bad = true;
+        verdict = fmt::format("casgstatus record without an M (R14={:#x}): wrong g/m offsets?", g->ctx.g);
+      } else if ((g->oldval & ~gobin::kGscan) == gobin::kGrunnable && g->newval == gobin::kGrunning &&
+                 g->ctx.curg != g->gp) {
+        bad = true;
+        verdict = fmt::format("execute: m.curg {:#x} != gp {:#x}: wrong m.curg offset?", g->ctx.curg, g->gp);
+      } else if (g->goid == 0 && g->oldval != gobin::kGdead && g->newval != gobin::kGdead) {
+        bad = true;
+        verdict = fmt::format("goroutine id 0 for gp {:#x} ({}->{}): wrong g.goid offset?", g->gp, g->oldval,
+                              g->newval);
+      } else if (I.snapshot.goidgen && g->goid > I.snapshot.goidgen + 1000000) {
+        bad = true;
+        verdict = fmt::format("goroutine id {} far above sched.goidgen {}: wrong g.goid offset?", g->goid,
+                              I.snapshot.goidgen);
+      } else {
+        ok = true;
+      }
+    };
+    while (!ok && !bad && std::chrono::steady_clock::now() < deadline && !I.exited) {
+      I.consumer->WaitAndDrain(I.Wrap(keep), std::chrono::milliseconds(5));
+    }
+    if (bad) return gobin::Error{"self-check failed: " + verdict};
+    if (!ok) I.warnings.push_back("self-check inconclusive: " + verdict);
+  }
+  return std::unique_ptr<Capture>(new Capture(std::move(impl)));
+}
+
+size_t Capture::Poll(const RingConsumer::Callback &cb, std::chrono::milliseconds max_wait) {
+  Impl &I = *impl_;
+  size_t n = 0;
+  auto wrapped = I.Wrap(cb);
+  while (!I.held.empty()) {
+    std::vector<uint8_t> rec = std::move(I.held.front());
+    I.held.pop_front();
+    wrapped(RecordView(rec.data(), rec.size()));
+    n++;
+  }
+  if (I.stopped) return n;
+  n += I.consumer->WaitAndDrain(wrapped, max_wait);
+  if (!I.exited && kill(I.opts.pid, 0) != 0 && errno == ESRCH) I.exited = true;
+  return n;
+}
+
+void Capture::Stop() {
+  Impl &I = *impl_;
+  if (I.stopped) return;
+  I.Detach();
+  I.stopped = true;
+}
+
+size_t Capture::Flush(const RingConsumer::Callback &cb) {
+  Impl &I = *impl_;
+  size_t n = 0;
+  auto wrapped = I.Wrap(cb);
+  while (!I.held.empty()) {
+    std::vector<uint8_t> rec = std::move(I.held.front());
+    I.held.pop_front();
+    wrapped(RecordView(rec.data(), rec.size()));
+    n++;
+  }
+  return n + I.consumer->Flush(wrapped);
+}
+
+bool Capture::target_exited() const { return impl_->exited; }
+const probes::ProbePlan &Capture::plan() const { return impl_->plan; }
+const procmem::RuntimeSnapshot &Capture::snapshot() const { return impl_->snapshot; }
+const gobin::GoBinary &Capture::binary() const { return *impl_->bin; }
+const gobin::RuntimeLayout &Capture::layout() const { return impl_->layout; }
+uint64_t Capture::load_bias() const { return impl_->bias; }
+const std::vector<std::string> &Capture::warnings() const { return impl_->warnings; }
+
+CaptureStats Capture::stats() const {
+  CaptureStats s;
+  s.consumer = impl_->consumer ? impl_->consumer->stats() : ConsumerStats{};
+  if (impl_->skel && impl_->skel->bss) {
+    s.probe_hits = impl_->skel->bss->hits;
+    s.morestack_skips = impl_->skel->bss->morestack_skips;
+    s.filtered = impl_->skel->bss->filtered;
+    s.read_faults = impl_->skel->bss->read_faults;
+  }
+  s.target_exited = impl_->exited;
+  return s;
+}
+
+}  // namespace gotraced::capture

@@ -1,0 +1,151 @@
+#include "daemon/capture/ring_consumer.h"
+
+#include <bpf/libbpf.h>
+#include <time.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace gotraced::capture {
+namespace {
+
+uint64_t MonoNow() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// Bytes of a record that carry data (a stack reservation is rounded up to a size class).
+size_t UsedBytes(const RecordView &v) {
+  if (const gt_stack_tail *t = v.stack_tail())
+    return RecordBodySize(v.header().kind) + sizeof(gt_stack_tail) + size_t(t->nframes) * 8;
+  return RecordBodySize(v.header().kind);
+}
+
+}  // namespace
+
+RingConsumer::RingConsumer(int ring_map_fd, ConsumerOptions opts, std::function<std::vector<uint64_t>()> lost_counter)
+    : opts_(opts), lost_counter_(std::move(lost_counter)) {
+  rb_ = ring_buffer__new(ring_map_fd, &RingConsumer::OnSample, this, nullptr);
+}
+
+RingConsumer::~RingConsumer() {
+  if (rb_) ring_buffer__free(rb_);
+}
+
+void RingConsumer::Account(const RecordView &v) {
+  const auto &h = v.header();
+  stats_.per_kind[h.kind < GT_REC_KIND_COUNT ? h.kind : 0]++;
+  if (h.kind == GT_REC_HELLO) return;  // the hello program does not number its records
+  if (h.cpu >= seq_.size()) seq_.resize(size_t(h.cpu) + 1);
+  SeqTrack &t = seq_[h.cpu];
+  if (!t.any) {
+    t.any = true;
+    t.first = t.max = h.seq;
+  } else {
+    t.first = std::min(t.first, h.seq);
+    t.max = std::max(t.max, h.seq);
+  }
+  t.seen++;
+}
+
+int RingConsumer::OnSample(void *ctx, void *data, size_t size) {
+  auto *self = static_cast<RingConsumer *>(ctx);
+  self->stats_.bytes += size;
+  RecordView v(data, size);
+  if (!v.valid()) {
+    self->stats_.invalid++;
+    return 0;
+  }
+  self->Account(v);
+  if (self->direct_) {
+    (*self->direct_)(v);
+    self->direct_n_++;
+    self->stats_.records++;
+    return 0;
+  }
+  size_t used = UsedBytes(v);
+  Entry e{v.ts(), self->arrival_++, uint32_t(self->arena_.size()), uint32_t(used)};
+  self->arena_.insert(self->arena_.end(), v.data(), v.data() + used);
+  self->pending_.push_back(e);
+  return 0;
+}
+
+size_t RingConsumer::Release(uint64_t watermark, const Callback &cb) {
+  if (pending_.empty()) return 0;
+  stats_.max_buffered = std::max<uint64_t>(stats_.max_buffered, pending_.size());
+  // Nearly sorted already (reservation order ~ ts order): sort is cheap.
+  std::sort(pending_.begin(), pending_.end(), [](const Entry &a, const Entry &b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
+  });
+  size_t n = 0;
+  while (n < pending_.size() && pending_[n].ts <= watermark) n++;
+  for (size_t i = 0; i < n; i++) {
+    const Entry &e = pending_[i];
+    if (e.ts < released_) stats_.late++;
+    cb(RecordView(arena_.data() + e.offset, e.size));
+  }
+  stats_.records += n;
+  if (n) released_ = std::max(released_, pending_[n - 1].ts);
+  // Compact what stays (the last reorder_slack worth of records).
+  std::vector<uint8_t> arena;
+  std::vector<Entry> rest;
+  rest.reserve(pending_.size() - n);
+  for (size_t i = n; i < pending_.size(); i++) {
+    Entry e = pending_[i];
+    uint32_t off = uint32_t(arena.size());
+    arena.insert(arena.end(), arena_.begin() + e.offset, arena_.begin() + e.offset + e.size);
+    e.offset = off;
+    rest.push_back(e);
+  }
+  arena_.swap(arena);
+  pending_.swap(rest);
+  return n;
+}
+
+size_t RingConsumer::Drain(const Callback &cb) {
+  if (!rb_) return 0;
+  stats_.drains++;
+  uint64_t t0 = MonoNow();
+  if (!opts_.sort_by_time) {
+    direct_ = &cb;
+    direct_n_ = 0;
+    ring_buffer__consume(rb_);
+    direct_ = nullptr;
+    released_ = t0;
+    return direct_n_;
+  }
+  ring_buffer__consume(rb_);
+  uint64_t slack = uint64_t(opts_.reorder_slack.count()) * 1000;
+  uint64_t watermark = t0 > slack ? t0 - slack : 0;
+  return Release(watermark, cb);
+}
+
+size_t RingConsumer::Flush(const Callback &cb) {
+  size_t n = Drain(cb);
+  return n + Release(~uint64_t{0}, cb);
+}
+
+size_t RingConsumer::WaitAndDrain(const Callback &cb, std::chrono::milliseconds max_wait) {
+  auto now = std::chrono::steady_clock::now();
+  if (next_drain_ > now) {
+    auto wait = std::min<std::chrono::steady_clock::duration>(next_drain_ - now, max_wait);
+    std::this_thread::sleep_for(wait);
+  }
+  next_drain_ = std::chrono::steady_clock::now() + opts_.drain_interval;
+  return Drain(cb);
+}
+
+ConsumerStats RingConsumer::stats() const {
+  ConsumerStats s = stats_;
+  s.seq_gaps = 0;
+  for (const auto &t : seq_)
+    if (t.any) {
+      uint64_t span = uint64_t(t.max) + 1;  // a fresh BPF object numbers from 0
+      if (span > t.seen) s.seq_gaps += span - t.seen;
+    }
+  if (lost_counter_) s.lost_per_cpu = lost_counter_();
+  return s;
+}
+
+}  // namespace gotraced::capture

@@ -1,0 +1,62 @@
+#include "daemon/probes/attach.h"
+
+#include <bpf/libbpf.h>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace gotraced::probes {
+
+AttachedProbes::~AttachedProbes() { DetachAll(); }
+
+void AttachedProbes::DetachAll() {
+  for (bpf_link *l : links_) bpf_link__destroy(l);
+  links_.clear();
+}
+
+std::string ExplainAttachErrno(int err) {
+  switch (err) {
+    case EPERM:
+    case EACCES:
+      return fmt::format("{} (run as root, or with CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE)", std::strerror(err));
+    case ENOENT:
+      return fmt::format("{} (the process or its executable is gone, or the kernel has no uprobe support: "
+                         "CONFIG_UPROBE_EVENTS)",
+                         std::strerror(err));
+    case ESRCH:
+      return fmt::format("{} (the process exited)", std::strerror(err));
+    case EINVAL:
+      return fmt::format("{} (the kernel refused the probe address: not an instruction boundary?)",
+                         std::strerror(err));
+    case ENOTSUP:
+      return fmt::format("{} (the kernel cannot probe this instruction)", std::strerror(err));
+    default:
+      return std::strerror(err);
+  }
+}
+
+gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &plan, pid_t pid, const std::string &binary,
+                                                          bpf_program *gstatus_prog, bpf_program *call_prog,
+                                                          std::vector<std::string> *warnings) {
+  auto out = std::make_unique<AttachedProbes>();
+  out->attached_.assign(plan.sites.size(), false);
+  for (const ProbeSite &s : plan.sites) {
+    LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = CookieFor(s));
+    bpf_program *prog = s.role == ProbeRole::kCasgstatus ? gstatus_prog : call_prog;
+    bpf_link *l = bpf_program__attach_uprobe_opts(prog, pid, binary.c_str(), s.file_offset, &uo);
+    if (!l) {
+      int err = errno;
+      std::string msg = fmt::format("uprobe on {} ({} at {:#x}, file offset {:#x}) in pid {}: {}", s.function, s.insn,
+                                    s.vaddr, s.file_offset, pid, ExplainAttachErrno(err));
+      if (s.required) return gobin::Error{msg};
+      if (warnings) warnings->push_back(msg);
+      continue;
+    }
+    out->links_.push_back(l);
+    out->attached_[s.id] = true;
+  }
+  return out;
+}
+
+}  // namespace gotraced::probes

@@ -1,0 +1,53 @@
+// Attaching a ProbePlan to one process: one uprobe per site, with the target pid so the
+// breakpoint is written only into that process's copy of the text (libbpf
+// bpf_program__attach_uprobe_opts -> perf_event_open(uprobe PMU, pid)), and the site's
+// cookie (probe id | flags << 16) that the BPF program reads with
+// bpf_get_attach_cookie.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/gobin/result.h"
+#include "daemon/probes/probe_plan.h"
+
+struct bpf_link;
+struct bpf_program;
+
+namespace gotraced::probes {
+
+class AttachedProbes {
+ public:
+  ~AttachedProbes();  // detaches everything
+  AttachedProbes() = default;
+  AttachedProbes(const AttachedProbes &) = delete;
+  AttachedProbes &operator=(const AttachedProbes &) = delete;
+
+  void DetachAll();
+  size_t count() const { return links_.size(); }
+  // Per site id: attached or not (optional sites may fail).
+  const std::vector<bool> &attached() const { return attached_; }
+
+ private:
+  friend gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &, pid_t, const std::string &,
+                                                                   bpf_program *, bpf_program *,
+                                                                   std::vector<std::string> *);
+  std::vector<bpf_link *> links_;
+  std::vector<bool> attached_;
+};
+
+// `binary` is the path the kernel resolves to the inode to probe: /proc/PID/exe (the
+// mapped file even if the path on disk was replaced). GSTATUS sites get `gstatus_prog`,
+// the rest `call_prog`. A required site that fails fails the whole attach (with the
+// reason: EPERM -> "not root", ENOENT ...); optional ones add a warning.
+gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &plan, pid_t pid, const std::string &binary,
+                                                          bpf_program *gstatus_prog, bpf_program *call_prog,
+                                                          std::vector<std::string> *warnings);
+
+// "Operation not permitted (run as root or with CAP_BPF+CAP_PERFMON)" etc.
+std::string ExplainAttachErrno(int err);
+
+}  // namespace gotraced::probes

@@ -1,0 +1,262 @@
+#include "daemon/probes/probe_plan.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/probe_sites.h"
+#include "daemon/gobin/runtime_layout.h"
+
+namespace gotraced::probes {
+
+std::string_view ProbeRoleName(ProbeRole r) {
+  switch (r) {
+    case ProbeRole::kCasgstatus: return "casgstatus";
+    case ProbeRole::kEnterSyscall: return "entersyscall";
+    case ProbeRole::kEnterSyscallBlock: return "entersyscallblock";
+    case ProbeRole::kExitSyscall: return "exitsyscall";
+    case ProbeRole::kAcquireP: return "acquirep";
+    case ProbeRole::kReleaseP: return "releasep";
+    case ProbeRole::kProcResize: return "procresize";
+    case ProbeRole::kPreemptPark: return "preemptPark";
+    case ProbeRole::kHandoffP: return "handoffp";
+    case ProbeRole::kGCStart: return "gcStart";
+    case ProbeRole::kGCDone: return "gcMarkTermination";
+    case ProbeRole::kSTWStart: return "stopTheWorld";
+    case ProbeRole::kSTWDone: return "startTheWorld";
+    case ProbeRole::kSyscallReleaseP: return "syscallReleaseP";
+    case ProbeRole::kCount: break;
+  }
+  return "?";
+}
+
+namespace {
+
+// One row of the plan before it is resolved against the binary.
+struct Want {
+  ProbeRole role;
+  const char *function;
+  uint32_t flags;   // GT_CALL_STACK / GT_CALL_ARG0_* (site flags are added from the code)
+  bool required;
+  int min_minor;    // 0 = any
+  int max_minor;    // 0 = any
+  bool gc;          // dropped when !PlanOptions::gc_probes
+};
+
+// The runtime functions per Go version; docs/probe-plan.md explains every row.
+const std::vector<Want> &Wants() {
+  static const std::vector<Want> w = {
+      // Every G transition that goes through casgstatus (all versions).
+      {ProbeRole::kCasgstatus, "runtime.casgstatus", 0, true, 0, 0, false},
+      // Go 1.26 entersyscall/exitsyscall CAS the status themselves (proc.go: "Try to do a
+      // quick CAS to avoid calling into casgstatus in the common case").
+      {ProbeRole::kEnterSyscall, "runtime.reentersyscall", GT_CALL_STACK, true, 26, 0, false},
+      {ProbeRole::kEnterSyscallBlock, "runtime.entersyscallblock", GT_CALL_STACK, true, 26, 0, false},
+      {ProbeRole::kExitSyscall, "runtime.exitsyscall", 0, true, 26, 0, false},
+      {ProbeRole::kSyscallReleaseP, "runtime.syscallingThread.releaseP", 0, false, 26, 0, false},
+      // P ownership: acquirep emits ProcStart, releasep ProcStop (proc.go), never inlined
+      // (checked: CALL count == source call sites in 1.21-1.27).
+      {ProbeRole::kAcquireP, "runtime.acquirep", GT_CALL_ARG0_P, true, 0, 0, false},
+      {ProbeRole::kReleaseP, "runtime.releasep", 0, true, 0, 0, false},
+      // retake -> handoffp after stealing a P in a syscall (ProcSteal, Go <= 1.25).
+      {ProbeRole::kHandoffP, "runtime.handoffp", GT_CALL_ARG0_P, false, 0, 25, false},
+      {ProbeRole::kProcResize, "runtime.procresize", GT_CALL_STACK, false, 0, 0, false},
+      // suspendG's preemption park bypasses casgstatus (casGToPreemptScan).
+      {ProbeRole::kPreemptPark, "runtime.preemptPark", GT_CALL_ARG0_G | GT_CALL_STACK, false, 0, 0, false},
+      {ProbeRole::kGCStart, "runtime.gcStart", GT_CALL_STACK, false, 0, 0, true},
+      {ProbeRole::kGCDone, "runtime.gcMarkTermination", 0, false, 0, 0, true},
+      {ProbeRole::kSTWStart, "runtime.stopTheWorldWithSema", GT_CALL_STACK, false, 0, 0, true},
+      {ProbeRole::kSTWDone, "runtime.startTheWorldWithSema", 0, false, 0, 0, true},
+  };
+  return w;
+}
+
+int32_t Off(const gobin::FieldLoc &f) { return f.present() ? f.offset : -1; }
+
+BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
+  BpfOffsets o;
+  o.g_stackguard0 = Off(l.g.stackguard0);
+  o.g_m = Off(l.g.m);
+  o.g_sched_pc = Off(l.g.sched_pc);
+  o.g_sched_sp = Off(l.g.sched_sp);
+  o.g_sched_bp = Off(l.g.sched_bp);
+  o.g_syscallsp = Off(l.g.syscallsp);
+  o.g_syscallpc = Off(l.g.syscallpc);
+  o.g_syscallbp = Off(l.g.syscallbp);
+  o.g_atomicstatus = Off(l.g.atomicstatus);
+  o.g_goid = Off(l.g.goid);
+  o.g_waitreason = Off(l.g.waitreason);
+  o.g_parent_goid = Off(l.g.parent_goid);
+  o.g_gopc = Off(l.g.gopc);
+  o.g_startpc = Off(l.g.startpc);
+  o.m_id = Off(l.m.id);
+  o.m_procid = Off(l.m.procid);
+  o.m_curg = Off(l.m.curg);
+  o.m_p = Off(l.m.p);
+  o.m_oldp = Off(l.m.oldp);
+  o.m_wait_trace_block_reason = Off(l.m.wait_trace_block_reason);
+  o.m_wait_trace_skip = Off(l.m.wait_trace_skip);
+  o.p_id = Off(l.p.id);
+  o.p_status = Off(l.p.status);
+  o.p_m = Off(l.p.m);
+  o.p_syscalltick = Off(l.p.syscalltick);
+  o.p_goidcache = Off(l.p.goidcache);
+  o.p_goidcacheend = Off(l.p.goidcacheend);
+  return o;
+}
+
+// Go 1.19's casgstatus has no PUSHQ BP: "SUBQ $n, SP; MOVQ BP, k(SP); LEAQ k(SP), BP"
+// (single-stepped) and then register spills and an emulatable NOP/Jcc with the argument
+// registers intact. True when [entry, site) is exactly such a frame setup followed by
+// stores of AX/BX/CX, BT and NOPs, so RBP already is the function's frame at `site`.
+bool FrameReadyAt(const gobin::ElfFile &elf, uint64_t entry, uint64_t site) {
+  if (site <= entry || site - entry > 64) return false;
+  auto code = elf.ReadVirtual(entry, site - entry);
+  if (!code) return false;
+  const auto &b = *code;
+  size_t i = 0;
+  // SUBQ $imm8, SP (48 83 ec ib) or $imm32 (48 81 ec id)
+  if (b.size() >= 4 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) i = 4;
+  else if (b.size() >= 7 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec) i = 7;
+  else return false;
+  // MOVQ BP, disp(SP): 48 89 6c 24 d8 | 48 89 ac 24 d32
+  if (i + 5 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x89 && b[i + 2] == 0x6c && b[i + 3] == 0x24) i += 5;
+  else if (i + 8 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x89 && b[i + 2] == 0xac && b[i + 3] == 0x24) i += 8;
+  else return false;
+  // LEAQ disp(SP), BP: 48 8d 6c 24 d8 | 48 8d ac 24 d32
+  if (i + 5 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0x6c && b[i + 3] == 0x24) i += 5;
+  else if (i + 8 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0xac && b[i + 3] == 0x24) i += 8;
+  else return false;
+  // What follows until the site must not write the argument registers; we accept only
+  // MOV stores to the stack (48 89 /r or 89 /r with a SIB SP base), BT reg, NOP.
+  while (i < b.size()) {
+    uint8_t x = b[i];
+    if (x == 0x90) { i += 1; continue; }
+    size_t j = i;
+    if (b[j] == 0x48 || b[j] == 0x44 || b[j] == 0x4c) j++;
+    if (j + 3 < b.size() && b[j] == 0x89 && (b[j + 2] == 0x24)) {
+      uint8_t modrm = b[j + 1];
+      int disp = (modrm >> 6) == 1 ? 1 : (modrm >> 6) == 2 ? 4 : -1;
+      if (disp < 0) return false;
+      i = j + 3 + disp;
+      continue;
+    }
+    if (j + 3 < b.size() && b[j] == 0x0f && b[j + 1] == 0xba) { i = j + 4; continue; }  // BT $imm, r
+    return false;
+  }
+  return i == b.size();
+}
+
+// Reads the stack-check CMP at `at` and says whether it compares with stackguard1
+// (16+8(R14): //go:systemstack functions, e.g. preemptPark, stopTheWorldWithSema).
+bool ComparesStackguard1(const gobin::ElfFile &elf, uint64_t at) {
+  auto b = elf.ReadVirtual(at, 4);
+  if (!b) return false;
+  // 49 3b 66 18 = CMPQ SP, 0x18(R14); 4d 3b 66 18 = CMPQ R12, 0x18(R14)
+  return ((*b)[0] == 0x49 || (*b)[0] == 0x4d) && (*b)[1] == 0x3b && (*b)[2] == 0x66 && (*b)[3] == 0x18;
+}
+
+std::string InsnText(const gobin::InsnSite &s) { return s.text.empty() ? std::string(gobin::InsnKindName(s.kind)) : s.text; }
+
+}  // namespace
+
+gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout,
+                                 const PlanOptions &opts) {
+  ProbePlan plan;
+  const auto &v = bin.go_version();
+  if (!v.known()) return gobin::Error{"unknown Go version (no build info): cannot choose a probe plan"};
+  if (v.major != 1 || v.minor < 19)
+    return gobin::Error{fmt::format("Go {}.{} is not supported (gotraced needs Go 1.19 or later)", v.major, v.minor)};
+  plan.go_minor = v.minor;
+  plan.name = fmt::format("go1.{}", v.minor);
+  std::string missing;
+  if (!layout.Complete(&missing))
+    return gobin::Error{fmt::format("runtime struct offsets incomplete for go1.{}: {}", v.minor, missing)};
+  plan.offsets = OffsetsFrom(layout);
+  plan.stack_prefers_syscall = v.minor >= 23;  // runtime/tracestack.go "case (3)" since 1.23
+
+  // casgstatus transitions that carry a stack in the in-process trace.
+  using gobin::kGdead, gobin::kGrunnable, gobin::kGrunning, gobin::kGsyscall, gobin::kGwaiting;
+  if (opts.stacks) {
+    auto set = [&](uint32_t o, uint32_t n) { plan.stack_for_old[o] |= uint16_t(1u << n); };
+    set(kGdead, kGrunnable);      // GoCreate: the creator's stack (newproc1)
+    set(kGdead, kGwaiting);       // GoCreateBlocked (1.23+ newproc1 parked)
+    set(kGrunning, kGwaiting);    // GoBlock (park_m)
+    set(kGrunning, kGrunnable);   // GoStop: Gosched / preempt (goschedImpl)
+    set(kGrunning, kGsyscall);    // GoSyscallBegin (reentersyscall / entersyscallblock)
+    set(kGwaiting, kGrunnable);   // GoUnblock: the unblocker's stack (ready)
+  }
+
+  for (const Want &w : Wants()) {
+    if (w.min_minor && v.minor < w.min_minor) continue;
+    if (w.max_minor && v.minor > w.max_minor) continue;
+    if (w.gc && !opts.gc_probes) continue;
+    auto sites = gobin::FindProbeSites(bin, w.function);
+    if (!sites) {
+      if (w.required)
+        return gobin::Error{fmt::format("{} not found in this binary (go1.{}.{}): {}", w.function, v.minor, v.patch,
+                                        sites.error())};
+      plan.notes.push_back(fmt::format("{}: not probed ({})", w.function, sites.error()));
+      continue;
+    }
+    ProbeSite s;
+    s.id = uint16_t(plan.sites.size());
+    s.role = w.role;
+    s.function = w.function;
+    s.required = w.required;
+    s.flags = opts.stacks ? w.flags : (w.flags & ~uint32_t(GT_CALL_STACK));
+    const gobin::InsnSite *at = nullptr;
+    if (sites->prologue != gobin::PrologueKind::kNoCheck && sites->after_check) {
+      // The JBE after the stack check: emulated, entry registers; drop the hit that
+      // morestack will repeat.
+      at = &*sites->after_check;
+      s.kind = SiteKind::kAfterStackCheck;
+      s.flags |= sites->prologue == gobin::PrologueKind::kSmallFrame ? GT_CALL_CHECK_MORESTACK
+                                                                     : GT_CALL_CHECK_MORESTACK_R12;
+      // The CMP is the instruction right before the JBE.
+      uint64_t cmp_at = sites->prologue == gobin::PrologueKind::kSmallFrame ? sites->entry : at->vaddr - 4;
+      if (ComparesStackguard1(bin.elf(), cmp_at)) s.flags |= GT_CALL_GUARD_STACKGUARD1;
+    } else if (sites->entry_site.handling != gobin::UprobeHandling::kSingleStep &&
+               sites->entry_site.handling != gobin::UprobeHandling::kRefused) {
+      at = &sites->entry_site;  // PUSHQ BP of a nosplit function
+      s.kind = SiteKind::kEntry;
+    } else if (sites->best.vaddr != sites->entry &&
+               sites->best.handling != gobin::UprobeHandling::kSingleStep &&
+               FrameReadyAt(bin.elf(), sites->entry, sites->best.vaddr)) {
+      at = &sites->best;  // Go 1.19 casgstatus: the NOP after the frame setup
+      s.kind = SiteKind::kEntry;
+      s.flags |= GT_SITE_FRAME_READY;
+    } else {
+      at = &sites->entry_site;
+      s.kind = SiteKind::kEntry;
+      plan.notes.push_back(fmt::format("{}: no cheap probe site (entry is {}): single-stepped, ~12-20 us per hit",
+                                       w.function, InsnText(sites->entry_site)));
+    }
+    s.vaddr = at->vaddr;
+    s.file_offset = at->file_offset;
+    s.insn = InsnText(*at);
+    if (!s.file_offset) {
+      auto off = bin.elf().VaddrToFileOffset(s.vaddr);
+      if (!off) return gobin::Error{fmt::format("{}: address {:#x} is not backed by the file", w.function, s.vaddr)};
+      s.file_offset = *off;
+    }
+    plan.sites.push_back(std::move(s));
+  }
+  return plan;
+}
+
+std::string DescribePlan(const ProbePlan &plan) {
+  std::string out = fmt::format("probe plan {} ({} sites)\n", plan.name, plan.sites.size());
+  for (const auto &s : plan.sites) {
+    const char *kind = s.kind == SiteKind::kEntry ? "entry" : s.kind == SiteKind::kAfterStackCheck ? "after-check" : "ret";
+    out += fmt::format("  [{:2}] {:<18} {:<36} {:<11} vaddr={:#x} off={:#x} flags={:#x} insn={}{}\n", s.id,
+                       ProbeRoleName(s.role), s.function, kind, s.vaddr, s.file_offset, s.flags, s.insn,
+                       s.required ? "" : " (optional)");
+  }
+  for (const auto &n : plan.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+}  // namespace gotraced::probes

@@ -1,0 +1,26 @@
+// The .rodata configuration of bpf/gotrace.bpf.c: set by the daemon (probes/) before
+// the object is loaded, read by the BPF programs as constants (the verifier sees the
+// frozen values, so there are no map lookups for offsets on the hot path).
+#pragma once
+
+#include "proto/records.h"
+
+// A struct offset the target's Go version does not have: the BPF side writes 0.
+#define GT_OFF_NONE (-1)
+
+struct gt_bpf_config {
+  gt_u32 target_tgid;  // tracepoints keep only this tgid (0: use the traced_tgids map)
+  gt_u32 max_frames;   // <= GT_MAX_FRAMES
+  gt_u8 stack_prefers_syscall;  // traceStack uses gp.syscall{pc,bp} when syscallsp != 0 (1.23+)
+  gt_u8 pad0[3];
+  gt_u16 stack_for_old[16];  // casgstatus: bit `new` of [old] => walk a stack
+  // runtime.g
+  gt_s32 g_stackguard0, g_m, g_sched_pc, g_sched_sp, g_sched_bp;
+  gt_s32 g_syscallsp, g_syscallpc, g_syscallbp;
+  gt_s32 g_atomicstatus, g_goid, g_waitreason, g_parent_goid, g_gopc, g_startpc;
+  // runtime.m
+  gt_s32 m_id, m_procid, m_curg, m_p, m_oldp, m_syscalltick;
+  gt_s32 m_wait_trace_block_reason, m_wait_trace_skip;
+  // runtime.p
+  gt_s32 p_id, p_status, p_m, p_syscalltick, p_goidcache, p_goidcacheend;
+};
