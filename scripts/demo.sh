@@ -30,6 +30,11 @@ import json,sys
 s=json.load(open(sys.argv[1]))
 print(f"parsed ok: {s.get('events')} events, {s.get('goroutines')} goroutines, {s.get('procs')} procs, version {s.get('version')}")
 PY
+if go tool trace -d=parsed "$OUT/demo.trace" >/dev/null 2>"$OUT/demo.gotooltrace.err"; then
+  echo "go tool trace ($(go version | cut -d' ' -f3)) reads it too"
+else
+  echo "go tool trace could not read the trace:" >&2; tail -5 "$OUT/demo.gotooltrace.err" >&2; exit 1
+fi
 echo
 echo "trace written to: $OUT/demo.trace"
 echo "open it with:     go tool trace $OUT/demo.trace"
