@@ -1,0 +1,5 @@
+//go:build !withcgo
+
+package main
+
+func cgoChain() []uintptr { return nil }

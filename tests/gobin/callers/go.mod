@@ -1,0 +1,3 @@
+module gotraced.test/callers
+
+go 1.19

@@ -1,0 +1,217 @@
+// gobin_matrix_check: one cell of the Go-version x build-flavour matrix
+// (tests/suites/30-gobin-matrix.sh). Given a binary built from tests/gobin/callers, the
+// JSON it printed (runtime.Callers PCs and runtime.CallersFrames frames, from inside
+// itself) and `go version -m` of it, asserts that gobin
+//   1. reads the same Go version and build info as `go version -m` (byte for byte),
+//   2. makes the same frames of the same PCs as runtime.CallersFrames (CallersFrames),
+//   3. makes the same frames from the physical return addresses alone, as a frame-pointer
+//      walk would give them (FramesForPC + wrapper elision: SymbolizeStack),
+//   4. agrees with .symtab wherever the binary has one,
+//   5. reports the build flags of the flavour (pie / stripped / cgo / trimpath).
+// With --bench it also measures FramesForPC lookups per second on this binary.
+// Exit status 0 = pass; otherwise every failed check is printed.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "daemon/gobin/go_binary.h"
+#include "tests/unit/gobin/mini_json.h"
+
+using gotraced::gobin::Frame;
+using gotraced::gobin::GoBinary;
+using gotraced::testing::Json;
+
+namespace {
+
+std::string ReadFile(const std::string &p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+uint64_t Hex(const Json &j) { return std::stoull(j.str, nullptr, 16); }
+
+std::string Describe(const Frame &f, uint64_t bias) {
+  return fmt::format("{} {}:{} pc=0x{:x} entry=0x{:x}{}", f.function, f.file, f.line, f.pc + bias, f.entry + bias,
+                     f.inlined ? " (inlined)" : "");
+}
+
+std::string DescribeJson(const Json &f) {
+  return fmt::format("{} {}:{} pc={} entry={}{}", f["function"].str, f["file"].str, static_cast<int>(f["line"].num),
+                     f["pc"].str, f["entry"].str, f["inlined"].b ? " (inlined)" : "");
+}
+
+bool Same(const Frame &g, const Json &w, uint64_t bias) {
+  return g.function == w["function"].str && g.file == w["file"].str && g.line == static_cast<int>(w["line"].num) &&
+         g.pc + bias == Hex(w["pc"]) && g.entry + bias == Hex(w["entry"]) && g.inlined == w["inlined"].b;
+}
+
+// Compares gobin's frames with the runtime's; returns "" or the first difference.
+std::string CompareFrames(const std::vector<Frame> &got, const Json &want, uint64_t bias) {
+  size_t n = std::max(got.size(), want.arr.size());
+  for (size_t i = 0; i < n; i++) {
+    if (i >= got.size()) return fmt::format("frame {}: gobin has none, runtime has {}", i, DescribeJson(want.arr[i]));
+    if (i >= want.arr.size()) return fmt::format("frame {}: gobin has {}, runtime has none", i, Describe(got[i], bias));
+    if (!Same(got[i], want.arr[i], bias))
+      return fmt::format("frame {}: gobin {} != runtime {}", i, Describe(got[i], bias), DescribeJson(want.arr[i]));
+  }
+  return "";
+}
+
+// The physical return addresses in a runtime.Callers list: each physical PC is followed
+// by the virtual PCs (parentPc+1) of its inlined callers, which FramesForPC predicts.
+std::vector<uint64_t> PhysicalPcs(const GoBinary &bin, const std::vector<uint64_t> &pcs) {
+  std::vector<uint64_t> phys;
+  size_t i = 0;
+  while (i < pcs.size()) {
+    phys.push_back(pcs[i]);
+    auto fr = bin.FramesForPC(pcs[i], gotraced::gobin::PcKind::kReturnAddress);
+    for (size_t k = 1; k < fr.size(); k++) {
+      if (i + 1 < pcs.size() && pcs[i + 1] == fr[k].pc + 1) i++;
+    }
+    i++;
+  }
+  return phys;
+}
+
+void Bench(const GoBinary &bin, double seconds) {
+  // PCs spread over the whole Go text, each treated as a return address.
+  std::vector<uint64_t> pcs;
+  const uint64_t lo = bin.text_start(), hi = bin.pclntab().text_end();
+  const size_t n = 1 << 16;
+  for (size_t i = 0; i < n; i++) pcs.push_back(lo + 1 + (hi - lo - 1) * i / n);
+  std::vector<Frame> out;
+  size_t lookups = 0, frames = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  double el = 0;
+  while (el < seconds) {
+    for (uint64_t pc : pcs) {
+      out.clear();
+      gotraced::gobin::FramesForPC(bin, pc, gotraced::gobin::PcKind::kReturnAddress, &out);
+      frames += out.size();
+    }
+    lookups += pcs.size();
+    el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::printf("FramesForPC: %.0f lookups/s (%zu lookups over %zu PCs spread across %u functions, %.2f frames/lookup, %.2fs)\n",
+              lookups / el, lookups, pcs.size(), bin.pclntab().num_funcs(), double(frames) / lookups, el);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::string binary, callers_json, gvm, flavour;
+  double bench = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--binary") binary = argv[i + 1];
+    else if (a == "--callers-json") callers_json = argv[i + 1];
+    else if (a == "--go-version-m") gvm = argv[i + 1];
+    else if (a == "--flavour") flavour = argv[i + 1];
+    else if (a == "--bench") bench = std::stod(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  auto opened = GoBinary::Open(binary);
+  if (!opened) {
+    std::printf("FAIL open: %s\n", opened.error().c_str());
+    return 1;
+  }
+  const GoBinary &bin = **opened;
+  std::vector<std::string> fails;
+  size_t checked_frames = 0, checked_chains = 0;
+
+  // 1. go version -m.
+  if (!gvm.empty()) {
+    std::string text = ReadFile(gvm);
+    size_t colon = text.find(": ");
+    size_t nl = text.find('\n');
+    if (colon == std::string::npos || nl == std::string::npos || colon > nl) {
+      fails.push_back("go version -m output unreadable");
+    } else {
+      std::string ver = text.substr(colon + 2, nl - colon - 2);
+      std::string rest = text.substr(nl + 1);
+      if (ver != bin.build_info().go_version)
+        fails.push_back(fmt::format("go version: gobin '{}' != go version -m '{}'", bin.build_info().go_version, ver));
+      std::string mine = bin.build_info().FormatModInfoLikeGoVersionM();
+      if (mine != rest)
+        fails.push_back(fmt::format("build info differs from go version -m:\n--- gobin\n{}--- go version -m\n{}", mine, rest));
+    }
+  }
+
+  // 2./3. Frames.
+  if (!callers_json.empty()) {
+    auto j = Json::Parse(ReadFile(callers_json));
+    if (!j) {
+      fails.push_back("callers JSON unreadable");
+    } else {
+      if ((*j)["go_version"].str != bin.build_info().go_version)
+        fails.push_back(fmt::format("runtime.Version() {} != buildinfo {}", (*j)["go_version"].str, bin.build_info().go_version));
+      const auto *mm = bin.FindFunction("main.main");
+      if (!mm) {
+        fails.push_back("main.main not found");
+      } else {
+        const uint64_t bias = Hex((*j)["main_entry"]) - mm->entry;
+        if (!bin.flags().pie && bias != 0) fails.push_back(fmt::format("non-PIE binary with load bias 0x{:x}", bias));
+        for (const auto &c : (*j)["chains"].arr) {
+          checked_chains++;
+          std::vector<uint64_t> pcs;
+          for (const auto &p : c["pcs"].arr) pcs.push_back(Hex(p) - bias);
+          auto got = gotraced::gobin::CallersFrames(bin, pcs);
+          if (auto d = CompareFrames(got, c["frames"], bias); !d.empty())
+            fails.push_back(fmt::format("chain {} (CallersFrames): {}", c["name"].str, d));
+          auto phys = PhysicalPcs(bin, pcs);
+          auto sym = gotraced::gobin::SymbolizeStack(bin, phys, /*first_is_instruction=*/false);
+          if (auto d = CompareFrames(sym, c["frames"], bias); !d.empty())
+            fails.push_back(fmt::format("chain {} (FramesForPC on {} physical PCs): {}", c["name"].str, phys.size(), d));
+          checked_frames += c["frames"].arr.size();
+          bool inlined = false;
+          for (const auto &f : c["frames"].arr) inlined |= f["inlined"].b;
+          // Every chain but these goes through an inlined call; Go 1.19's compiler does not
+          // inline calls to generic functions (go build -gcflags=-m: "can inline gen[...]"
+          // but no "inlining call to gen").
+          const std::string &name = c["name"].str;
+          bool expect_inline = name != "wrapper" && name != "sigpanic" && name != "skip0" &&
+                               !(name == "generic" && !bin.go_version().AtLeast(1, 20));
+          if (!inlined && expect_inline)
+            fails.push_back(fmt::format("chain {}: no inlined frame (the compiler did not inline: test is weaker)", name));
+        }
+      }
+    }
+  }
+
+  // 4. .symtab agreement.
+  size_t sym_checked = 0;
+  auto mism = bin.symbols().CheckAgainstSymtab(bin.elf(), &sym_checked);
+  for (size_t i = 0; i < mism.size() && i < 5; i++)
+    fails.push_back(fmt::format(".symtab: {}: {}", mism[i].name, mism[i].what));
+  if (mism.size() > 5) fails.push_back(fmt::format(".symtab: {} more mismatches", mism.size() - 5));
+
+  // 5. Flags of the flavour.
+  const auto &fl = bin.flags();
+  auto expect = [&](bool cond, const char *what) {
+    if (!cond) fails.push_back(fmt::format("flags: expected {} for flavour {}", what, flavour));
+  };
+  if (flavour == "default") expect(!fl.pie && !fl.stripped && !fl.cgo && !fl.trimpath && fl.static_linked, "static, not pie/stripped/cgo/trimpath");
+  if (flavour == "strip") expect(fl.stripped && fl.no_dwarf && !fl.pie, "stripped, no DWARF");
+  if (flavour == "pie") expect(fl.pie && !fl.stripped, "pie");
+  if (flavour == "cgo") expect(fl.cgo && fl.external_link && !fl.static_linked, "cgo, external link, dynamic");
+  if (flavour == "trimpath") expect(fl.trimpath && !fl.pie, "trimpath");
+
+  std::printf("%s: %s, %zu chains / %zu frames compared, .symtab %s, pclntab %s%s\n", fails.empty() ? "PASS" : "FAIL",
+              bin.build_info().go_version.c_str(), checked_chains, checked_frames,
+              bin.elf().has_symtab() ? fmt::format("{} functions agree", sym_checked - std::min(sym_checked, mism.size())).c_str() : "absent",
+              bin.pclntab_source() == gotraced::gobin::PclntabSource::kSection ? "by section" : "not by section",
+              bin.moduledata() ? fmt::format(", moduledata by {}", bin.moduledata()->found_by).c_str() : ", NO moduledata");
+  for (const auto &f : fails) std::printf("  %s\n", f.c_str());
+  if (bench > 0) Bench(bin, bench);
+  return fails.empty() ? 0 : 1;
+}
