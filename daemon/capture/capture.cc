@@ -13,6 +13,7 @@
 
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/layout_resolver.h"
+#include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/attach.h"
 #include "daemon/procmem/load_bias.h"
@@ -114,20 +115,19 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
   c->p_goidcacheend = o.p_goidcacheend;
 }
 
-// Runtime globals through .symtab.
-// TODO(capture): use daemon/gobin/runtime_globals.h once it lands (stripped binaries).
-procmem::RuntimeGlobalAddrs GlobalsFromSymtab(const gobin::ElfFile &elf, uint64_t bias) {
+// Runtime addresses of the globals the snapshot reads (gobin finds them in .symtab or,
+// stripped, in the code of anchor functions).
+procmem::RuntimeGlobalAddrs GlobalAddrs(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout,
+                                        uint64_t bias) {
+  gobin::RuntimeGlobals g = gobin::FindRuntimeGlobals(bin, &layout);
+  auto addr = [&](gobin::GlobalId id) -> uint64_t { return g[id].found() ? g[id].vaddr + bias : 0; };
   procmem::RuntimeGlobalAddrs a;
-  auto addr = [&](const char *name) -> uint64_t {
-    const gobin::ElfSymbol *s = elf.FindSymtabSymbol(name);
-    return s ? s->value + bias : 0;
-  };
-  a.allgs = addr("runtime.allgs");
-  a.allglen = addr("runtime.allglen");
-  a.allp = addr("runtime.allp");
-  a.allm = addr("runtime.allm");
-  a.gomaxprocs = addr("runtime.gomaxprocs");
-  a.sched = addr("runtime.sched");
+  a.allgs = addr(gobin::GlobalId::kAllgs);
+  a.allglen = addr(gobin::GlobalId::kAllglen);
+  a.allp = addr(gobin::GlobalId::kAllp);
+  a.allm = addr(gobin::GlobalId::kAllm);
+  a.gomaxprocs = addr(gobin::GlobalId::kGomaxprocs);
+  a.sched = addr(gobin::GlobalId::kSched);
   return a;
 }
 
@@ -224,7 +224,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   if (opts.snapshot) {
     procmem::ProcessMemory mem(opts.pid);
     mem.set_load_bias(I.bias);
-    auto snap = procmem::TakeSnapshot(mem, I.layout, GlobalsFromSymtab(I.bin->elf(), I.bias));
+    auto snap = procmem::TakeSnapshot(mem, I.layout, GlobalAddrs(*I.bin, I.layout, I.bias));
     if (!snap) return gobin::Error{fmt::format("runtime snapshot of pid {}: {}", opts.pid, snap.error())};
     I.snapshot = std::move(*snap);
   }
