@@ -108,45 +108,49 @@ BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
 }
 
 // Go 1.19's casgstatus has no PUSHQ BP: "SUBQ $n, SP; MOVQ BP, k(SP); LEAQ k(SP), BP"
-// (single-stepped) and then register spills and an emulatable NOP/Jcc with the argument
-// registers intact. True when [entry, site) is exactly such a frame setup followed by
-// stores of AX/BX/CX, BT and NOPs, so RBP already is the function's frame at `site`.
-bool FrameReadyAt(const gobin::ElfFile &elf, uint64_t entry, uint64_t site) {
-  if (site <= entry || site - entry > 64) return false;
-  auto code = elf.ReadVirtual(entry, site - entry);
-  if (!code) return false;
+// (single-stepped), then spills of the argument registers, BT and a 1-byte NOP (an
+// inline mark), which the kernel emulates. Returns the address of the first NOP or Jcc
+// after such a frame setup when nothing before it writes a register other than SP/BP,
+// so the arguments (RAX, RBX, RCX ...) and R14 are intact there and RBP is the function's
+// own frame (GT_SITE_FRAME_READY).
+std::optional<uint64_t> FrameReadySite(const gobin::ElfFile &elf, uint64_t entry) {
+  auto code = elf.ReadVirtual(entry, 64);
+  if (!code) return std::nullopt;
   const auto &b = *code;
   size_t i = 0;
   // SUBQ $imm8, SP (48 83 ec ib) or $imm32 (48 81 ec id)
-  if (b.size() >= 4 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) i = 4;
-  else if (b.size() >= 7 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec) i = 7;
-  else return false;
+  if (b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) i = 4;
+  else if (b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec) i = 7;
+  else return std::nullopt;
   // MOVQ BP, disp(SP): 48 89 6c 24 d8 | 48 89 ac 24 d32
-  if (i + 5 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x89 && b[i + 2] == 0x6c && b[i + 3] == 0x24) i += 5;
-  else if (i + 8 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x89 && b[i + 2] == 0xac && b[i + 3] == 0x24) i += 8;
-  else return false;
+  if (b[i] == 0x48 && b[i + 1] == 0x89 && b[i + 2] == 0x6c && b[i + 3] == 0x24) i += 5;
+  else if (b[i] == 0x48 && b[i + 1] == 0x89 && b[i + 2] == 0xac && b[i + 3] == 0x24) i += 8;
+  else return std::nullopt;
   // LEAQ disp(SP), BP: 48 8d 6c 24 d8 | 48 8d ac 24 d32
-  if (i + 5 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0x6c && b[i + 3] == 0x24) i += 5;
-  else if (i + 8 <= b.size() && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0xac && b[i + 3] == 0x24) i += 8;
-  else return false;
-  // What follows until the site must not write the argument registers; we accept only
-  // MOV stores to the stack (48 89 /r or 89 /r with a SIB SP base), BT reg, NOP.
-  while (i < b.size()) {
+  if (b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0x6c && b[i + 3] == 0x24) i += 5;
+  else if (b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0xac && b[i + 3] == 0x24) i += 8;
+  else return std::nullopt;
+  while (i + 8 < b.size()) {
     uint8_t x = b[i];
-    if (x == 0x90) { i += 1; continue; }
+    if (x == 0x90) return entry + i;                                      // NOP: emulated
+    if (x >= 0x70 && x <= 0x7f) return entry + i;                         // Jcc rel8
+    if (x == 0x0f && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f) return entry + i;  // Jcc rel32
     size_t j = i;
     if (b[j] == 0x48 || b[j] == 0x44 || b[j] == 0x4c) j++;
-    if (j + 3 < b.size() && b[j] == 0x89 && (b[j + 2] == 0x24)) {
-      uint8_t modrm = b[j + 1];
-      int disp = (modrm >> 6) == 1 ? 1 : (modrm >> 6) == 2 ? 4 : -1;
-      if (disp < 0) return false;
-      i = j + 3 + disp;
+    // MOV r, disp(SP) (89 /r with a SIB byte 24): a store, registers unchanged.
+    if (b[j] == 0x89 && (b[j + 1] & 7) == 4 && b[j + 2] == 0x24) {
+      int mod = b[j + 1] >> 6;
+      if (mod != 1 && mod != 2) return std::nullopt;
+      i = j + 3 + (mod == 1 ? 1 : 4);
       continue;
     }
-    if (j + 3 < b.size() && b[j] == 0x0f && b[j + 1] == 0xba) { i = j + 4; continue; }  // BT $imm, r
-    return false;
+    if (b[j] == 0x0f && b[j + 1] == 0xba && (b[j + 2] >> 3 & 7) == 4) {  // BT $imm8, r: flags only
+      i = j + 4;
+      continue;
+    }
+    return std::nullopt;
   }
-  return i == b.size();
+  return std::nullopt;
 }
 
 // Reads the stack-check CMP at `at` and says whether it compares with stackguard1
@@ -208,6 +212,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     s.required = w.required;
     s.flags = opts.stacks ? w.flags : (w.flags & ~uint32_t(GT_CALL_STACK));
     const gobin::InsnSite *at = nullptr;
+    gobin::InsnSite frame_site;
     if (sites->prologue != gobin::PrologueKind::kNoCheck && sites->after_check) {
       // The JBE after the stack check: emulated, entry registers; drop the hit that
       // morestack will repeat.
@@ -222,10 +227,12 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
                sites->entry_site.handling != gobin::UprobeHandling::kRefused) {
       at = &sites->entry_site;  // PUSHQ BP of a nosplit function
       s.kind = SiteKind::kEntry;
-    } else if (sites->best.vaddr != sites->entry &&
-               sites->best.handling != gobin::UprobeHandling::kSingleStep &&
-               FrameReadyAt(bin.elf(), sites->entry, sites->best.vaddr)) {
-      at = &sites->best;  // Go 1.19 casgstatus: the NOP after the frame setup
+    } else if (auto fr = FrameReadySite(bin.elf(), sites->entry)) {
+      // Go 1.19 casgstatus: the NOP after the frame setup.
+      frame_site.vaddr = *fr;
+      frame_site.file_offset = bin.elf().VaddrToFileOffset(*fr).value_or(0);
+      frame_site.text = fmt::format("nop/jcc at entry+{:#x} (frame set up)", *fr - sites->entry);
+      at = &frame_site;
       s.kind = SiteKind::kEntry;
       s.flags |= GT_SITE_FRAME_READY;
     } else {
