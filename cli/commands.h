@@ -11,6 +11,9 @@ void SetExitCode(int code);
 int ExitCode();
 
 void RegisterSelftest(CLI::App &app);
+void RegisterServe(CLI::App &app);
+void RegisterDump(CLI::App &app);
+void RegisterPs(CLI::App &app);
 // The default command (no subcommand): --pid / launch mode recording.
 // Returns a function main() calls when no subcommand was given.
 std::function<int()> RegisterRecord(CLI::App &app);

@@ -39,6 +39,9 @@ int main(int argc, char **argv) {
   gotraced::cli::RegisterSelftest(app);
   gotraced::cli::RegisterInspect(app);
   gotraced::cli::RegisterCaptureDump(app);
+  gotraced::cli::RegisterServe(app);
+  gotraced::cli::RegisterDump(app);
+  gotraced::cli::RegisterPs(app);
   auto record = gotraced::cli::RegisterRecord(app);
 
   CLI11_PARSE(app, argc, argv);

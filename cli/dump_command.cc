@@ -1,0 +1,89 @@
+// `gotraced dump`: fetch a trace from the `gotraced serve` endpoint.
+//   gotraced dump --pid N --out FILE               the flight-recorder window (GET /flight)
+//   gotraced dump --pid N --seconds S --out FILE   the next S seconds (GET /trace)
+// The file appears only when the whole trace arrived (written to FILE.partial, renamed).
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cli/commands.h"
+#include "daemon/service/client.h"
+
+namespace gotraced::cli {
+namespace {
+
+struct DumpOptions {
+  int pid = 0;
+  std::string seconds;
+  std::string out;
+  std::string socket;
+  bool no_wait = false;
+};
+
+std::string DefaultSocket() {
+  const char *e = std::getenv("GOTRACED_SOCKET");
+  return e && *e ? e : "/run/gotraced/gotraced.sock";
+}
+
+int Dump(const DumpOptions &o) {
+  std::string target;
+  if (o.seconds.empty()) target = "/flight?pid=" + std::to_string(o.pid) + (o.no_wait ? "&wait=0" : "");
+  else target = "/trace?pid=" + std::to_string(o.pid) + "&seconds=" + o.seconds;
+  const std::string partial = o.out == "-" ? "" : o.out + ".partial";
+  std::FILE *f = o.out == "-" ? stdout : std::fopen(partial.c_str(), "wb");
+  if (!f) {
+    spdlog::error("cannot create {}: {}", partial, std::strerror(errno));
+    return 1;
+  }
+  std::uint64_t bytes = 0;
+  service::ClientResult r = service::UnixGet(o.socket, target, [&](std::string_view b) {
+    bytes += b.size();
+    return std::fwrite(b.data(), 1, b.size(), f) == b.size();
+  });
+  bool write_ok = true;
+  if (f != stdout) write_ok = std::fclose(f) == 0;
+  else std::fflush(stdout);
+  auto discard = [&] {
+    if (!partial.empty()) std::remove(partial.c_str());
+  };
+  if (!r.ok) {
+    discard();
+    spdlog::error("{}: {}", target, r.error);
+    return 1;
+  }
+  if (r.status != 200) {
+    discard();
+    while (!r.body.empty() && r.body.back() == '\n') r.body.pop_back();
+    spdlog::error("{}: {} {}", target, r.status, r.body);
+    return r.status == 403 ? 3 : r.status == 404 ? 4 : 1;
+  }
+  if (!write_ok || (!partial.empty() && std::rename(partial.c_str(), o.out.c_str()) != 0)) {
+    discard();
+    spdlog::error("writing {} failed: {}", o.out, std::strerror(errno));
+    return 1;
+  }
+  if (o.out != "-")
+    std::fprintf(stderr, "%s: %llu bytes (%s of pid %d)\n", o.out.c_str(), static_cast<unsigned long long>(bytes),
+                 o.seconds.empty() ? "flight-recorder window" : (o.seconds + " s trace").c_str(), o.pid);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterDump(CLI::App &app) {
+  auto o = std::make_shared<DumpOptions>();
+  o->socket = DefaultSocket();
+  auto *cmd = app.add_subcommand("dump", "fetch a trace of a process from gotraced serve: its flight-recorder window, "
+                                         "or the next --seconds");
+  cmd->add_option("--pid,-p", o->pid, "the process")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--seconds,-s", o->seconds, "record the next S seconds instead of dumping the recent window");
+  cmd->add_option("--out,-o", o->out, "output file (- for stdout)")->required();
+  cmd->add_option("--socket", o->socket, "endpoint socket (env GOTRACED_SOCKET)")->capture_default_str();
+  cmd->add_flag("--no-wait", o->no_wait, "flight window: do not wait for the generation in progress to finish");
+  cmd->callback([o] { SetExitCode(Dump(*o)); });
+}
+
+}  // namespace gotraced::cli

@@ -1,0 +1,419 @@
+// Endpoint resources. See api.h.
+#include "daemon/service/api.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "daemon/service/service.h"
+
+namespace gotraced::service {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+constexpr std::string_view kText = "text/plain; charset=utf-8";
+constexpr std::string_view kTrace = "application/octet-stream";
+
+bool Allowed(const Peer &peer, const ProcInfo &p) { return peer.uid == 0 || peer.uid == p.uid || peer.uid == p.euid; }
+
+void Error(ResponseWriter &w, int status, const std::string &msg) { w.Reply(status, kText, msg + "\n"); }
+
+std::string Rfc3339(std::chrono::system_clock::time_point t) {
+  if (t.time_since_epoch().count() == 0) return {};
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Prometheus label value: backslash, double quote and newline escaped.
+std::string Label(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+// pid=N: required, a positive pid.
+bool PidParam(const http::Request &req, ResponseWriter &w, pid_t *pid) {
+  auto v = req.Param("pid");
+  if (!v) {
+    Error(w, 400, "missing pid parameter (pid=N)");
+    return false;
+  }
+  auto n = http::ParseInt(*v, 1, 0x3fffffff);  // PID_MAX_LIMIT is 2^22; be generous
+  if (!n) {
+    Error(w, 400, "pid must be a positive decimal number");
+    return false;
+  }
+  *pid = static_cast<pid_t>(*n);
+  return true;
+}
+
+// Rejects unknown parameters, so a typo ("second=5") is a 400 and not a silent default.
+bool OnlyParams(const http::Request &req, ResponseWriter &w, std::initializer_list<std::string_view> known) {
+  for (const auto &[k, v] : req.query) {
+    bool ok = false;
+    for (std::string_view n : known) ok |= (k == n);
+    if (!ok) {
+      Error(w, 400, fmt::format("unknown parameter \"{}\"", k.substr(0, 64)));
+      return false;
+    }
+  }
+  return true;
+}
+
+Headers TraceHeaders(pid_t pid, std::string_view kind) {
+  return {{"Content-Disposition", fmt::format("attachment; filename=\"pid{}-{}.trace\"", pid, kind)},
+          {"X-Content-Type-Options", "nosniff"}};
+}
+
+void Forbidden(Service &svc, ResponseWriter &w, const Peer &peer, pid_t pid) {
+  (void)svc;
+  (void)peer;
+  Error(w, 403, fmt::format("forbidden: only root and the owner of pid {} may read its trace", pid));
+}
+
+// Streams header + chunks; Begin() only once there is something valid to send.
+struct TraceStream {
+  ResponseWriter &w;
+  pid_t pid;
+  std::string_view kind;
+  bool begun = false;
+  std::uint64_t last_gen = 0;
+
+  bool Send(const std::vector<std::uint8_t> &header, const GenerationChunk &c) {
+    if (!begun) {
+      if (header.empty()) return false;
+      begun = true;
+      if (!w.Begin(200, kTrace, TraceHeaders(pid, kind))) return false;
+      if (!w.Chunk(header)) return false;
+    }
+    last_gen = c.gen;
+    return w.Chunk(*c.bytes);
+  }
+};
+
+void HandleFlight(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w) {
+  pid_t pid;
+  if (!OnlyParams(req, w, {"pid", "wait"}) || !PidParam(req, w, &pid)) return;
+  bool wait = true;
+  if (auto v = req.Param("wait")) {
+    if (*v == "0" || *v == "false") wait = false;
+    else if (*v == "1" || *v == "true") wait = true;
+    else return Error(w, 400, "wait must be 0 or 1");
+  }
+  std::shared_ptr<Target> t = svc.FindTarget(pid);
+  if (!t) return Error(w, 404, fmt::format("pid {} is not traced by this service (see /processes)", pid));
+  if (!Allowed(peer, t->info)) return Forbidden(svc, w, peer, pid);
+
+  auto sub = t->rec->Subscribe();
+  FlightRecorder::Dump dump = t->rec->Snapshot();
+  if (dump.generations.empty() && (dump.closed || !t->live()))
+    return Error(w, 404, fmt::format("no trace data held for pid {} (state {})", pid, TargetStateName(t->state.load())));
+
+  TraceStream out{w, pid, "flight"};
+  for (const GenerationChunk &c : dump.generations)
+    if (!out.Send(dump.header, c)) return;
+  // Like FlightRecorder.WriteTo's forced advance: include what happened up to now, which
+  // is in the generation in progress — wait for it to finish.
+  if ((wait || !out.begun) && !dump.closed && t->live()) {
+    const auto deadline = SteadyClock::now() + 2 * t->generation_period + std::chrono::seconds(2);
+    while (true) {
+      bool gap = false;
+      std::optional<GenerationChunk> c = sub->Next(deadline, [&] { return w.Cancelled(); }, &gap);
+      if (!c) break;
+      if (out.begun && c->gen <= out.last_gen) continue;  // already in the snapshot
+      if (!out.Send(t->rec->Header(), *c)) return;
+      break;
+    }
+  }
+  if (!out.begun) {
+    if (w.Cancelled()) return;
+    return Error(w, 503, fmt::format("pid {}: no generation has finished yet; try again in a moment", pid));
+  }
+  w.End();
+}
+
+// Records `seconds` of a process that no [[watch]] rule selects, for this request only.
+void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t pid, double seconds) {
+  std::optional<ProcInfo> info = ReadProcInfo(pid);
+  if (!info) return Error(w, 404, fmt::format("no process {}", pid));
+  if (!Allowed(peer, *info)) return Forbidden(svc, w, peer, pid);
+  Config cfg = svc.config();
+  FlightStore store(cfg.memory_bytes / 4);
+  std::shared_ptr<FlightRecorder> rec = store.Create(pid, FlightWindow{0.001, 1});
+  auto sub = rec->Subscribe();
+  RecordingOptions ro;
+  ro.pid = pid;
+  ro.exe = info->exe;
+  ro.sink = rec.get();
+  ro.version = cfg.trace_version;
+  ro.ring_bytes = cfg.ring_bytes;
+  ro.generation_period = cfg.generation_period;
+  ro.events = cfg.events;
+  ro.start_time = info->start_time;
+  std::unique_ptr<Recording> recording = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
+  std::string err;
+  if (!recording->Start(&err)) return Error(w, 500, fmt::format("cannot trace pid {}: {}", pid, err));
+  spdlog::info("endpoint: ad-hoc trace of pid {} ({}) for {} s", pid, info->exe, seconds);
+  std::atomic<bool> stop{false};
+  const auto end = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
+  std::thread runner([&] {
+    while (!stop.load() && SteadyClock::now() < end && recording->Poll(std::chrono::milliseconds(100))) {
+    }
+    recording->Stop(nullptr);  // writes the last generation and closes the recorder
+  });
+  TraceStream out{w, pid, "trace"};
+  while (true) {
+    std::optional<GenerationChunk> c = sub->Next(end + std::chrono::seconds(30), [&] { return w.Cancelled(); });
+    if (!c) break;
+    if (!out.Send(rec->Header(), *c)) break;
+  }
+  stop = true;
+  runner.join();
+  if (!out.begun) {
+    if (!w.Cancelled()) Error(w, 500, fmt::format("pid {}: the recording produced no data", pid));
+    return;
+  }
+  w.End();
+}
+
+void HandleTrace(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w) {
+  pid_t pid;
+  if (!OnlyParams(req, w, {"pid", "seconds"}) || !PidParam(req, w, &pid)) return;
+  const Config cfg = svc.config();
+  double seconds = 1;  // net/http/pprof's default for /debug/pprof/trace
+  if (auto v = req.Param("seconds")) {
+    auto s = http::ParseSeconds(*v, cfg.max_trace_seconds);
+    if (!s)
+      return Error(w, 400, fmt::format("seconds must be a number greater than 0 and at most {}", cfg.max_trace_seconds));
+    seconds = *s;
+  }
+  std::shared_ptr<Target> t = svc.FindTarget(pid);
+  if (!t || !t->live()) {
+    if (t && !Allowed(peer, t->info)) return Forbidden(svc, w, peer, pid);
+    return HandleAdhocTrace(svc, peer, w, pid, seconds);
+  }
+  if (!Allowed(peer, t->info)) return Forbidden(svc, w, peer, pid);
+
+  // Generations that finish from now on, up to the first one that ends after the
+  // deadline (so the response covers at least the requested time).
+  auto sub = t->rec->Subscribe();
+  const auto end = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
+  const auto hard = end + 2 * t->generation_period + std::chrono::seconds(5);
+  TraceStream out{w, pid, "trace"};
+  bool gap = false;
+  while (true) {
+    std::optional<GenerationChunk> c = sub->Next(hard, [&] { return w.Cancelled(); }, &gap);
+    if (!c) break;
+    if (!out.Send(t->rec->Header(), *c)) return;
+    if (c->finished >= end) break;
+  }
+  if (gap) spdlog::warn("endpoint: /trace of pid {}: the client read too slowly; trace cut short", pid);
+  if (!out.begun) {
+    if (w.Cancelled()) return;
+    return Error(w, t->live() ? 504 : 404, fmt::format("pid {}: no generation finished in time ({})", pid,
+                                                        TargetStateName(t->state.load())));
+  }
+  w.End();
+}
+
+const char *kIndex =
+    "gotraced serve: Go execution traces of the watched processes\n"
+    "  GET /processes                 what is traced (JSON)\n"
+    "  GET /flight?pid=N              the recent window of pid N as a trace file\n"
+    "  GET /trace?pid=N&seconds=S     the next S seconds of pid N as a trace file\n"
+    "  GET /metrics                   Prometheus metrics\n"
+    "e.g. curl --unix-socket /run/gotraced/gotraced.sock -o flight.trace 'http://gotraced/flight?pid=1234'\n";
+
+}  // namespace
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
+        else out += static_cast<char>(c);  // UTF-8 passes through
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string ProcessesJson(const Service &svc, const Peer &peer) {
+  std::string out = "{\"processes\":[";
+  bool first = true;
+  for (const auto &t : svc.Targets()) {
+    if (!Allowed(peer, t->info)) continue;
+    session::SessionStats s = t->Stats();
+    FlightStats f = t->rec->Stats();
+    FlightWindow win = t->rec->window();
+    std::string error, attached, ended;
+    int attempts;
+    {
+      std::lock_guard<std::mutex> lock(t->mu);
+      error = t->error;
+      attached = Rfc3339(t->attached_at);
+      ended = Rfc3339(t->ended_at);
+      attempts = t->attach_attempts;
+    }
+    if (!first) out += ",";
+    first = false;
+    out += fmt::format(
+        "\n{{\"pid\":{},\"exe\":{},\"name\":{},\"uid\":{},\"go_version\":{},\"trace_format\":{},\"probe_plan\":{},"
+        "\"state\":{},\"rule_line\":{},\"events\":{},"
+        "\"window\":{{\"seconds\":{:.3f},\"bytes\":{},\"generations\":{},\"first_generation\":{},\"last_generation\":{}}},"
+        "\"window_limit\":{{\"seconds\":{},\"bytes\":{}}},"
+        "\"events_emitted\":{},\"records\":{},\"lost\":{},\"bytes_written\":{},\"generations\":{},"
+        "\"generations_evicted\":{},\"goroutines_live\":{},\"inconsistencies\":{},\"attach_attempts\":{},"
+        "\"attached_at\":{},\"ended_at\":{},\"error\":{}}}",
+        t->info.pid, JsonString(t->info.exe), JsonString(t->info.comm), t->info.uid, JsonString(s.go_version),
+        JsonString(s.trace_format), JsonString(s.probe_plan), JsonString(TargetStateName(t->state.load())),
+        t->rule_line, JsonString(EventSetName(t->events)), f.seconds_held, f.bytes_held, f.generations_held,
+        f.first_gen, f.last_gen, win.seconds, win.bytes, s.events, s.records, s.records_lost, s.bytes_written,
+        s.generations, f.generations_evicted, s.goroutines_live, s.inconsistencies, attempts, JsonString(attached),
+        JsonString(ended), JsonString(error));
+  }
+  StoreStats ss = svc.store().Stats();
+  out += fmt::format(
+      "\n],\n\"daemon\":{{\"pid\":{},\"rss_bytes\":{},\"windows_bytes\":{},\"windows_budget_bytes\":{},"
+      "\"memory_cap_bytes\":{}}}}}\n",
+      getpid(), SelfRss(), ss.bytes, ss.cap, svc.config().memory_bytes);
+  return out;
+}
+
+std::string ProcessesText(const Service &svc, const Peer &peer) {
+  std::string o = fmt::format("{:>8} {:<10} {:<10} {:>9} {:>9} {:>5} {:>12} {:>8}  {}\n", "PID", "STATE", "GO", "WINDOW_S",
+                              "WINDOW_MB", "GENS", "EVENTS", "LOST", "EXE");
+  for (const auto &t : svc.Targets()) {
+    if (!Allowed(peer, t->info)) continue;
+    session::SessionStats s = t->Stats();
+    FlightStats f = t->rec->Stats();
+    o += fmt::format("{:>8} {:<10} {:<10} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8}  {}\n", t->info.pid,
+                     TargetStateName(t->state.load()), s.go_version.empty() ? "-" : s.go_version, f.seconds_held,
+                     f.bytes_held / 1048576.0, f.generations_held, s.events, s.records_lost, t->info.exe);
+  }
+  StoreStats ss = svc.store().Stats();
+  o += fmt::format("windows: {:.2f} MiB held, budget {:.2f} MiB, cap {:.0f} MiB; daemon RSS {:.1f} MiB\n",
+                   ss.bytes / 1048576.0, ss.cap / 1048576.0, svc.config().memory_bytes / 1048576.0, SelfRss() / 1048576.0);
+  return o;
+}
+
+std::string MetricsText(const Service &svc, const Peer &peer) {
+  std::string o;
+  auto family = [&](std::string_view name, std::string_view type, std::string_view help) {
+    o += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  std::vector<std::shared_ptr<Target>> targets;
+  std::map<std::string, int> by_state;
+  for (const auto &t : svc.Targets()) {
+    by_state[std::string(TargetStateName(t->state.load()))]++;
+    if (Allowed(peer, t->info)) targets.push_back(t);
+  }
+  family("gotraced_targets", "gauge", "Processes known to the service, by state.");
+  for (std::string_view st : {"attaching", "recording", "exited", "detached", "failed"})
+    o += fmt::format("gotraced_targets{{state=\"{}\"}} {}\n", st, by_state[std::string(st)]);
+
+  struct PerTarget {
+    std::string_view name, type, help;
+    std::function<double(const session::SessionStats &, const FlightStats &)> value;
+  };
+  const PerTarget per[] = {
+      {"gotraced_target_events_total", "counter", "Trace events written for the process.",
+       [](auto &s, auto &) { return double(s.events); }},
+      {"gotraced_target_records_total", "counter", "Records read from the BPF ring buffer for the process.",
+       [](auto &s, auto &) { return double(s.records); }},
+      {"gotraced_target_records_lost_total", "counter", "Records the kernel side could not submit (ring full).",
+       [](auto &s, auto &) { return double(s.records_lost); }},
+      {"gotraced_target_bytes_total", "counter", "Trace bytes produced for the process.",
+       [](auto &s, auto &) { return double(s.bytes_written); }},
+      {"gotraced_target_generations_total", "counter", "Trace generations finished for the process.",
+       [](auto &, auto &f) { return double(f.generations_received); }},
+      {"gotraced_target_inconsistencies_total", "counter", "Records that contradicted the model (repaired).",
+       [](auto &s, auto &) { return double(s.inconsistencies); }},
+      {"gotraced_target_window_bytes", "gauge", "Bytes of trace held in the process's flight window.",
+       [](auto &, auto &f) { return double(f.bytes_held); }},
+      {"gotraced_target_window_seconds", "gauge", "Seconds of history held in the process's flight window.",
+       [](auto &, auto &f) { return f.seconds_held; }},
+      {"gotraced_target_generations_evicted_total", "counter", "Generations dropped by the total memory cap.",
+       [](auto &, auto &f) { return double(f.generations_evicted); }},
+  };
+  std::vector<std::pair<session::SessionStats, FlightStats>> values;
+  for (const auto &t : targets) values.emplace_back(t->Stats(), t->rec->Stats());
+  for (const PerTarget &m : per) {
+    family(m.name, m.type, m.help);
+    for (std::size_t i = 0; i < targets.size(); i++)
+      o += fmt::format("{}{{pid=\"{}\",exe=\"{}\",state=\"{}\"}} {}\n", m.name, targets[i]->info.pid,
+                       Label(targets[i]->info.exe), TargetStateName(targets[i]->state.load()),
+                       m.value(values[i].first, values[i].second));
+  }
+
+  ServiceCounters c = svc.counters();
+  StoreStats ss = svc.store().Stats();
+  auto scalar = [&](std::string_view name, std::string_view type, std::string_view help, double v) {
+    family(name, type, help);
+    o += fmt::format("{} {}\n", name, v);
+  };
+  scalar("gotraced_attach_errors_total", "counter", "Processes that matched a rule but could not be traced.",
+         double(c.attach_errors));
+  scalar("gotraced_attached_total", "counter", "Processes attached.", double(c.attached));
+  scalar("gotraced_exec_events_total", "counter", "Exec/exit notifications received.", double(c.exec_events));
+  scalar("gotraced_exec_events_lost_total", "counter", "Exec/exit notifications lost (ring full).",
+         double(svc.exec_events_lost()));
+  scalar("gotraced_rescans_total", "counter", "Full /proc scans.", double(c.rescans));
+  scalar("gotraced_reloads_total", "counter", "Configurations applied by SIGHUP.", double(c.reloads));
+  scalar("gotraced_reload_errors_total", "counter", "Configurations refused on SIGHUP (the old one stayed).",
+         double(c.reload_errors));
+  scalar("gotraced_access_denied_total", "counter", "Requests refused with 403.", double(c.access_denied));
+  scalar("gotraced_flight_bytes", "gauge", "Bytes held by all flight windows.", double(ss.bytes));
+  scalar("gotraced_flight_budget_bytes", "gauge", "What the windows may hold now (memory cap minus the rest of the daemon).",
+         double(ss.cap));
+  scalar("gotraced_memory_cap_bytes", "gauge", "The configured memory cap (memory_mb).", double(svc.config().memory_bytes));
+  scalar("gotraced_flight_evicted_generations_total", "counter", "Generations evicted by the memory cap.",
+         double(ss.evicted_generations));
+  scalar("gotraced_flight_evicted_bytes_total", "counter", "Bytes evicted by the memory cap.", double(ss.evicted_bytes));
+  scalar("gotraced_daemon_rss_bytes", "gauge", "Resident set size of the daemon.", double(SelfRss()));
+  family("gotraced_http_responses_total", "counter", "Endpoint responses by status code.");
+  if (const Endpoint *ep = svc.endpoint())
+    for (const auto &[code, n] : ep->responses()) o += fmt::format("gotraced_http_responses_total{{code=\"{}\"}} {}\n", code, n);
+  return o;
+}
+
+void HandleRequest(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w) {
+  if (req.path == "/flight") return HandleFlight(svc, req, peer, w);
+  if (req.path == "/trace") return HandleTrace(svc, req, peer, w);
+  if (req.path == "/processes") {
+    if (!OnlyParams(req, w, {"format"})) return;
+    auto format = req.Param("format").value_or("json");
+    if (format == "json") return (void)w.Reply(200, "application/json", ProcessesJson(svc, peer));
+    if (format == "text") return (void)w.Reply(200, kText, ProcessesText(svc, peer));
+    return Error(w, 400, "format must be json or text");
+  }
+  if (req.path == "/metrics") {
+    if (!OnlyParams(req, w, {})) return;
+    return (void)w.Reply(200, "text/plain; version=0.0.4; charset=utf-8", MetricsText(svc, peer));
+  }
+  if (req.path == "/") return (void)w.Reply(200, kText, kIndex);
+  Error(w, 404, "no such resource; see GET /");
+}
+
+}  // namespace gotraced::service

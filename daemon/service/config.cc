@@ -1,0 +1,348 @@
+// Config parsing and validation (see config.h). toml++ gives every node its source
+// position, so each error names the line of the offending key or value.
+#include "daemon/service/config.h"
+
+#include <grp.h>
+#include <pwd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include <fmt/format.h>
+
+namespace gotraced::service {
+
+namespace {
+
+struct EventName {
+  std::string_view name;
+  std::uint32_t bit;
+};
+constexpr EventName kEventNames[] = {
+    {"sched", kEventSched}, {"syscall", kEventSyscall}, {"gc", kEventGc}, {"user", kEventUser}, {"cpu", kEventCpu},
+};
+
+// A validation failure at a node; unwound to ParseConfig, which formats it.
+struct ConfigError {
+  toml::source_position pos;
+  std::string reason;
+};
+
+[[noreturn]] void Fail(const toml::node &n, std::string reason) { throw ConfigError{n.source().begin, std::move(reason)}; }
+[[noreturn]] void FailAt(toml::source_position pos, std::string reason) { throw ConfigError{pos, std::move(reason)}; }
+
+std::string_view TypeName(const toml::node &n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::date: return "date";
+    case toml::node_type::time: return "time";
+    case toml::node_type::date_time: return "date-time";
+    default: return "nothing";
+  }
+}
+
+// Reads the keys of one table, refusing any key nobody asked for.
+class Section {
+ public:
+  Section(const toml::table &t, std::string name) : t_(t), name_(std::move(name)) {}
+
+  const toml::node *Get(std::string_view key) {
+    seen_.emplace_back(key);
+    return t_.get(key);
+  }
+
+  std::optional<std::string> String(std::string_view key) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_string()) Fail(*n, fmt::format("{}: expected a string, found {}", Key(key), TypeName(*n)));
+    return n->value<std::string>();
+  }
+  std::optional<bool> Bool(std::string_view key) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_boolean()) Fail(*n, fmt::format("{}: expected true or false, found {}", Key(key), TypeName(*n)));
+    return n->value<bool>();
+  }
+  // A number > 0 (integer or float), at most `max`.
+  std::optional<double> Positive(std::string_view key, double max) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_number()) Fail(*n, fmt::format("{}: expected a number, found {}", Key(key), TypeName(*n)));
+    double v = *n->value<double>();
+    if (!(v > 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be greater than 0", Key(key)));
+    if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
+    return v;
+  }
+  std::optional<std::int64_t> Integer(std::string_view key, std::int64_t min, std::int64_t max) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_integer()) Fail(*n, fmt::format("{}: expected an integer, found {}", Key(key), TypeName(*n)));
+    std::int64_t v = *n->value<std::int64_t>();
+    if (v < min || v > max) Fail(*n, fmt::format("{}: {} is outside {}..{}", Key(key), v, min, max));
+    return v;
+  }
+  // A string or an array of non-empty strings.
+  std::vector<std::string> Strings(std::string_view key) {
+    std::vector<std::string> out;
+    const toml::node *n = Get(key);
+    if (!n) return out;
+    auto one = [&](const toml::node &e) {
+      if (!e.is_string()) Fail(e, fmt::format("{}: expected strings, found {}", Key(key), TypeName(e)));
+      std::string s = *e.value<std::string>();
+      if (s.empty()) Fail(e, fmt::format("{}: empty pattern", Key(key)));
+      out.push_back(std::move(s));
+    };
+    if (const toml::array *a = n->as_array()) {
+      if (a->empty()) Fail(*n, fmt::format("{}: empty list", Key(key)));
+      for (const toml::node &e : *a) one(e);
+    } else {
+      one(*n);
+    }
+    return out;
+  }
+  std::optional<std::uint32_t> Events(std::string_view key) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    const toml::array *a = n->as_array();
+    if (!a) Fail(*n, fmt::format("{}: expected an array such as [\"sched\", \"syscall\"], found {}", Key(key), TypeName(*n)));
+    std::uint32_t set = 0;
+    for (const toml::node &e : *a) {
+      std::optional<std::string> s = e.value<std::string>();
+      if (!e.is_string() || !s) Fail(e, fmt::format("{}: expected event class names, found {}", Key(key), TypeName(e)));
+      std::uint32_t bit = 0;
+      for (const EventName &en : kEventNames)
+        if (en.name == *s) bit = en.bit;
+      if (*s == "all") bit = kEventAll;
+      if (!bit) Fail(e, fmt::format("{}: unknown event class \"{}\" (known: sched, syscall, gc, user, cpu, all)", Key(key), *s));
+      set |= bit;
+    }
+    if (!set) Fail(*n, fmt::format("{}: no event class given", Key(key)));
+    return set;
+  }
+
+  // Every key of the table must have been asked for.
+  void RejectUnknown() const {
+    for (auto &&[k, v] : t_) {
+      bool known = false;
+      for (const std::string &s : seen_) known |= (s == k.str());
+      if (!known) {
+        toml::source_position pos = k.source().begin ? k.source().begin : v.source().begin;
+        FailAt(pos, fmt::format("unknown key {}", Key(k.str())));
+      }
+    }
+  }
+  std::string Key(std::string_view key) const { return name_.empty() ? std::string(key) : name_ + "." + std::string(key); }
+
+ private:
+  const toml::table &t_;
+  std::string name_;
+  std::vector<std::string> seen_;
+};
+
+const toml::table *SubTable(Section &top, std::string_view key) {
+  const toml::node *n = top.Get(key);
+  if (!n) return nullptr;
+  if (!n->is_table()) Fail(*n, fmt::format("{}: expected a table [{}], found {}", key, key, TypeName(*n)));
+  return n->as_table();
+}
+
+constexpr double kMaxWindowSeconds = 24 * 3600;
+constexpr double kMaxMegabytes = 1024 * 1024;  // 1 TiB: catches unit slips, nothing more
+
+std::size_t Megabytes(double mb) { return static_cast<std::size_t>(std::llround(mb * 1024 * 1024)); }
+
+void ParseFlight(const toml::table &t, Config &c) {
+  Section s(t, "flight");
+  if (auto v = s.Positive("window_seconds", kMaxWindowSeconds)) c.window_seconds = *v;
+  if (auto v = s.Positive("window_mb", kMaxMegabytes)) c.window_bytes = Megabytes(*v);
+  if (auto v = s.Positive("memory_mb", kMaxMegabytes)) c.memory_bytes = Megabytes(*v);
+  if (auto v = s.Integer("keep_exited", 0, 100000)) c.keep_exited = static_cast<std::size_t>(*v);
+  if (auto v = s.Integer("generation_ms", 10, 600000)) c.generation_period = std::chrono::milliseconds(*v);
+  if (auto v = s.Events("events")) c.events = *v;
+  if (const toml::node *n = t.get("trace_version")) {
+    auto text = s.String("trace_version");
+    auto v = session::ParseTraceVersion(*text);
+    if (!v) Fail(*n, fmt::format("flight.trace_version: \"{}\" is not one of auto, go1.22, go1.23, go1.25, go1.26", *text));
+    c.trace_version = *v;
+  }
+  if (auto v = s.Positive("ring_mb", 4096)) c.ring_bytes = Megabytes(*v);
+  s.RejectUnknown();
+  if (c.window_bytes > c.memory_bytes)
+    FailAt(t.source().begin, fmt::format("flight.window_mb ({} MiB) is larger than flight.memory_mb ({} MiB)",
+                                         c.window_bytes >> 20, c.memory_bytes >> 20));
+}
+
+// "0660", "660", 0o660 (TOML octal integer) or 432 (decimal).
+mode_t ParseMode(const toml::node &n) {
+  std::int64_t m = -1;
+  if (n.is_integer()) {
+    m = *n.value<std::int64_t>();
+  } else if (n.is_string()) {
+    std::string s = *n.value<std::string>();
+    char *end = nullptr;
+    errno = 0;
+    long v = std::strtol(s.c_str(), &end, 8);
+    if (s.empty() || errno || *end != '\0') Fail(n, fmt::format("endpoint.mode: \"{}\" is not an octal mode such as \"0660\"", s));
+    m = v;
+  } else {
+    Fail(n, fmt::format("endpoint.mode: expected an octal string such as \"0660\", found {}", TypeName(n)));
+  }
+  if (m < 0 || m > 0777) Fail(n, fmt::format("endpoint.mode: {:o} is not a permission mode (0..0777)", m));
+  return static_cast<mode_t>(m);
+}
+
+void ParseEndpoint(const toml::table &t, Config &c) {
+  Section s(t, "endpoint");
+  if (auto v = s.String("socket")) {
+    if (v->empty() || (*v)[0] != '/') Fail(*t.get("socket"), "endpoint.socket: must be an absolute path");
+    // sockaddr_un.sun_path is 108 bytes including the terminating NUL.
+    if (v->size() > 107) Fail(*t.get("socket"), fmt::format("endpoint.socket: path longer than 107 bytes ({})", v->size()));
+    c.socket = *v;
+  }
+  if (auto v = s.String("owner")) {
+    c.owner = *v;
+    if (c.owner.empty()) Fail(*t.get("owner"), "endpoint.owner: empty user name");
+  }
+  if (auto v = s.String("group")) {
+    c.group = *v;
+    if (c.group.empty()) Fail(*t.get("group"), "endpoint.group: empty group name");
+  }
+  if (const toml::node *n = s.Get("mode")) c.mode = ParseMode(*n);
+  if (auto v = s.Integer("max_trace_seconds", 1, 24 * 3600)) c.max_trace_seconds = static_cast<int>(*v);
+  s.RejectUnknown();
+}
+
+void ParseDiscovery(const toml::table &t, Config &c) {
+  Section s(t, "discovery");
+  if (auto v = s.Bool("exec_watch")) c.exec_watch = *v;
+  if (auto v = s.Positive("rescan_seconds", 24 * 3600)) c.rescan_seconds = *v;
+  s.RejectUnknown();
+}
+
+WatchRule ParseWatch(const toml::table &t, std::size_t index) {
+  Section s(t, fmt::format("watch[{}]", index));
+  WatchRule r;
+  r.line = static_cast<int>(t.source().begin.line);
+  r.exe = s.Strings("exe");
+  r.name = s.Strings("name");
+  r.cgroup = s.Strings("cgroup");
+  r.unit = s.Strings("unit");
+  if (auto v = s.Positive("window_seconds", kMaxWindowSeconds)) r.window_seconds = *v;
+  if (auto v = s.Positive("window_mb", kMaxMegabytes)) r.window_bytes = Megabytes(*v);
+  r.events = s.Events("events");
+  s.RejectUnknown();
+  if (r.exe.empty() && r.name.empty() && r.cgroup.empty() && r.unit.empty())
+    FailAt(t.source().begin, "[[watch]] needs at least one of exe, name, cgroup, unit");
+  for (const std::string &e : r.exe)
+    if (e[0] != '/' && e[0] != '*')
+      FailAt(t.get("exe")->source().begin, fmt::format("watch.exe: \"{}\" is not an absolute path or glob", e));
+  for (const std::string &cg : r.cgroup)
+    if (cg[0] != '/' && cg[0] != '*')
+      FailAt(t.get("cgroup")->source().begin, fmt::format("watch.cgroup: \"{}\" must start with / (a cgroup v2 path)", cg));
+  return r;
+}
+
+void ResolveOwner(const toml::table &root, Config &c) {
+  auto where = [&](std::string_view key) {
+    const toml::node *ep = root.get("endpoint");
+    const toml::node *n = ep && ep->is_table() ? ep->as_table()->get(key) : nullptr;
+    return n ? n->source().begin : root.source().begin;
+  };
+  char *end = nullptr;
+  long uid = std::strtol(c.owner.c_str(), &end, 10);
+  if (*end == '\0' && uid >= 0) {
+    c.owner_uid = static_cast<uid_t>(uid);
+  } else if (const passwd *pw = getpwnam(c.owner.c_str())) {
+    c.owner_uid = pw->pw_uid;
+  } else {
+    FailAt(where("owner"), fmt::format("endpoint.owner: no user \"{}\" on this system", c.owner));
+  }
+  long gid = std::strtol(c.group.c_str(), &end, 10);
+  if (*end == '\0' && gid >= 0) {
+    c.group_gid = static_cast<gid_t>(gid);
+  } else if (const group *gr = getgrnam(c.group.c_str())) {
+    c.group_gid = gr->gr_gid;
+  } else {
+    FailAt(where("group"), fmt::format("endpoint.group: no group \"{}\" on this system", c.group));
+  }
+}
+
+}  // namespace
+
+std::string EventSetName(std::uint32_t events) {
+  if ((events & kEventAll) == kEventAll) return "all";
+  std::string out;
+  for (const EventName &en : kEventNames) {
+    if (!(events & en.bit)) continue;
+    if (!out.empty()) out += ",";
+    out += en.name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::optional<Config> ParseConfig(std::string_view text, const std::string &path, std::string *error) {
+  const std::string file = path.empty() ? "<config>" : path;
+  auto format = [&](toml::source_position pos, std::string_view reason) {
+    if (error) {
+      if (pos.line) *error = fmt::format("{}:{}:{}: {}", file, pos.line, pos.column, reason);
+      else *error = fmt::format("{}: {}", file, reason);
+    }
+  };
+  Config c;
+  c.path = path;
+  try {
+    toml::table root = toml::parse(text, file);
+    Section top(root, "");
+    if (const toml::table *t = SubTable(top, "flight")) ParseFlight(*t, c);
+    if (const toml::table *t = SubTable(top, "endpoint")) ParseEndpoint(*t, c);
+    if (const toml::table *t = SubTable(top, "discovery")) ParseDiscovery(*t, c);
+    if (const toml::table *t = SubTable(top, "testing")) {
+      Section s(*t, "testing");
+      if (auto v = s.Bool("synthetic")) c.synthetic = *v;
+      s.RejectUnknown();
+    }
+    if (const toml::node *w = top.Get("watch")) {
+      const toml::array *a = w->as_array();
+      if (!a || !a->is_array_of_tables())
+        Fail(*w, "watch: expected [[watch]] tables (an array of tables)");
+      for (std::size_t i = 0; i < a->size(); i++) c.watch.push_back(ParseWatch(*a->get(i)->as_table(), i));
+    }
+    top.RejectUnknown();
+    if (c.watch.empty()) FailAt(root.source().begin, "no [[watch]] entry: nothing to trace");
+    ResolveOwner(root, c);
+  } catch (const toml::parse_error &e) {
+    format(e.source().begin, e.description());
+    return std::nullopt;
+  } catch (const ConfigError &e) {
+    format(e.pos, e.reason);
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::optional<Config> LoadConfig(const std::string &path, std::string *error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (error) *error = fmt::format("{}: cannot read: {}", path, std::strerror(errno));
+    return std::nullopt;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) {
+    if (error) *error = fmt::format("{}: read error", path);
+    return std::nullopt;
+  }
+  return ParseConfig(ss.str(), path, error);
+}
+
+}  // namespace gotraced::service

@@ -1,0 +1,100 @@
+// Config: what `gotraced serve` watches and how much of the recent past it keeps.
+// Read from a TOML file (toml++); packaging/gotraced.toml is the documented default.
+//
+//   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
+//                keep_exited, generation_ms, events, trace_version, ring_mb
+//   [endpoint]   socket, owner, group, mode, max_trace_seconds
+//   [discovery]  exec_watch, rescan_seconds
+//   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
+//                per-entry window_seconds, window_mb, events
+//
+// Every error names the file, line and column and why ("gotraced.toml:12:1: [[watch]]
+// needs at least one of exe, name, cgroup, unit"), unknown keys included, so a typo is
+// refused instead of silently ignored.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/session/session.h"
+
+namespace gotraced::service {
+
+// The event classes a target's recording may carry (`events = [...]`).
+enum EventClass : std::uint32_t {
+  kEventSched = 1u << 0,    // goroutine and P scheduling
+  kEventSyscall = 1u << 1,  // system calls
+  kEventGc = 1u << 2,       // GC, STW, heap
+  kEventUser = 1u << 3,     // runtime/trace tasks, regions, logs
+  kEventCpu = 1u << 4,      // CPU samples
+  kEventAll = (1u << 5) - 1,
+};
+// "sched,syscall,gc" style text of a set.
+std::string EventSetName(std::uint32_t events);
+
+// One [[watch]] entry. A process matches an entry when it matches every selector kind the
+// entry gives (exe AND name AND ...), and within one kind any of its patterns.
+struct WatchRule {
+  std::vector<std::string> exe;     // fnmatch globs on the executable path (/proc/PID/exe)
+  std::vector<std::string> name;    // globs on the process name (comm) or the exe's basename
+  std::vector<std::string> cgroup;  // cgroup v2 path: equal, a parent of it, or a glob
+  std::vector<std::string> unit;    // systemd unit: a component of the cgroup path
+  // Per-entry overrides of [flight].
+  std::optional<double> window_seconds;
+  std::optional<std::size_t> window_bytes;
+  std::optional<std::uint32_t> events;
+  int line = 0;  // where the entry starts, for messages
+};
+
+struct Config {
+  std::string path;  // the file it was read from ("" for text)
+
+  // [flight]
+  double window_seconds = 10;                     // keep at least this much history per process
+  std::size_t window_bytes = std::size_t{16} << 20;  // ... and at most this many bytes of it
+  std::size_t memory_bytes = std::size_t{256} << 20; // all windows together, and the daemon's RSS
+  std::size_t keep_exited = 16;                   // windows of exited processes kept (oldest dropped first)
+  std::chrono::milliseconds generation_period{1000};
+  std::uint32_t events = kEventAll;
+  session::TraceVersion trace_version = session::TraceVersion::kAuto;
+  std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
+
+  // [endpoint]
+  std::string socket = "/run/gotraced/gotraced.sock";
+  std::string owner = "root";
+  std::string group = "root";
+  uid_t owner_uid = 0;
+  gid_t group_gid = 0;
+  mode_t mode = 0666;  // who may connect; who may read what is decided per request (SO_PEERCRED)
+  int max_trace_seconds = 300;
+
+  // [discovery]
+  bool exec_watch = true;       // BPF on sched_process_exec/exit; else only rescans
+  double rescan_seconds = 30;   // full /proc scan (catches what exec notifications missed)
+
+  std::vector<WatchRule> watch;
+
+  // [testing] (undocumented): targets are driven by a synthetic scheduler instead of
+  // BPF, so the service can be tested where capture cannot run.
+  bool synthetic = false;
+
+  // Effective per-target settings for rule `i` (overrides applied).
+  double WindowSeconds(const WatchRule &r) const { return r.window_seconds.value_or(window_seconds); }
+  std::size_t WindowBytes(const WatchRule &r) const { return r.window_bytes.value_or(window_bytes); }
+  std::uint32_t Events(const WatchRule &r) const { return r.events.value_or(events); }
+};
+
+// Parses and validates. On failure returns nullopt and sets *error to
+// "FILE:LINE:COL: reason" (FILE = `path`, or "<config>" when empty).
+std::optional<Config> ParseConfig(std::string_view text, const std::string &path, std::string *error);
+// Reads `path` and parses it; a missing or unreadable file is an error naming it.
+std::optional<Config> LoadConfig(const std::string &path, std::string *error);
+
+}  // namespace gotraced::service

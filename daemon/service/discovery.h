@@ -1,0 +1,44 @@
+// Discovery: which processes the [[watch]] rules select, from /proc.
+//
+// A process is described by what /proc says about it (executable, name, cgroup, owner,
+// start time); matching is pure over that description, so the rules are unit-tested
+// without processes. Start time (field 22 of /proc/PID/stat) tells a reused pid from the
+// process that had it before.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/service/config.h"
+
+namespace gotraced::service {
+
+struct ProcInfo {
+  pid_t pid = 0;
+  std::string exe;     // readlink /proc/PID/exe (" (deleted)" suffix removed)
+  std::string comm;    // /proc/PID/comm
+  std::string cgroup;  // cgroup v2 path ("0::" line of /proc/PID/cgroup), "" if none
+  uid_t uid = 0;       // real uid
+  uid_t euid = 0;      // effective uid
+  std::uint64_t start_time = 0;  // clock ticks after boot
+  bool kernel_thread = false;    // no executable (kthreads)
+};
+
+// nullopt if the process is gone (or not readable).
+std::optional<ProcInfo> ReadProcInfo(pid_t pid);
+// Start time of pid, or 0 if it is gone or a zombie.
+std::uint64_t ProcessStartTime(pid_t pid);
+// True if pid still is the process that started at `start_time` and is not a zombie.
+bool ProcessAlive(pid_t pid, std::uint64_t start_time);
+// Every numeric entry of /proc (thread-group ids).
+std::vector<pid_t> ListPids();
+
+bool MatchesRule(const WatchRule &rule, const ProcInfo &p);
+// Index of the first matching rule, or -1.
+int MatchRules(const Config &cfg, const ProcInfo &p);
+
+}  // namespace gotraced::service

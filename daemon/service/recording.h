@@ -1,0 +1,44 @@
+// Recording: what the service drives for one target — a session::Session in production,
+// or a synthetic scheduler (tests, and machines where BPF capture cannot run) that feeds
+// the real model and encoder with made-up records. Both write whole generations into
+// the given sink (the target's flight recorder).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "daemon/session/session.h"
+#include "encoder/sink.h"
+
+namespace gotraced::service {
+
+struct RecordingOptions {
+  pid_t pid = 0;
+  std::string exe;
+  encoder::Sink *sink = nullptr;
+  session::TraceVersion version = session::TraceVersion::kAuto;
+  std::size_t ring_bytes = std::size_t{8} << 20;
+  std::chrono::milliseconds generation_period{1000};
+  std::uint32_t events = 0;  // EventClass bits (config.h); stored until sessions filter
+  std::uint64_t start_time = 0;  // the target's /proc start time (exit detection)
+};
+
+class Recording {
+ public:
+  virtual ~Recording() = default;
+  virtual bool Start(std::string *error) = 0;
+  // False when the recording is over (target gone or fatal error).
+  virtual bool Poll(std::chrono::milliseconds timeout) = 0;
+  virtual bool Stop(std::string *error) = 0;
+  virtual session::SessionStats Stats() const = 0;
+  virtual std::string last_error() const = 0;
+};
+
+std::unique_ptr<Recording> MakeSessionRecording(const RecordingOptions &o);
+std::unique_ptr<Recording> MakeSyntheticRecording(const RecordingOptions &o);
+
+}  // namespace gotraced::service

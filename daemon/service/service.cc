@@ -1,0 +1,458 @@
+// Service orchestration. See service.h.
+#include "daemon/service/service.h"
+
+#include <malloc.h>
+#include <sys/stat.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "daemon/service/api.h"
+
+namespace gotraced::service {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// How long after an exec notification the process is looked at: the Go runtime must have
+// initialized (schedinit, allp) before its goroutines can be snapshotted.
+constexpr auto kExecSettle = std::chrono::milliseconds(50);
+// Attach attempts per process, with the pause before each retry.
+constexpr std::chrono::milliseconds kAttachBackoff[] = {std::chrono::milliseconds(100), std::chrono::milliseconds(400),
+                                                        std::chrono::milliseconds(1000)};
+
+}  // namespace
+
+std::string_view TargetStateName(TargetState s) {
+  switch (s) {
+    case TargetState::kAttaching: return "attaching";
+    case TargetState::kRecording: return "recording";
+    case TargetState::kExited: return "exited";
+    case TargetState::kDetached: return "detached";
+    case TargetState::kFailed: return "failed";
+  }
+  return "?";
+}
+
+std::size_t SelfRss() {
+  std::ifstream in("/proc/self/statm");
+  std::size_t size = 0, resident = 0;
+  in >> size >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+Service::Service(Config cfg) : config_(std::move(cfg)), store_(config_.memory_bytes) {}
+
+Service::~Service() { Stop(); }
+
+Config Service::config() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return config_;
+}
+
+std::vector<std::shared_ptr<Target>> Service::Targets() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return targets_;
+}
+
+std::shared_ptr<Target> Service::FindTarget(pid_t pid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<Target> best;
+  for (const auto &t : targets_) {
+    if (t->info.pid != pid) continue;
+    if (t->live()) return t;
+    if (!best || t->info.start_time > best->info.start_time) best = t;
+  }
+  return best;
+}
+
+ServiceCounters Service::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+void Service::CountDenied() {
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.access_denied++;
+}
+
+void Service::CountReloadError() {
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.reload_errors++;
+}
+
+FlightWindow Service::WindowFor(const Config &cfg, int rule) const {
+  const WatchRule &r = cfg.watch[static_cast<std::size_t>(rule)];
+  return FlightWindow{cfg.WindowSeconds(r), cfg.WindowBytes(r)};
+}
+
+bool Service::StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, std::string *error) {
+  Endpoint::Options eo;
+  eo.path = cfg.socket;
+  eo.owner = cfg.owner_uid;
+  eo.group = cfg.group_gid;
+  eo.mode = cfg.mode;
+  auto logger = [this](int status, const Peer &peer, const std::string &what, const std::string &detail) {
+    const std::string who = fmt::format("uid {} pid {}", static_cast<long>(peer.uid), static_cast<long>(peer.pid));
+    if (status == 403) {
+      CountDenied();
+      spdlog::warn("endpoint: 403 {} for {}: {}", what, who, detail);
+    } else if (status >= 400) {
+      spdlog::info("endpoint: {} {} for {}{}{}", status, what.empty() ? "(malformed request)" : what, who,
+                   detail.empty() ? "" : ": ", detail);
+    } else {
+      spdlog::debug("endpoint: {} {} for {}{}{}", status, what, who, detail.empty() ? "" : ": ", detail);
+    }
+  };
+  auto ep = std::make_unique<Endpoint>(
+      eo, [this](const http::Request &req, const Peer &peer, ResponseWriter &w) { HandleRequest(*this, req, peer, w); },
+      logger);
+  if (!ep->Start(error)) return false;
+  *out = std::move(ep);
+  return true;
+}
+
+bool Service::Start(std::string *error) {
+  // Trace generations are large, short-lived blocks: give them to mmap at a fixed
+  // threshold (glibc's dynamic threshold would move them onto the heap after the first
+  // free, where fragmentation keeps evicted memory resident), and bound the per-thread
+  // arenas, so that the RSS follows what the flight recorder holds.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_ARENA_MAX, 4);
+
+  Config cfg = config();
+  if (!StartEndpoint(cfg, &endpoint_, error)) return false;
+  spdlog::info("endpoint listening on {} (owner {}:{}, mode {:04o})", cfg.socket, cfg.owner, cfg.group, cfg.mode);
+  if (cfg.exec_watch) {
+    watcher_ = std::make_unique<ExecWatcher>();
+    std::string err;
+    if (!watcher_->Start(&err)) {
+      spdlog::warn("exec notifications unavailable ({}); new processes are found by rescans every {} s", err,
+                   cfg.rescan_seconds);
+      watcher_.reset();
+    }
+  }
+  Rescan();
+  next_rescan_ = SteadyClock::now() + std::chrono::milliseconds(static_cast<long long>(cfg.rescan_seconds * 1000));
+  return true;
+}
+
+void Service::Rescan() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_.rescans++;
+  }
+  for (pid_t pid : ListPids()) Consider(pid);
+}
+
+// Attaches to pid if it matches a rule and is not traced (or known to fail) already.
+// Returns false when the pid should be looked at again shortly (its previous recording,
+// of the program it ran before an exec, is still finishing).
+bool Service::Consider(pid_t pid) {
+  if (pid == getpid()) return true;
+  std::optional<ProcInfo> info = ReadProcInfo(pid);
+  if (!info) return true;
+  int rule;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &t : targets_) {
+      if (t->info.pid != pid || t->info.start_time != info->start_time) continue;
+      if (t->info.exe != info->exe) {  // the process exec'd another program since
+        if (!t->done.load()) return false;
+        continue;
+      }
+      if (t->live() || t->state.load() == TargetState::kFailed) return true;
+      if (!t->done.load()) return false;  // being detached
+      // Ended (detached by a reload, or the recording stopped on an error) while the
+      // process lives on: attach again if it matches now.
+    }
+    rule = MatchRules(config_, *info);
+  }
+  if (rule >= 0) Attach(*info, rule);
+  return true;
+}
+
+void Service::Attach(const ProcInfo &info, int rule) {
+  Config cfg = config();
+  auto t = std::make_shared<Target>();
+  t->info = info;
+  t->rule_line = cfg.watch[static_cast<std::size_t>(rule)].line;
+  t->events = cfg.Events(cfg.watch[static_cast<std::size_t>(rule)]);
+  t->generation_period = cfg.generation_period;
+  t->rec = store_.Create(info.pid, WindowFor(cfg, rule));
+  RecordingOptions ro;
+  ro.pid = info.pid;
+  ro.exe = info.exe;
+  ro.sink = t->rec.get();
+  ro.version = cfg.trace_version;
+  ro.ring_bytes = cfg.ring_bytes;
+  ro.generation_period = cfg.generation_period;
+  ro.events = t->events;
+  ro.start_time = info.start_time;
+  spdlog::info("attaching to pid {} ({}) [watch rule at line {}]", info.pid, info.exe, t->rule_line);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    targets_.push_back(t);
+  }
+  t->thread = std::thread([this, t, ro, synthetic = cfg.synthetic] { RunTarget(t, ro, synthetic); });
+}
+
+void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool synthetic) {
+  std::unique_ptr<Recording> rec;
+  std::string err;
+  bool ok = false;
+  for (std::size_t attempt = 0;; attempt++) {
+    rec = synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
+    {
+      std::lock_guard<std::mutex> lock(t->mu);
+      t->attach_attempts = static_cast<int>(attempt + 1);
+    }
+    if (rec->Start(&err)) {
+      ok = true;
+      break;
+    }
+    rec.reset();
+    if (attempt >= std::size(kAttachBackoff) || t->stop.load() || !ProcessAlive(ro.pid, ro.start_time)) break;
+    std::this_thread::sleep_for(kAttachBackoff[attempt]);
+  }
+  if (!ok) {
+    const bool gone = !ProcessAlive(ro.pid, ro.start_time);
+    {
+      std::lock_guard<std::mutex> lock(t->mu);
+      t->error = err;
+      t->ended_at = std::chrono::system_clock::now();
+    }
+    t->state = gone ? TargetState::kExited : TargetState::kFailed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      counters_.attach_errors++;
+    }
+    spdlog::warn("cannot trace pid {} ({}): {}", ro.pid, ro.exe, err);
+    t->done = true;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(t->mu);
+    t->attached_at = std::chrono::system_clock::now();
+    t->stats = rec->Stats();
+  }
+  t->state = TargetState::kRecording;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_.attached++;
+  }
+  spdlog::info("tracing pid {} ({}, {}, trace format {})", ro.pid, ro.exe, rec->Stats().go_version,
+               rec->Stats().trace_format);
+  auto last_stats = SteadyClock::now();
+  while (!t->stop.load()) {
+    if (!rec->Poll(std::chrono::milliseconds(100))) break;
+    if (SteadyClock::now() - last_stats >= std::chrono::milliseconds(250)) {
+      last_stats = SteadyClock::now();
+      session::SessionStats s = rec->Stats();
+      std::lock_guard<std::mutex> lock(t->mu);
+      t->stats = std::move(s);
+    }
+  }
+  const bool detached = t->stop.load();
+  std::string stop_err;
+  if (!rec->Stop(&stop_err)) spdlog::warn("pid {}: finishing the trace failed: {}", ro.pid, stop_err);
+  {
+    std::lock_guard<std::mutex> lock(t->mu);
+    t->stats = rec->Stats();
+    t->ended_at = std::chrono::system_clock::now();
+    if (!rec->last_error().empty()) t->error = rec->last_error();
+  }
+  t->state = detached ? TargetState::kDetached : TargetState::kExited;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    (detached ? counters_.detached : counters_.exited)++;
+  }
+  FlightStats fs = t->rec->Stats();
+  spdlog::info("pid {} {}: window of {:.1f} s, {} generations, {} bytes kept", ro.pid,
+               detached ? "detached" : "exited", fs.seconds_held, fs.generations_held, fs.bytes_held);
+  t->done = true;
+}
+
+void Service::Step() {
+  std::vector<ProcEvent> events;
+  if (watcher_) watcher_->Poll(200, &events);
+  else std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto now = SteadyClock::now();
+  for (const ProcEvent &e : events) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      counters_.exec_events++;
+    }
+    if (e.kind == ProcEvent::Kind::kExec) {
+      // A traced process that execs another program: the old recording ends here.
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto &t : targets_)
+        if (t->info.pid == e.pid && t->live()) {
+          std::optional<ProcInfo> now_info = ReadProcInfo(e.pid);
+          if (!now_info || now_info->exe != t->info.exe) t->stop = true;
+        }
+      pending_[e.pid] = now + kExecSettle;
+    } else {
+      pending_.erase(e.pid);  // Sessions notice their target's exit themselves.
+    }
+  }
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->second <= now) {
+      if (Consider(it->first)) {
+        it = pending_.erase(it);
+      } else {
+        it->second = now + std::chrono::milliseconds(100);
+        ++it;
+      }
+    } else {
+      ++it;
+    }
+  }
+  if (now >= next_rescan_) {
+    Rescan();
+    next_rescan_ = now + std::chrono::milliseconds(static_cast<long long>(config().rescan_seconds * 1000));
+  }
+  if (now >= next_budget_) {
+    next_budget_ = now + std::chrono::seconds(1);
+    Sweep();
+    AdjustBudget();
+  }
+}
+
+// Joins finished threads; drops failed targets whose process is gone, ended targets
+// whose window was evicted entirely, and the oldest ended ones beyond keep_exited.
+void Service::Sweep() {
+  std::vector<std::shared_ptr<Target>> drop;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::shared_ptr<Target>> ended;
+    for (const auto &t : targets_) {
+      if (!t->done.load()) continue;
+      if (t->thread.joinable()) t->thread.join();
+      TargetState s = t->state.load();
+      if (s == TargetState::kFailed) {
+        if (!ProcessAlive(t->info.pid, t->info.start_time)) drop.push_back(t);
+        continue;
+      }
+      if (t->rec->Stats().generations_held == 0) drop.push_back(t);
+      else ended.push_back(t);
+    }
+    if (ended.size() > config_.keep_exited) {
+      std::sort(ended.begin(), ended.end(), [](const auto &a, const auto &b) {
+        std::lock_guard<std::mutex> la(a->mu);
+        std::lock_guard<std::mutex> lb(b->mu);
+        return a->ended_at < b->ended_at;
+      });
+      for (std::size_t i = 0; i + config_.keep_exited < ended.size(); i++) drop.push_back(ended[i]);
+    }
+    for (const auto &d : drop) targets_.erase(std::remove(targets_.begin(), targets_.end(), d), targets_.end());
+  }
+  for (const auto &d : drop)
+    spdlog::debug("forgetting pid {} ({}, {})", d->info.pid, d->info.exe, TargetStateName(d->state.load()));
+}
+
+// The windows get what the cap leaves after the rest of the daemon's resident memory.
+void Service::AdjustBudget() {
+  const std::size_t cap = config().memory_bytes;
+  StoreStats ss = store_.Stats();
+  if (ss.evicted_generations != last_evicted_) {
+    last_evicted_ = ss.evicted_generations;
+    malloc_trim(0);  // give freed generation memory back to the system now
+  }
+  const std::size_t rss = SelfRss();
+  const std::size_t overhead = rss > ss.bytes ? rss - ss.bytes : 0;
+  const std::size_t margin = cap / 16;
+  const std::size_t floor = cap / 16;
+  std::size_t budget = cap > overhead + margin ? cap - overhead - margin : 0;
+  budget = std::clamp(budget, floor, cap);
+  store_.SetCap(budget);
+  static bool warned = false;
+  if (overhead + margin > cap && !warned) {
+    warned = true;
+    spdlog::warn("memory: the daemon uses {} MiB besides the flight windows, more than memory_mb ({} MiB) allows; "
+                 "lower ring_mb or trace fewer processes",
+                 overhead >> 20, cap >> 20);
+  }
+}
+
+bool Service::ApplyConfig(Config cfg, std::string *error) {
+  Config old = config();
+  // The endpoint first: if the new one cannot be had, nothing changes.
+  if (cfg.socket != old.socket) {
+    std::unique_ptr<Endpoint> ep;
+    if (!StartEndpoint(cfg, &ep, error)) return false;
+    endpoint_->Stop();
+    endpoint_ = std::move(ep);
+    spdlog::info("endpoint moved to {}", cfg.socket);
+  } else if (cfg.owner_uid != old.owner_uid || cfg.group_gid != old.group_gid || cfg.mode != old.mode) {
+    if (::chown(cfg.socket.c_str(), cfg.owner_uid, cfg.group_gid) != 0 || ::chmod(cfg.socket.c_str(), cfg.mode) != 0) {
+      if (error) *error = fmt::format("changing owner/mode of {}: {}", cfg.socket, std::strerror(errno));
+      return false;
+    }
+  }
+  if (cfg.exec_watch && !watcher_) {
+    watcher_ = std::make_unique<ExecWatcher>();
+    std::string err;
+    if (!watcher_->Start(&err)) {
+      spdlog::warn("exec notifications unavailable: {}", err);
+      watcher_.reset();
+    }
+  } else if (!cfg.exec_watch && watcher_) {
+    watcher_.reset();
+  }
+  std::vector<std::shared_ptr<Target>> keep, detach;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &t : targets_) {
+      if (!t->live()) continue;
+      int rule = MatchRules(cfg, t->info);
+      if (rule < 0) {
+        detach.push_back(t);
+        continue;
+      }
+      const WatchRule &r = cfg.watch[static_cast<std::size_t>(rule)];
+      t->rule_line = r.line;
+      t->events = cfg.Events(r);
+      t->rec->SetWindow(FlightWindow{cfg.WindowSeconds(r), cfg.WindowBytes(r)});
+      keep.push_back(t);
+    }
+    config_ = cfg;
+    counters_.reloads++;
+  }
+  for (const auto &t : detach) {
+    spdlog::info("pid {} ({}) no longer matches the watch rules: detaching", t->info.pid, t->info.exe);
+    t->stop = true;
+  }
+  AdjustBudget();
+  Rescan();
+  spdlog::info("configuration reloaded from {}: {} watch rules, {} targets kept, {} detached", cfg.path,
+               cfg.watch.size(), keep.size(), detach.size());
+  return true;
+}
+
+void Service::Stop() {
+  std::vector<std::shared_ptr<Target>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    all = targets_;
+  }
+  for (const auto &t : all) t->stop = true;
+  for (const auto &t : all)
+    if (t->thread.joinable()) t->thread.join();
+  if (endpoint_) endpoint_->Stop();
+  watcher_.reset();
+}
+
+std::string Service::StatusLine() const {
+  std::size_t live = 0, ended = 0;
+  for (const auto &t : Targets()) (t->live() ? live : ended)++;
+  StoreStats ss = store_.Stats();
+  return fmt::format("tracing {} processes, {} ended windows kept, {:.1f} MiB of windows (budget {:.1f} MiB), RSS {:.1f} MiB",
+                     live, ended, ss.bytes / 1048576.0, ss.cap / 1048576.0, SelfRss() / 1048576.0);
+}
+
+}  // namespace gotraced::service

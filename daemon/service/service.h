@@ -1,0 +1,140 @@
+// Service: the always-on flight recorder behind `gotraced serve`.
+//
+//   discovery  /proc scan at start and every rescan_seconds, plus exec/exit notifications
+//              (exec_watch.h): a process that matches a [[watch]] rule gets a Target.
+//   targets    one thread per traced process driving a Recording (session::Session) whose
+//              sink is the process's FlightRecorder; a process that exits keeps its window
+//              (state "exited") until the cap evicts it or keep_exited is exceeded.
+//   memory     FlightStore enforces memory_mb over all windows; once a second the daemon's
+//              RSS is measured and the windows' share of the cap shrinks by whatever the
+//              rest of the daemon (BPF rings, model state, binaries) uses, so RSS stays
+//              under memory_mb.
+//   endpoint   HTTP on a Unix socket (api.cc): /processes, /flight, /trace, /metrics.
+//   reload     ApplyConfig (SIGHUP): targets that still match keep recording and keep
+//              their windows; ones that no longer match are detached (window kept); new
+//              matches are attached. A config that cannot be applied leaves the old one.
+//
+// Threading: Start/Step/ApplyConfig/Stop from one thread (the serve loop); the endpoint's
+// threads read targets under mu_.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/service/config.h"
+#include "daemon/service/discovery.h"
+#include "daemon/service/endpoint.h"
+#include "daemon/service/exec_watch.h"
+#include "daemon/service/flight_recorder.h"
+#include "daemon/service/recording.h"
+
+namespace gotraced::service {
+
+enum class TargetState { kAttaching, kRecording, kExited, kDetached, kFailed };
+std::string_view TargetStateName(TargetState s);
+
+struct Target {
+  ProcInfo info;
+  int rule_line = 0;
+  std::uint32_t events = kEventAll;
+  std::shared_ptr<FlightRecorder> rec;
+  std::chrono::milliseconds generation_period{1000};
+
+  std::atomic<TargetState> state{TargetState::kAttaching};
+  std::atomic<bool> stop{false};  // detach requested
+  std::atomic<bool> done{false};  // thread finished
+  std::thread thread;
+
+  mutable std::mutex mu;  // guards the fields below
+  session::SessionStats stats;
+  std::string error;
+  int attach_attempts = 0;
+  std::chrono::system_clock::time_point attached_at{}, ended_at{};
+
+  session::SessionStats Stats() const {
+    std::lock_guard<std::mutex> lock(mu);
+    return stats;
+  }
+  bool live() const {
+    TargetState s = state.load();
+    return s == TargetState::kAttaching || s == TargetState::kRecording;
+  }
+};
+
+struct ServiceCounters {
+  std::uint64_t attach_errors = 0;
+  std::uint64_t attached = 0;
+  std::uint64_t detached = 0;
+  std::uint64_t exited = 0;
+  std::uint64_t exec_events = 0;
+  std::uint64_t rescans = 0;
+  std::uint64_t reloads = 0;
+  std::uint64_t reload_errors = 0;
+  std::uint64_t access_denied = 0;
+};
+
+class Service {
+ public:
+  explicit Service(Config cfg);
+  ~Service();
+  Service(const Service &) = delete;
+  Service &operator=(const Service &) = delete;
+
+  bool Start(std::string *error);
+  // One turn of the loop: waits up to ~200 ms for exec/exit notifications, attaches and
+  // detaches, rescans when due, adjusts the memory budget once a second.
+  void Step();
+  // Switches to `cfg` (see file comment). On failure the old config stays in force.
+  bool ApplyConfig(Config cfg, std::string *error);
+  // Detaches everything (windows are lost with the process) and closes the endpoint.
+  void Stop();
+
+  Config config() const;
+  std::vector<std::shared_ptr<Target>> Targets() const;
+  // The live target of pid, else the most recently ended one; nullptr if none.
+  std::shared_ptr<Target> FindTarget(pid_t pid) const;
+  ServiceCounters counters() const;
+  const FlightStore &store() const { return store_; }
+  const Endpoint *endpoint() const { return endpoint_.get(); }
+  std::uint64_t exec_events_lost() const { return watcher_ ? watcher_->lost() : 0; }
+  // One line for systemd's STATUS=.
+  std::string StatusLine() const;
+  void CountDenied();
+  void CountReloadError();
+
+ private:
+  void Rescan();
+  bool Consider(pid_t pid);
+  void Attach(const ProcInfo &info, int rule);
+  void RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool synthetic);
+  void Sweep();
+  void AdjustBudget();
+  bool StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, std::string *error);
+  FlightWindow WindowFor(const Config &cfg, int rule) const;
+
+  mutable std::mutex mu_;  // config_, targets_, counters_
+  Config config_;
+  std::vector<std::shared_ptr<Target>> targets_;
+  ServiceCounters counters_;
+
+  FlightStore store_;
+  std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<ExecWatcher> watcher_;
+  std::map<pid_t, std::chrono::steady_clock::time_point> pending_;  // exec'd pids to look at
+  std::chrono::steady_clock::time_point next_rescan_{}, next_budget_{};
+  std::uint64_t last_evicted_ = 0;
+};
+
+// Resident set size of this process in bytes (/proc/self/statm).
+std::size_t SelfRss();
+
+}  // namespace gotraced::service
