@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace gotraced::model {
 namespace {
@@ -440,6 +441,7 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       r.stack = std::move(pcs);
       r.stack_skip = 1;
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
+      entry_tick_[v.tid()] = c.ctx.p_syscalltick;
       Emit(out, std::move(r));
       return;
     }
@@ -459,14 +461,26 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // GoSysExit(true) + GoStart. Without: resolved by the thread's next record.
       in_syscall_.erase(c.ctx.curg);
       const Goid g = c.ctx.curg ? c.ctx.curg_goid : kNoG;
+      std::optional<std::uint32_t> entry_tick;
+      if (auto t = entry_tick_.find(v.tid()); t != entry_tick_.end()) {
+        entry_tick = t->second;
+        entry_tick_.erase(t);
+      }
       if (c.ctx.p_id < 0) {
+        ++stats_.exits_no_p;
         pending_exit_[v.tid()] = {g, v.ts()};
         return;
       }
-      if (c.ctx.p_syscalltick == c.ctx.m_syscalltick) {
+      // m.syscalltick is p.syscalltick as reentersyscall copied it: the entry record's
+      // value when we saw the entry, else the M field when the plan reads it.
+      const bool kept = entry_tick ? *entry_tick == c.ctx.p_syscalltick
+                                   : (c.ctx.m_syscalltick == 0 || c.ctx.m_syscalltick == c.ctx.p_syscalltick);
+      if (kept) {
+        ++stats_.exits_fast;
         Emit(out, Base(v, RecordKind::kGoSyscallEnd));
         return;
       }
+      ++stats_.exits_retaken;
       Record st = Base(v, RecordKind::kProcSteal);
       st.target_p = c.ctx.p_id;
       st.victim_m = v.tid();

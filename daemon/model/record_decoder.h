@@ -43,6 +43,7 @@ struct DecoderStats {
   std::uint64_t unclassified = 0;  // casgstatus callers not in the table
   std::uint64_t unusable = 0;      // records missing what their event needs
   std::uint64_t deferred = 0;      // slow syscall exits resolved by a later record
+  std::uint64_t exits_fast = 0, exits_retaken = 0, exits_no_p = 0;  // Go 1.26 exitsyscall paths
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
 
@@ -115,6 +116,9 @@ class RecordDecoder {
   // Go <= 1.23 creations whose goid was not yet assigned at the probe (the P's goid cache
   // was being refilled): held, by g pointer, until a later record of that g shows its id.
   std::unordered_map<std::uint64_t, Record> held_creates_;
+  // Per thread: p.syscalltick at syscall entry, which reentersyscall copies into
+  // m.syscalltick; exitsyscall's "did I keep my P" test compares them (Go 1.26).
+  std::unordered_map<std::uint32_t, std::uint32_t> entry_tick_;
   // Per thread: the P held at syscall entry (Go <= 1.25 lostP check).
   std::unordered_map<std::uint32_t, ProcId> syscall_p_;
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -151,6 +152,8 @@ bool Session::Start(std::string *error) {
   };
   if (I.started) return fail("session: already started");
   if (I.options.pid <= 0) return fail("session: no target pid");
+  // GOTRACED_DEBUG=1: the model's repairs and the decoder's counts in the log.
+  if (std::getenv("GOTRACED_DEBUG")) spdlog::set_level(spdlog::level::debug);
 
   capture::CaptureOptions co;
   co.pid = I.options.pid;
@@ -183,7 +186,7 @@ bool Session::Start(std::string *error) {
 
   model::ModelOptions mo;
   mo.on_repair = [this](const std::string &s) {
-    if (impl_->repairs_logged++ < 20) spdlog::debug("model repair: {}", s);
+    if (impl_->repairs_logged++ < 40) spdlog::debug("model repair: {}", s);
   };
   I.model = std::make_unique<model::Model>(*I.writer, I.sym.get(), mo);
 
@@ -259,6 +262,14 @@ bool Session::Stop(std::string *error) {
       ds.records, I.writer->stats().events, I.writer->stats().generations, ms.goroutines_created, ms.goroutines_ended,
       ms.inconsistencies, ms.records_lost, ds.ignored, ds.unclassified);
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
+  spdlog::debug("syscall exits: {} kept the P, {} retaken, {} without a P ({} resolved later)", ds.exits_fast,
+                ds.exits_retaken, ds.exits_no_p, ds.deferred);
+  if (ms.inconsistencies) spdlog::debug("last repair: {}", I.model->last_repair());
+  {
+    capture::CaptureStats cs = I.cap->stats();
+    spdlog::debug("capture: {} probe hits, {} morestack skips, {} read faults, {} late, {} invalid", cs.probe_hits,
+                  cs.morestack_skips, cs.read_faults, cs.consumer.late, cs.consumer.invalid);
+  }
   if (I.writer->stats().dropped)
     spdlog::warn("gotraced: the writer refused {} events (model bug): {}", I.writer->stats().dropped,
                  I.writer->last_error());
