@@ -339,6 +339,16 @@ int gt_casgstatus(struct pt_regs *ctx) {
   r->m_trace_skip = rdf8(c.m, cfg.m_wait_trace_skip);
   r->has_stack = want_stack;
   r->probe_id = st.probe_id;
+  {
+    __u64 caller_fp = (st.flags & GT_SITE_FRAME_READY) ? rd64(ctx->bp) : ctx->bp;
+    struct {
+      __u64 a, b;
+    } spill = {};
+    if (caller_fp && bpf_probe_read_user(&spill, sizeof(spill), (const void *)(caller_fp + 16)) != 0)
+      __sync_fetch_and_add(&read_faults, 1);
+    r->caller_spill[0] = spill.a;
+    r->caller_spill[1] = spill.b;
+  }
   if (want_stack) put_stack(r, body, cap, &sr);
   bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
   return 0;

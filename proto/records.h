@@ -163,6 +163,12 @@ struct gt_gstatus_record {
   gt_u8 m_trace_skip;     // m->waitTraceSkip: gopark's traceskip
   gt_u8 has_stack;        // 1 when a gt_stack_tail follows
   gt_u32 probe_id;        // index of the site in the probe plan (attach cookie)
+  // The caller's ABIInternal argument spill slots: the two words above the caller's
+  // return address (caller_fp+16, caller_fp+24; caller_fp = RBP at the site, or [RBP] at
+  // GT_SITE_FRAME_READY sites). Meaningful only where the plan verified the caller
+  // spills there: runtime.ready(gp, traceskip, next) stores traceskip in slot 1 before
+  // calling casgstatus (ProbePlan::ready_traceskip_spilled), which is GoUnblock's skip.
+  gt_u64 caller_spill[2];
   // struct gt_stack_tail + pcs follow when has_stack.
 };
 

@@ -111,9 +111,9 @@ std::string RecordView::Describe() const {
                        c.caller_pc);
   };
   if (auto *g = gstatus()) {
-    out += fmt::format(" gp={:#x} goid={} {:#x}->{:#x} wr={} blk={} skip={} parent={} startpc={:#x}", g->gp, g->goid,
-                       g->oldval, g->newval, g->waitreason, g->m_block_reason, g->m_trace_skip, g->parent_goid,
-                       g->startpc);
+    out += fmt::format(" gp={:#x} goid={} {:#x}->{:#x} wr={} blk={} skip={} parent={} startpc={:#x} spill=[{:#x} {:#x}]",
+                       g->gp, g->goid, g->oldval, g->newval, g->waitreason, g->m_block_reason, g->m_trace_skip,
+                       g->parent_goid, g->startpc, g->caller_spill[0], g->caller_spill[1]);
     out += ctx_str(g->ctx);
   } else if (auto *c = call()) {
     out += fmt::format(" probe={} flags={:#x} args=[{:#x} {:#x} {:#x}] deref=[{} {} {:#x} {}]", c->probe_id, c->flags,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "daemon/gobin/elf_file.h"
@@ -53,12 +54,16 @@ const std::vector<Want> &Wants() {
       // Go 1.26 entersyscall/exitsyscall CAS the status themselves (proc.go: "Try to do a
       // quick CAS to avoid calling into casgstatus in the common case").
       {ProbeRole::kEnterSyscall, "runtime.reentersyscall", GT_CALL_STACK, true, 26, 0, false},
-      {ProbeRole::kEnterSyscallBlock, "runtime.entersyscallblock", GT_CALL_STACK, true, 26, 0, false},
+      // (entersyscallblock still uses casgstatus in 1.26/1.27: no probe of its own.)
       {ProbeRole::kExitSyscall, "runtime.exitsyscall", 0, true, 26, 0, false},
       {ProbeRole::kSyscallReleaseP, "runtime.syscallingThread.releaseP", 0, false, 26, 0, false},
       // P ownership: acquirep emits ProcStart, releasep ProcStop (proc.go), never inlined
       // (checked: CALL count == source call sites in 1.21-1.27).
-      {ProbeRole::kAcquireP, "runtime.acquirep", GT_CALL_ARG0_P, true, 0, 0, false},
+      {ProbeRole::kAcquireP, "runtime.acquirep", GT_CALL_ARG0_P, true, 0, 25, false},
+      // 1.26+: acquirepNoTrace is both acquirep's body and exitsyscall's slow path
+      // (which then emits ProcStart itself): one probe sees every acquisition once;
+      // caller_pc says which.
+      {ProbeRole::kAcquireP, "runtime.acquirepNoTrace", GT_CALL_ARG0_P, true, 26, 0, false},
       {ProbeRole::kReleaseP, "runtime.releasep", 0, true, 0, 0, false},
       // retake -> handoffp after stealing a P in a syscall (ProcSteal, Go <= 1.25).
       {ProbeRole::kHandoffP, "runtime.handoffp", GT_CALL_ARG0_P, false, 0, 25, false},
@@ -162,6 +167,41 @@ bool ComparesStackguard1(const gobin::ElfFile &elf, uint64_t at) {
   return ((*b)[0] == 0x49 || (*b)[0] == 0x4d) && (*b)[1] == 0x3b && (*b)[2] == 0x66 && (*b)[3] == 0x18;
 }
 
+// runtime.ready(gp *g, traceskip int, next bool) keeps traceskip for the trace call
+// after casgstatus (proc.go ready: trace.GoUnpark(gp, traceskip)), and Go's register ABI
+// spills it to its slot in the caller's frame: MOVQ BX, (frame+16)(SP), frame = the
+// bytes between SP and the return address. Checked on the first 96 bytes of code.
+bool ReadySpillsTraceskip(const gobin::GoBinary &bin) {
+  const gobin::FunctionSym *f = bin.FindFunction("runtime.ready");
+  if (!f) return false;
+  auto code = bin.elf().ReadVirtual(f->entry, std::min<uint64_t>(96, f->end - f->entry));
+  if (!code) return false;
+  const auto &b = *code;
+  int64_t frame = -1;
+  size_t i = 0;
+  // Optional stack check (CMPQ SP, 16(R14); JBE rel32|rel8).
+  if (b.size() > 10 && b[0] == 0x49 && b[1] == 0x3b && b[2] == 0x66) {
+    i = 4;
+    i += (b[i] == 0x0f) ? 6 : 2;
+  }
+  if (b[i] == 0x55) {  // PUSHQ BP; MOVQ SP, BP; SUBQ $n, SP
+    i += 4;
+    if (b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xec) frame = b[i + 3] + 8;
+    else if (b[i] == 0x48 && b[i + 1] == 0x81 && b[i + 2] == 0xec) frame = int64_t(b[i + 3] | b[i + 4] << 8) + 8;
+  } else if (b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xec) {
+    frame = b[i + 3];  // Go 1.19: SUBQ $n, SP; MOVQ BP, n-8(SP)
+  }
+  if (frame < 0) return false;
+  int64_t want = frame + 16;  // 8 (return address) + 8 (gp's slot)
+  for (size_t k = 0; k + 5 <= b.size(); k++) {
+    if (b[k] == 0x48 && b[k + 1] == 0x89 && b[k + 2] == 0x5c && b[k + 3] == 0x24 && b[k + 4] == want) return true;
+    if (k + 8 <= b.size() && b[k] == 0x48 && b[k + 1] == 0x89 && b[k + 2] == 0x9c && b[k + 3] == 0x24 &&
+        int64_t(b[k + 4] | b[k + 5] << 8) == want)
+      return true;
+  }
+  return false;
+}
+
 std::string InsnText(const gobin::InsnSite &s) { return s.text.empty() ? std::string(gobin::InsnKindName(s.kind)) : s.text; }
 
 }  // namespace
@@ -180,6 +220,9 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     return gobin::Error{fmt::format("runtime struct offsets incomplete for go1.{}: {}", v.minor, missing)};
   plan.offsets = OffsetsFrom(layout);
   plan.stack_prefers_syscall = v.minor >= 23;  // runtime/tracestack.go "case (3)" since 1.23
+  plan.ready_traceskip_spilled = ReadySpillsTraceskip(bin);
+  if (!plan.ready_traceskip_spilled)
+    plan.notes.push_back("runtime.ready does not spill traceskip where expected: GoUnblock skip unknown");
 
   // casgstatus transitions that carry a stack in the in-process trace.
   using gobin::kGdead, gobin::kGrunnable, gobin::kGrunning, gobin::kGsyscall, gobin::kGwaiting;
@@ -262,6 +305,8 @@ std::string DescribePlan(const ProbePlan &plan) {
                        ProbeRoleName(s.role), s.function, kind, s.vaddr, s.file_offset, s.flags, s.insn,
                        s.required ? "" : " (optional)");
   }
+  out += fmt::format("  stack_prefers_syscall={} ready_traceskip_spilled={}\n", plan.stack_prefers_syscall,
+                     plan.ready_traceskip_spilled);
   for (const auto &n : plan.notes) out += "  note: " + n + "\n";
   return out;
 }

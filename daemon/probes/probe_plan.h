@@ -33,10 +33,13 @@ enum class ProbeRole : uint16_t {
   kEnterSyscall = 1,      // runtime.reentersyscall(pc, sp, bp) entry: G Running->Syscall
                           // (needed on Go >= 1.26, whose entersyscall CASes the status
                           // itself and calls casgstatus only for bubbled goroutines)
-  kEnterSyscallBlock = 2, // runtime.entersyscallblock() entry (Go >= 1.26; see above)
+  kEnterSyscallBlock = 2, // runtime.entersyscallblock() entry (unused: it still calls
+                          // casgstatus in 1.26/1.27; kept for numbering)
   kExitSyscall = 3,       // runtime.exitsyscall() entry: G Syscall->Running attempt
                           // (Go >= 1.26); ctx.p != 0: fast path kept/regained its P
-  kAcquireP = 4,          // runtime.acquirep(pp) entry+4: emits ProcStart in-process
+  kAcquireP = 4,          // runtime.acquirep(pp) entry+4: emits ProcStart in-process.
+                          // Go >= 1.26: runtime.acquirepNoTrace(pp), called by acquirep
+                          // and by exitsyscall's slow path (caller_pc tells them apart)
   kReleaseP = 5,          // runtime.releasep() entry+4: emits ProcStop in-process
   kProcResize = 6,        // runtime.procresize(nprocs) entry+4: GOMAXPROCS (ProcsChange)
   kPreemptPark = 7,       // runtime.preemptPark(gp) entry+4: Running->Preempted (suspendG),
@@ -97,6 +100,10 @@ struct ProbePlan {
   // traceStack picks gp.syscall{pc,bp} over gp.sched when gp.syscallsp != 0 (Go >= 1.23).
   bool stack_prefers_syscall = false;
   uint32_t max_frames = GT_MAX_FRAMES;
+  // runtime.ready spills its traceskip argument (RBX) to its ABI spill slot 1 before it
+  // calls casgstatus, so gt_gstatus_record::caller_spill[1] is GoUnblock's traceskip
+  // when the record's caller is runtime.ready (checked on the code of this binary).
+  bool ready_traceskip_spilled = false;
   std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
 
   const ProbeSite *site(uint32_t probe_id) const {
