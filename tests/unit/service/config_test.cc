@@ -1,0 +1,176 @@
+// Config: defaults, every section, and errors that name the line of the offending key.
+#include <gtest/gtest.h>
+
+#include "daemon/service/config.h"
+
+namespace gotraced::service {
+namespace {
+
+std::string ErrorOf(const std::string &text) {
+  std::string err;
+  auto c = ParseConfig(text, "test.toml", &err);
+  EXPECT_FALSE(c.has_value()) << "accepted:\n" << text;
+  return err;
+}
+
+TEST(Config, MinimalUsesDefaults) {
+  std::string err;
+  auto c = ParseConfig("[[watch]]\nname = \"api\"\n", "test.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->window_seconds, 10);
+  EXPECT_EQ(c->window_bytes, std::size_t{16} << 20);
+  EXPECT_EQ(c->memory_bytes, std::size_t{256} << 20);
+  EXPECT_EQ(c->socket, "/run/gotraced/gotraced.sock");
+  EXPECT_EQ(c->mode, 0666u);
+  EXPECT_EQ(c->events, kEventAll);
+  ASSERT_EQ(c->watch.size(), 1u);
+  EXPECT_EQ(c->watch[0].name, std::vector<std::string>{"api"});
+  EXPECT_EQ(c->watch[0].line, 1);
+}
+
+TEST(Config, EverySection) {
+  const char *text = R"(
+[flight]
+window_seconds = 2.5
+window_mb = 4
+memory_mb = 64
+keep_exited = 3
+generation_ms = 250
+events = ["sched", "gc"]
+trace_version = "go1.23"
+ring_mb = 2
+
+[endpoint]
+socket = "/tmp/x.sock"
+owner = "0"
+group = "root"
+mode = "0660"
+max_trace_seconds = 60
+
+[discovery]
+exec_watch = false
+rescan_seconds = 5
+
+[[watch]]
+exe = ["/opt/*/bin/*", "/usr/local/bin/api"]
+window_seconds = 30
+window_mb = 8
+
+[[watch]]
+unit = "foo.service"
+cgroup = "/system.slice"
+events = ["user"]
+)";
+  std::string err;
+  auto c = ParseConfig(text, "t.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_DOUBLE_EQ(c->window_seconds, 2.5);
+  EXPECT_EQ(c->window_bytes, std::size_t{4} << 20);
+  EXPECT_EQ(c->memory_bytes, std::size_t{64} << 20);
+  EXPECT_EQ(c->keep_exited, 3u);
+  EXPECT_EQ(c->generation_period.count(), 250);
+  EXPECT_EQ(c->events, kEventSched | kEventGc);
+  EXPECT_EQ(c->trace_version, session::TraceVersion::kGo123);
+  EXPECT_EQ(c->ring_bytes, std::size_t{2} << 20);
+  EXPECT_EQ(c->socket, "/tmp/x.sock");
+  EXPECT_EQ(c->mode, 0660u);
+  EXPECT_EQ(c->owner_uid, 0u);
+  EXPECT_EQ(c->max_trace_seconds, 60);
+  EXPECT_FALSE(c->exec_watch);
+  EXPECT_EQ(c->rescan_seconds, 5);
+  ASSERT_EQ(c->watch.size(), 2u);
+  EXPECT_EQ(c->watch[0].exe.size(), 2u);
+  EXPECT_EQ(c->WindowSeconds(c->watch[0]), 30);
+  EXPECT_EQ(c->WindowBytes(c->watch[0]), std::size_t{8} << 20);
+  EXPECT_EQ(c->Events(c->watch[0]), kEventSched | kEventGc);
+  EXPECT_EQ(c->Events(c->watch[1]), kEventUser);
+  EXPECT_EQ(c->WindowSeconds(c->watch[1]), 2.5);
+  EXPECT_EQ(c->watch[0].line, 23);
+  EXPECT_EQ(c->watch[1].line, 28);
+}
+
+TEST(Config, OctalModeInteger) {
+  std::string err;
+  auto c = ParseConfig("[endpoint]\nmode = 0o640\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->mode, 0640u);
+}
+
+TEST(Config, SyntaxErrorHasLine) {
+  EXPECT_EQ(ErrorOf("[[watch]]\nname = \"x\"\n[flight\n").substr(0, 12), "test.toml:3:");
+}
+
+TEST(Config, WrongTypeHasLine) {
+  std::string e = ErrorOf("[[watch]]\nname = \"x\"\n\n[flight]\nwindow_seconds = \"ten\"\n");
+  EXPECT_NE(e.find("test.toml:5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("flight.window_seconds: expected a number, found string"), std::string::npos) << e;
+}
+
+TEST(Config, UnknownKeyHasLine) {
+  std::string e = ErrorOf("[[watch]]\nname = \"x\"\nwindow_secs = 3\n");
+  EXPECT_NE(e.find("test.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key watch[0].window_secs"), std::string::npos) << e;
+  e = ErrorOf("[[watch]]\nname = \"x\"\n[flihgt]\nwindow_seconds = 3\n");
+  EXPECT_NE(e.find("test.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key flihgt"), std::string::npos) << e;
+}
+
+TEST(Config, BadValues) {
+  struct Case {
+    const char *text;
+    const char *where;
+    const char *what;
+  } cases[] = {
+      {"[flight]\nwindow_seconds = 0\n[[watch]]\nname=\"x\"\n", ":2:", "greater than 0"},
+      {"[flight]\nwindow_seconds = -3\n[[watch]]\nname=\"x\"\n", ":2:", "greater than 0"},
+      {"[flight]\nevents = [\"sched\", \"net\"]\n[[watch]]\nname=\"x\"\n", ":2:", "unknown event class \"net\""},
+      {"[flight]\nevents = \"sched\"\n[[watch]]\nname=\"x\"\n", ":2:", "expected an array"},
+      {"[flight]\ntrace_version = \"go1.99\"\n[[watch]]\nname=\"x\"\n", ":2:", "go1.99"},
+      {"[flight]\nkeep_exited = 1.5\n[[watch]]\nname=\"x\"\n", ":2:", "expected an integer"},
+      {"[flight]\ngeneration_ms = 1\n[[watch]]\nname=\"x\"\n", ":2:", "outside 10..600000"},
+      {"[flight]\nwindow_mb = 100\nmemory_mb = 10\n[[watch]]\nname=\"x\"\n", ":1:", "larger than flight.memory_mb"},
+      {"[endpoint]\nsocket = \"relative.sock\"\n[[watch]]\nname=\"x\"\n", ":2:", "absolute path"},
+      {"[endpoint]\nmode = \"rw-rw-rw-\"\n[[watch]]\nname=\"x\"\n", ":2:", "octal"},
+      {"[endpoint]\nmode = \"01777\"\n[[watch]]\nname=\"x\"\n", ":2:", "not a permission mode"},
+      {"[endpoint]\nowner = \"no-such-user-gotraced\"\n[[watch]]\nname=\"x\"\n", ":2:", "no user"},
+      {"[endpoint]\ngroup = \"no-such-group-gotraced\"\n[[watch]]\nname=\"x\"\n", ":2:", "no group"},
+      {"[discovery]\nexec_watch = 1\n[[watch]]\nname=\"x\"\n", ":2:", "true or false"},
+      {"[[watch]]\nwindow_seconds = 3\n", ":1:", "at least one of exe, name, cgroup, unit"},
+      {"[[watch]]\nexe = []\n", ":2:", "empty list"},
+      {"[[watch]]\nexe = [\"\"]\n", ":2:", "empty pattern"},
+      {"[[watch]]\nexe = \"bin/x\"\n", ":2:", "not an absolute path"},
+      {"[[watch]]\ncgroup = \"system.slice\"\n", ":2:", "must start with /"},
+      {"[[watch]]\nname = 3\n", ":2:", "expected strings"},
+      {"watch = \"x\"\n", ":1:", "array of tables"},
+      {"[flight]\nwindow_seconds = 3\n", "", "no [[watch]] entry"},
+      {"flight = 3\n[[watch]]\nname=\"x\"\n", ":1:", "expected a table"},
+  };
+  for (const Case &c : cases) {
+    std::string e = ErrorOf(c.text);
+    EXPECT_EQ(e.rfind("test.toml", 0), 0u) << e;
+    EXPECT_NE(e.find(c.where), std::string::npos) << "want " << c.where << " in: " << e;
+    EXPECT_NE(e.find(c.what), std::string::npos) << "want " << c.what << " in: " << e;
+  }
+}
+
+TEST(Config, LoadMissingFileNamesIt) {
+  std::string err;
+  EXPECT_FALSE(LoadConfig("/nonexistent/gotraced.toml", &err));
+  EXPECT_NE(err.find("/nonexistent/gotraced.toml"), std::string::npos);
+}
+
+TEST(Config, ShippedDefaultIsValid) {
+  std::string err;
+  auto c = LoadConfig(std::string(GOTRACED_SOURCE_DIR) + "/packaging/gotraced.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->socket, "/run/gotraced/gotraced.sock");
+}
+
+TEST(Config, EventSetName) {
+  EXPECT_EQ(EventSetName(kEventAll), "all");
+  EXPECT_EQ(EventSetName(kEventSched | kEventCpu), "sched,cpu");
+  EXPECT_EQ(EventSetName(0), "none");
+}
+
+}  // namespace
+}  // namespace gotraced::service
