@@ -128,6 +128,10 @@ void RecordDecoder::Decode(const capture::RecordView &v, std::vector<Record> &ou
   if (!v.valid()) return;
   ++stats_.records;
   if (!pending_exit_.empty() && pending_exit_.count(v.tid())) ResolvePendingExit(v, out);
+  if (skip_current_) {
+    skip_current_ = false;  // already decoded by ResolvePendingExit
+    return;
+  }
   switch (v.kind()) {
     case GT_REC_GSTATUS: DecodeGstatus(v, out); break;
     case GT_REC_CALL: DecodeCall(v, out); break;
@@ -152,23 +156,48 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   if (const gt_call_record *call = v.call()) {
     const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
     if (site && site->role == probes::ProbeRole::kSyscallReleaseP) return;  // self-steal first
+    if (site && site->role == probes::ProbeRole::kAcquireP) {
+      // The plan probes acquirepNoTrace: this is exitsyscallTryGetP's P. Decode it (the
+      // ProcStart), then the runtime's GoSysExit(true) + GoStart right after it.
+      pending_exit_.erase(it);
+      ++stats_.deferred;
+      DecodeCall(v, out);
+      Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
+      eb.ts = v.ts() + 1;
+      eb.p = static_cast<ProcId>(static_cast<std::int64_t>(call->deref[0]));
+      eb.g = pe.g;
+      Emit(out, eb);
+      Record st = Base(v, RecordKind::kGoStart);
+      st.ts = v.ts() + 2;
+      st.p = eb.p;
+      st.g = kNoG;
+      st.target_g = pe.g;
+      Emit(out, st);
+      skip_current_ = true;
+      return;
+    }
   }
   if (c == nullptr || c->p_id < 0) return;  // still without a P: keep waiting
   pending_exit_.erase(it);
   ++stats_.deferred;
+  // The P was acquired somewhere between the exit's entry and this record; the events
+  // are stamped just before this record: stamping them at the exit's entry could put the
+  // ProcStart before the previous owner's ProcStop of that P.
+  (void)pe.ts;
+  const std::uint64_t t = v.ts() > 3 ? v.ts() - 3 : v.ts();
   Record ps = Base(v, RecordKind::kProcStart);
-  ps.ts = pe.ts;
+  ps.ts = t;
   ps.p = kNoP;
   ps.g = pe.g;
   ps.target_p = c->p_id;
   Emit(out, ps);
   Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
-  eb.ts = pe.ts;
+  eb.ts = t + 1;
   eb.p = c->p_id;
   eb.g = pe.g;
   Emit(out, eb);
   Record st = Base(v, RecordKind::kGoStart);
-  st.ts = pe.ts;
+  st.ts = t + 2;
   st.p = c->p_id;
   st.g = kNoG;
   st.target_g = pe.g;

@@ -104,6 +104,7 @@ class RecordDecoder {
     std::uint64_t ts = 0;
   };
   std::unordered_map<std::uint32_t, PendingExit> pending_exit_;
+  bool skip_current_ = false;
   // Per thread: the traceskip of the last runtime.ready entry (if the plan probes it).
   std::unordered_map<std::uint32_t, std::uint32_t> ready_skip_;
   // Per goroutine (g pointer) in a syscall: its thread and the P it held, for the

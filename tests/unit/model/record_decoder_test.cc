@@ -1,0 +1,252 @@
+// RecordDecoder: raw capture records (proto/records.h) built by hand -> model records,
+// per the decoding table of docs/model.md §3 (Go 1.26), then through the model to Go's
+// parser.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <map>
+
+#include "daemon/model/record_decoder.h"
+#include "tests/unit/model/model_test_util.h"
+
+namespace gotraced::model::testing {
+namespace {
+
+// Fake code addresses and what they symbolize to (innermost first).
+const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
+    {0x1000, {"runtime.newproc1"}},
+    {0x1100, {"runtime.execute"}},
+    {0x1200, {"runtime.park_m"}},
+    {0x1300, {"runtime.ready"}},
+    {0x1400, {"runtime.goschedImpl", "runtime.gosched_m"}},
+    {0x1500, {"runtime.gdestroy"}},
+    {0x1600, {"runtime.casGToWaitingForSuspendG"}},
+    {0x1700, {"runtime.exitsyscallNoP"}},
+    {0x1800, {"main.mystery"}},
+    // Stack PCs.
+    {0x2000, {"runtime.systemstack_switch"}},
+    {0x2100, {"runtime.goready"}},
+    {0x2200, {"runtime.send"}},
+    {0x2300, {"runtime.chansend"}},
+    {0x2400, {"runtime.chansend1"}},
+    {0x2500, {"main.main"}},
+    {0x2600, {"runtime.entersyscall"}},
+    {0x2700, {"syscall.Syscall6"}},
+    {0x2800, {"syscall.read"}},
+};
+
+class RawBuilder {
+ public:
+  explicit RawBuilder(std::uint32_t tid) : tid_(tid) {}
+
+  std::vector<std::uint8_t> Gstatus(std::uint64_t ts, std::uint64_t caller, std::uint64_t goid, std::uint32_t oldv,
+                                    std::uint32_t newv, std::int32_t p, std::uint64_t curg_goid,
+                                    std::vector<std::uint64_t> stack = {}) {
+    gt_gstatus_record r{};
+    Header(r.h, ts, GT_REC_GSTATUS);
+    Ctx(r.ctx, p, curg_goid, caller);
+    r.gp = 0xc000000000 + goid * 0x100;
+    r.goid = goid;
+    r.oldval = oldv;
+    r.newval = newv;
+    r.startpc = 0x3000 + goid;
+    r.m_block_reason = block_reason;
+    r.m_trace_skip = trace_skip;
+    r.has_stack = stack.empty() ? 0 : 1;
+    return WithStack(&r, sizeof r, stack, GT_STACK_SCHED);
+  }
+
+  std::vector<std::uint8_t> Call(std::uint64_t ts, std::uint32_t probe_id, std::int32_t p, std::uint64_t curg_goid,
+                                 std::array<std::uint64_t, 6> args = {}, std::array<std::uint64_t, 4> deref = {},
+                                 std::vector<std::uint64_t> stack = {}, std::uint8_t source = GT_STACK_REGS) {
+    gt_call_record r{};
+    Header(r.h, ts, GT_REC_CALL);
+    Ctx(r.ctx, p, curg_goid, 0);
+    r.probe_id = probe_id;
+    std::memcpy(r.args, args.data(), sizeof r.args);
+    std::memcpy(r.deref, deref.data(), sizeof r.deref);
+    r.has_stack = stack.empty() ? 0 : 1;
+    return WithStack(&r, sizeof r, stack, source);
+  }
+
+  std::uint8_t block_reason = 0, trace_skip = 0;
+  std::uint32_t p_tick = 7;
+
+ private:
+  void Header(gt_record_header &h, std::uint64_t ts, gt_record_kind k) {
+    h.ts_ns = ts;
+    h.tgid = 1;
+    h.tid = tid_;
+    h.kind = static_cast<std::uint16_t>(k);
+  }
+  void Ctx(gt_go_ctx &c, std::int32_t p, std::uint64_t curg_goid, std::uint64_t caller) {
+    c.p_id = p;
+    c.p = p >= 0 ? 0xd000 + static_cast<std::uint64_t>(p) : 0;
+    c.curg = curg_goid ? 0xc000000000 + curg_goid * 0x100 : 0;
+    c.curg_goid = curg_goid;
+    c.caller_pc = caller;
+    c.p_syscalltick = p_tick;
+  }
+  std::vector<std::uint8_t> WithStack(const void *body, std::size_t n, const std::vector<std::uint64_t> &stack,
+                                      std::uint8_t source) {
+    std::vector<std::uint8_t> out(static_cast<const std::uint8_t *>(body), static_cast<const std::uint8_t *>(body) + n);
+    if (stack.empty()) return out;
+    gt_stack_tail t{};
+    t.nframes = static_cast<std::uint16_t>(stack.size());
+    t.source = source;
+    const auto *tp = reinterpret_cast<const std::uint8_t *>(&t);
+    out.insert(out.end(), tp, tp + sizeof t);
+    const auto *sp = reinterpret_cast<const std::uint8_t *>(stack.data());
+    out.insert(out.end(), sp, sp + stack.size() * 8);
+    return out;
+  }
+  std::uint32_t tid_;
+};
+
+probes::ProbePlan Plan() {
+  probes::ProbePlan plan;
+  plan.name = "test";
+  plan.go_minor = 26;
+  auto add = [&](probes::ProbeRole role) {
+    probes::ProbeSite s;
+    s.id = static_cast<std::uint16_t>(plan.sites.size());
+    s.role = role;
+    plan.sites.push_back(s);
+  };
+  add(probes::ProbeRole::kCasgstatus);         // 0
+  add(probes::ProbeRole::kEnterSyscall);       // 1
+  add(probes::ProbeRole::kExitSyscall);        // 2
+  add(probes::ProbeRole::kAcquireP);           // 3
+  add(probes::ProbeRole::kReleaseP);           // 4
+  add(probes::ProbeRole::kSyscallReleaseP);    // 5
+  return plan;
+}
+
+struct Fixture {
+  probes::ProbePlan plan = Plan();
+  RecordDecoder dec{[this] {
+    DecoderConfig c;
+    c.go_minor = 26;
+    c.plan = &plan;
+    c.block_reasons = {"unspecified", "forever", "network", "select", "sync.(*Cond).Wait", "sync", "chan send",
+                       "chan receive"};
+    c.func_chain = [](std::uint64_t pc, std::vector<std::string_view> &names) {
+      auto it = kChains.find(pc);
+      if (it != kChains.end()) names.insert(names.end(), it->second.begin(), it->second.end());
+    };
+    return c;
+  }()};
+  std::vector<Record> out;
+  void Feed(const std::vector<std::uint8_t> &bytes) {
+    capture::RecordView v(bytes.data(), bytes.size());
+    ASSERT_TRUE(v.valid());
+    dec.Decode(v, out);
+  }
+};
+
+TEST(RecordDecoder, Go126Table) {
+  Fixture f;
+  RawBuilder m1(101);
+  // acquirepNoTrace(P0) on M101 (g0, no P yet).
+  f.Feed(m1.Call(100, 3, -1, 0, {}, {0, 0, 0, 0}));
+  // g1 creates g5 (newproc1: _Gdead -> _Grunnable), stack from systemstack_switch.
+  f.Feed(m1.Gstatus(110, 0x1000, 5, 6, 1, 0, 1, {0x2000, 0x2100, 0x2500}));
+  // execute(g5) on M102, which holds P2.
+  RawBuilder m2(102);
+  f.Feed(m2.Call(115, 3, -1, 0, {}, {2, 0, 0, 0}));
+  f.Feed(m2.Gstatus(120, 0x1100, 5, 1, 2, 2, 5));
+  // park_m: chan receive (traceBlockChanRecv = 7), gopark traceskip 2.
+  m2.block_reason = 7;
+  m2.trace_skip = 2;
+  f.Feed(m2.Gstatus(130, 0x1200, 5, 2, 4, 2, 5, {0x2000, 0x2100, 0x2500}));
+  // GC's suspendG transition: not a trace event.
+  f.Feed(m2.Gstatus(135, 0x1600, 9, 2, 4, 2, 9));
+  // Unknown caller: counted.
+  f.Feed(m2.Gstatus(136, 0x1800, 9, 2, 4, 2, 9));
+  // ready(g5) from a chan send by g1: skip estimated through send/chansend.
+  f.Feed(m1.Gstatus(140, 0x1300, 5, 4, 1, 0, 1, {0x2000, 0x2100, 0x2200, 0x2300, 0x2400, 0x2500}));
+  // Syscall by g1: reentersyscall(pc=0x2700, ...), walk starts at entersyscall.
+  f.Feed(m1.Call(150, 1, 0, 1, {0x2700, 0, 0}, {}, {0x2600, 0x2700, 0x2800, 0x2500}));
+  // exitsyscall with the P and the same syscalltick: fast.
+  f.Feed(m1.Call(160, 2, 0, 1));
+  // Another syscall; the P is taken meanwhile (exitsyscall finds no P) and
+  // exitsyscallTryGetP acquires P1 (acquirepNoTrace).
+  f.Feed(m1.Call(170, 1, 0, 1, {0x2700, 0, 0}, {}, {0x2600, 0x2700, 0x2800, 0x2500}));
+  RawBuilder sysmon(99);
+  f.Feed(sysmon.Call(175, 5, -1, 0, {0xc000000000 + 1 * 0x100, 0, 0}));
+  f.Feed(m1.Call(180, 2, -1, 1));
+  f.Feed(m1.Call(181, 3, -1, 1, {}, {1, 0, 0, 0}));
+  // gosched_m -> goschedImpl (inlined): GoStop "runtime.Gosched"; then g1 exits.
+  f.Feed(m1.Gstatus(190, 0x1400, 1, 2, 1, 1, 1, {0x2500}));
+  f.Feed(m1.Gstatus(200, 0x1100, 1, 1, 2, 1, 1));
+  f.Feed(m1.Gstatus(210, 0x1500, 1, 2, 6, 1, 1));
+
+  std::vector<RecordKind> kinds;
+  for (const Record &r : f.out) kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {
+      RecordKind::kProcStart,      RecordKind::kGoCreate,     RecordKind::kProcStart, RecordKind::kGoStart,
+      RecordKind::kGoBlock,        RecordKind::kGoUnblock,    RecordKind::kGoSyscallBegin,
+      RecordKind::kGoSyscallEnd,   RecordKind::kGoSyscallBegin, RecordKind::kProcSteal, RecordKind::kProcStart,
+      RecordKind::kGoSyscallEndBlocked, RecordKind::kGoStart, RecordKind::kGoStop,
+      RecordKind::kGoStart,        RecordKind::kGoEnd};
+  ASSERT_EQ(kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(RecordKindName(kinds[i]), RecordKindName(want[i])) << "record " << i;
+
+  EXPECT_EQ(f.out[1].target_g, 5u);
+  EXPECT_EQ(f.out[1].g, 1u);
+  EXPECT_EQ(f.out[1].stack_skip, 2u);
+  EXPECT_EQ(f.out[4].reason, "chan receive");
+  EXPECT_EQ(f.out[4].stack_skip, 2u);
+  EXPECT_EQ(f.out[5].stack_skip, 4u);  // systemstack_switch, goready, send, chansend
+  EXPECT_EQ(f.out[6].stack.front(), 0x2700u);  // the walk cut at syscallpc
+  EXPECT_EQ(f.out[6].stack_skip, 1u);
+  EXPECT_EQ(f.out[9].target_p, 0);
+  EXPECT_EQ(f.out[10].target_p, 1);
+  EXPECT_EQ(f.out[12].target_g, 1u);
+  EXPECT_EQ(f.out[13].reason, "runtime.Gosched");
+  EXPECT_EQ(f.dec.stats().ignored, 1u);
+  EXPECT_EQ(f.dec.stats().unclassified, 1u);
+  EXPECT_EQ(f.dec.stats().unclassified_callers.count("main.mystery"), 1u);
+
+  // And the model turns them into a trace Go's parser accepts.
+  Harness h;
+  for (Record &r : f.out) h.Push(std::move(r));
+  CheckResult res = h.Finish("decoder-go126");
+  ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(res.Int("block_reasons", "chan receive"), 1);
+  EXPECT_EQ(res.Int("syscalls"), 2);
+}
+
+// exitsyscallNoP: no P to be had; the goroutine is queued.
+TEST(RecordDecoder, Go126SyscallExitWithoutP) {
+  Fixture f;
+  RawBuilder m1(101);
+  f.Feed(m1.Call(100, 3, -1, 0, {}, {0, 0, 0, 0}));
+  f.Feed(m1.Gstatus(110, 0x1100, 1, 1, 2, 0, 1));
+  f.Feed(m1.Call(120, 1, 0, 1, {0x2700, 0, 0}, {}, {0x2600, 0x2700, 0x2500}));
+  // Sysmon takes the P (releaseP(s): s.gp in RAX).
+  RawBuilder sysmon(99);
+  f.Feed(sysmon.Call(130, 5, -1, 0, {0xc000000000 + 1 * 0x100, 0, 0}));
+  f.Feed(m1.Call(140, 2, -1, 1));
+  f.Feed(m1.Gstatus(141, 0x1700, 1, 2, 1, -1, 1));
+  std::vector<RecordKind> kinds;
+  for (const Record &r : f.out) kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kProcStart, RecordKind::kGoStart, RecordKind::kGoSyscallBegin,
+                                        RecordKind::kProcSteal, RecordKind::kGoSyscallEndBlocked};
+  ASSERT_EQ(kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(kinds[i]), RecordKindName(want[i]));
+  EXPECT_EQ(f.out[3].target_p, 0);
+  EXPECT_EQ(f.out[3].victim_m, 101u);
+
+  Harness h;
+  for (Record &r : f.out) h.Push(std::move(r));
+  CheckResult res = h.Finish("decoder-nop");
+  ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
+}  // namespace
+}  // namespace gotraced::model::testing
