@@ -19,7 +19,10 @@ inline std::vector<RequiredFunction> RequiredRuntimeFunctionsDetailed() {
   return {
       {"runtime.casgstatus"},     {"runtime.execute"},
       {"runtime.newproc1"},       {"runtime.gopark"},
-      {"runtime.park_m"},         {"runtime.goready"},
+      {"runtime.park_m"},
+      // goready is inlined into its callers from Go 1.21 on (not in the pclntab of any
+      // 1.21-1.27 binary here; 1.20 not checked): runtime.ready is the probe point there.
+      {"runtime.goready", 0, 20},
       {"runtime.ready"},          {"runtime.goexit1"},
       {"runtime.goexit0"},        {"runtime.gdestroy", 22},
       {"runtime.entersyscall"},   {"runtime.reentersyscall"},
