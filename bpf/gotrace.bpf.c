@@ -240,6 +240,7 @@ static __always_inline void walk_curg(struct pt_regs *ctx, __u32 flags, const st
       r->s->pcs[0] = rdf64(g, cfg.g_sched_pc);
       w.fp = rdf64(g, cfg.g_sched_bp);
       r->tail.sched_sp_word = rd64(rdf64(g, cfg.g_sched_sp));
+      r->tail.sync_safe_point = rdf8(g, cfg.g_sync_safe_point);
     }
     w.start = 1;
   }

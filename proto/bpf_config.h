@@ -23,4 +23,6 @@ struct gt_bpf_config {
   gt_s32 m_wait_trace_block_reason, m_wait_trace_skip;
   // runtime.p
   gt_s32 p_id, p_status, p_m, p_syscalltick, p_goidcache, p_goidcacheend;
+  // Appended fields.
+  gt_s32 g_sync_safe_point;  // bool g.syncSafePoint (1.24+)
 };

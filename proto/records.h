@@ -124,7 +124,8 @@ struct gt_stack_tail {
   gt_u16 nframes;  // number of valid pcs[] entries (raw return addresses, leaf first)
   gt_u8 source;    // enum gt_stack_source
   gt_u8 flags;     // GT_STACK_*
-  gt_u32 pad;
+  gt_u8 sync_safe_point;  // GT_STACK_SCHED: curg->syncSafePoint (Go >= 1.24; 0 before)
+  gt_u8 pad[3];
   gt_u64 sched_sp_word;  // GT_STACK_SCHED only: *(u64*)curg->sched.sp. Go >= 1.24
                          // traceStack inserts it as the 2nd PC when gp.syncSafePoint
                          // (stopped in morestack, issue 68090); the daemon decides.

@@ -113,6 +113,7 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
   c->p_syscalltick = o.p_syscalltick;
   c->p_goidcache = o.p_goidcache;
   c->p_goidcacheend = o.p_goidcacheend;
+  c->g_sync_safe_point = o.g_sync_safe_point;
 }
 
 // Runtime addresses of the globals the snapshot reads (gobin finds them in .symtab or,

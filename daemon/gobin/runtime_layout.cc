@@ -74,6 +74,7 @@ std::vector<FieldSpec> MakeSpecs() {
       {S::kG, "g.startpc", {"startpc"}, GT_FIELD(g, startpc), true},
       {S::kG, "g.labels", {"labels"}, GT_FIELD(g, labels), false},
       {S::kG, "g.trace", {"trace"}, GT_FIELD(g, trace), false},
+      {S::kG, "g.syncSafePoint", {"syncSafePoint"}, GT_FIELD(g, sync_safe_point), false},
 
       {S::kM, "m.g0", {"g0"}, GT_FIELD(m, g0), true},
       {S::kM, "m.procid", {"procid"}, GT_FIELD(m, procid), true},
@@ -91,6 +92,7 @@ std::vector<FieldSpec> MakeSpecs() {
       {S::kM, "m.waitTraceBlockReason", {"waitTraceBlockReason", "waittraceev"},
        GT_FIELD(m, wait_trace_block_reason), false},
       {S::kM, "m.waitTraceSkip", {"waitTraceSkip", "waittraceskip"}, GT_FIELD(m, wait_trace_skip), false},
+      {S::kM, "m.syscalltick", {"syscalltick"}, GT_FIELD(m, syscalltick), false},
 
       {S::kP, "p.id", {"id"}, GT_FIELD(p, id), true},
       {S::kP, "p.status", {"status"}, GT_FIELD(p, status), true},

@@ -72,6 +72,7 @@ struct GLayout {
   FieldLoc gopc, startpc;
   FieldLoc labels;                       // unsafe.Pointer (pprof labels)
   FieldLoc trace;                        // gTraceState (1.21+), for in-process tracer state
+  FieldLoc sync_safe_point;              // bool g.syncSafePoint (1.24+): stopped in morestack
   bool operator==(const GLayout &) const = default;
 };
 
@@ -84,6 +85,7 @@ struct MLayout {
   // m.waitTraceBlockReason (1.21+) or m.waittraceev (<= 1.20): set by gopark.
   FieldLoc wait_trace_block_reason;
   FieldLoc wait_trace_skip;              // m.waitTraceSkip / m.waittraceskip
+  FieldLoc syscalltick;                  // uint32 m.syscalltick (copied from p at entersyscall)
   bool operator==(const MLayout &) const = default;
 };
 

@@ -101,6 +101,8 @@ BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
   o.m_curg = Off(l.m.curg);
   o.m_p = Off(l.m.p);
   o.m_oldp = Off(l.m.oldp);
+  o.m_syscalltick = Off(l.m.syscalltick);
+  o.g_sync_safe_point = Off(l.g.sync_safe_point);
   o.m_wait_trace_block_reason = Off(l.m.wait_trace_block_reason);
   o.m_wait_trace_skip = Off(l.m.wait_trace_skip);
   o.p_id = Off(l.p.id);

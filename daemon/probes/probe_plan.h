@@ -85,6 +85,7 @@ struct BpfOffsets {
   int32_t m_wait_trace_block_reason = -1, m_wait_trace_skip = -1;
   int32_t p_id = -1, p_status = -1, p_m = -1, p_syscalltick = -1;
   int32_t p_goidcache = -1, p_goidcacheend = -1;
+  int32_t g_sync_safe_point = -1;
 };
 
 struct ProbePlan {
