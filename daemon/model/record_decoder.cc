@@ -90,6 +90,25 @@ void RecordDecoder::Emit(std::vector<Record> &out, Record r) {
   out.push_back(std::move(r));
 }
 
+bool RecordDecoder::HasRole(probes::ProbeRole role) const {
+  if (!cfg_.plan) return false;
+  for (const probes::ProbeSite &s : cfg_.plan->sites)
+    if (s.role == role) return true;
+  return false;
+}
+
+void RecordDecoder::TrimSyscallEntry(std::vector<std::uint64_t> &pcs) {
+  std::size_t n = 0;
+  while (n < pcs.size()) {
+    std::string_view f = Innermost(pcs[n]);
+    if (f != "runtime.reentersyscall" && f != "runtime.entersyscall" && f != "runtime.entersyscallblock" &&
+        f != "runtime.systemstack_switch" && f != "runtime.casgstatus")
+      break;
+    ++n;
+  }
+  pcs.erase(pcs.begin(), pcs.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
 // GoUnblock's skip is ready()'s traceskip argument (runtime/proc.go ready ->
 // trace.GoUnpark(gp, traceskip)), set by each goready caller so the stack starts at the
 // user-facing API (chansend1, closechan's caller, selectgo, ...). With a runtime.ready
@@ -340,22 +359,35 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
     }
     case Site::kEnterSyscall: {
       if (oldv != kGrunning || newv != kGsyscall) break;
-      if (cfg_.go_minor >= 26) {
-        // Go 1.26 writes GoSyscallBegin at reentersyscall / entersyscallblock entry (CALL
-        // records of the plan); this casgstatus is a duplicate (bubbles, entersyscallblock).
+      const bool from_block = StartsWith(Innermost(gs.ctx.caller_pc), "runtime.entersyscallblock");
+      if (cfg_.go_minor >= 26 && (!from_block || HasRole(probes::ProbeRole::kEnterSyscallBlock))) {
+        // Go 1.26 reentersyscall writes GoSyscallBegin at its entry (CALL kEnterSyscall);
+        // its casgstatus only runs for synctest bubbles: a duplicate.
         ++stats_.ignored;
         return;
       }
+      // reentersyscall / entersyscallblock: GoSysCall's stack(1) is taken from
+      // gp.syscallpc/syscallbp (1.23+) or from systemstack_switch with skip 4 (1.22, three
+      // runtime frames in between): both are the walk from syscallpc's frame, skip 1.
       Record r = Base(v, RecordKind::kGoSyscallBegin);
       r.g = gs.goid;
+      TrimSyscallEntry(pcs);
       r.stack = std::move(pcs);
-      // 1.23+: the walk starts at gp.syscallpc (GT_STACK_SYSCALL), stack(1). 1.22 writes
-      // stack(4) from the systemstack_switch frame; our walk at casgstatus entry starts
-      // one frame later (at reentersyscall's return address), hence 3.
-      r.stack_skip = cfg_.go_minor >= 23 ? 1 : 3;
+      r.stack_skip = 1;
+      auto held = held_release_.find(v.tid());
+      if (held != held_release_.end()) {
+        // entersyscallblock: GoSysCall, then handoffp(releasep()) [ProcStop], then this
+        // casgstatus. Write them in the runtime's order.
+        r.ts = held->second.ts > 0 ? held->second.ts - 1 : 0;
+        r.p = held->second.p;
+      }
       syscall_p_[v.tid()] = r.p;
       in_syscall_[gs.gp] = {v.tid(), r.p};
       Emit(out, std::move(r));
+      if (held != held_release_.end()) {
+        Emit(out, std::move(held->second));
+        held_release_.erase(held);
+      }
       return;
     }
     case Site::kExitSyscall: {
@@ -418,7 +450,14 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       if (oldv != kGwaiting || newv != kGrunnable) break;
       Record r = Base(v, RecordKind::kGoUnblock);
       r.target_g = gs.goid;
-      if (site == Site::kReady) r.stack_skip = UnblockSkip(v.tid(), pcs);
+      if (site == Site::kReady) {
+        // ready(gp, traceskip, next) spilled its arguments to its ABI slots before calling
+        // casgstatus when the plan verified it on this binary: exact traceskip.
+        if (cfg_.plan && cfg_.plan->ready_traceskip_spilled && gs.caller_spill[0] == gs.gp)
+          r.stack_skip = static_cast<std::uint32_t>(gs.caller_spill[1]);
+        else
+          r.stack_skip = UnblockSkip(v.tid(), pcs);
+      }
       r.stack = std::move(pcs);
       Emit(out, std::move(r));
       return;
@@ -478,6 +517,7 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // entersyscallblock entry: gp.syscallpc = caller PC = *(SP), syscallbp = RBP: our
       // walk is the runtime's; stack(1). The P is handed off next (releasep: ProcStop).
       Record r = Base(v, RecordKind::kGoSyscallBegin);
+      TrimSyscallEntry(pcs);
       r.stack = std::move(pcs);
       r.stack_skip = 1;
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
@@ -562,6 +602,11 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       return;
     }
     case probes::ProbeRole::kReleaseP: {
+      if (StartsWith(Innermost(c.ctx.caller_pc), "runtime.entersyscallblock") &&
+          !HasRole(probes::ProbeRole::kEnterSyscallBlock)) {
+        held_release_[v.tid()] = Base(v, RecordKind::kProcStop);  // see DecodeGstatus
+        return;
+      }
       Emit(out, Base(v, RecordKind::kProcStop));
       return;
     }

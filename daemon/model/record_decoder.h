@@ -90,6 +90,10 @@ class RecordDecoder {
   Record Base(const capture::RecordView &v, RecordKind k) const;
   void Emit(std::vector<Record> &out, Record r);
   std::uint32_t UnblockSkip(std::uint32_t tid, const std::vector<std::uint64_t> &pcs);
+  // Drops the leading frames of the syscall entry path (reentersyscall, entersyscall,
+  // entersyscallblock, systemstack_switch) so the walk starts at gp.syscallpc's frame.
+  void TrimSyscallEntry(std::vector<std::uint64_t> &pcs);
+  bool HasRole(probes::ProbeRole role) const;
 
   DecoderConfig cfg_;
   DecoderStats stats_;
@@ -104,6 +108,9 @@ class RecordDecoder {
     std::uint64_t ts = 0;
   };
   std::unordered_map<std::uint32_t, PendingExit> pending_exit_;
+  // Per thread: the ProcStop of entersyscallblock's handoff, which the runtime writes
+  // after GoSyscallBegin but whose probe fires before the casgstatus we decode it from.
+  std::unordered_map<std::uint32_t, Record> held_release_;
   bool skip_current_ = false;
   // Per thread: the traceskip of the last runtime.ready entry (if the plan probes it).
   std::unordered_map<std::uint32_t, std::uint32_t> ready_skip_;
