@@ -330,29 +330,24 @@ std::string BuildInfo::FormatModInfoLikeGoVersionM() const {
 
 Result<BuildInfo> ReadBuildInfo(const ElfFile &elf) {
   // elfExe.DataStart: the .go.buildinfo section, else the first PT_LOAD that is
-  // writable and not executable.
-  uint64_t start = 0, size = 0;
+  // writable and not executable. We go on to the next such segment when the first has
+  // no magic: in a PIE the first is the RELRO one (.data.rel.ro) and .go.buildinfo
+  // starts the second, so without section headers debug/buildinfo gives up there.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
   if (const ElfSection *s = elf.FindSection(".go.buildinfo")) {
-    start = s->addr;
-    size = s->size;
+    ranges.emplace_back(s->addr, s->size);
   } else {
     for (const auto &ph : elf.Segments()) {
-      if (ph.type == 1 /*PT_LOAD*/ && (ph.flags & 3 /*PF_X|PF_W*/) == 2 /*PF_W*/) {
-        start = ph.vaddr;
-        size = ph.memsz;
-        break;
-      }
+      if (ph.type == 1 /*PT_LOAD*/ && (ph.flags & 3 /*PF_X|PF_W*/) == 2 /*PF_W*/) ranges.emplace_back(ph.vaddr, ph.memsz);
     }
   }
-  if (size == 0) return Error{"no .go.buildinfo"};
-  // searchMagic: 16-byte aligned magic within [start, start+size).
-  uint64_t end = start + size;
-  if (end < start) return Error{"no .go.buildinfo"};
-  uint64_t addr = (start + kAlign - 1) & ~(kAlign - 1);
   std::optional<uint64_t> found;
-  while (addr < end) {
-    auto tail = SegmentTail(elf, addr);
-    if (tail.empty()) break;
+  for (auto [start, size] : ranges) {
+    // searchMagic: the 16-byte aligned magic within [start, start+size).
+    uint64_t end = start + size;
+    if (size == 0 || end < start) continue;
+    uint64_t addr = (start + kAlign - 1) & ~(kAlign - 1);
+    auto tail = SegmentTail(elf, addr);  // file-backed bytes to the segment's end
     uint64_t n = std::min<uint64_t>(tail.size(), end - addr);
     for (uint64_t i = 0; i + kMagic.size() <= n; i += kAlign) {
       if (std::memcmp(tail.data() + i, kMagic.data(), kMagic.size()) == 0) {
@@ -360,7 +355,7 @@ Result<BuildInfo> ReadBuildInfo(const ElfFile &elf) {
         break;
       }
     }
-    break;  // a segment tail covers the rest of the searchable bytes
+    if (found) break;
   }
   if (!found) return Error{"no .go.buildinfo"};
   auto hdr = elf.ReadVirtual(*found, kHeaderSize);

@@ -7,10 +7,13 @@
 //   3. makes the same frames from the physical return addresses alone, as a frame-pointer
 //      walk would give them (FramesForPC + wrapper elision: SymbolizeStack),
 //   4. agrees with .symtab wherever the binary has one,
-//   5. reports the build flags of the flavour (pie / stripped / cgo / trimpath).
+//   5. reports the build flags of the flavour (pie / stripped / cgo / trimpath),
+//   6. does all of 1-3 again on a copy without section headers (as sstrip leaves a
+//      binary): pclntab by magic scan, moduledata by pointer scan, buildinfo by segment.
 // With --bench it also measures FramesForPC lookups per second on this binary.
 // Exit status 0 = pass; otherwise every failed check is printed.
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -103,6 +106,53 @@ void Bench(const GoBinary &bin, double seconds) {
               lookups / el, lookups, pcs.size(), bin.pclntab().num_funcs(), double(frames) / lookups, el);
 }
 
+// Checks 2./3. for one binary; appends failures (prefixed) to *fails.
+void CheckFrames(const GoBinary &bin, const Json &j, const std::string &prefix, std::vector<std::string> *fails,
+                 size_t *chains, size_t *frames) {
+  if (j["go_version"].str != bin.build_info().go_version)
+    fails->push_back(fmt::format("{}runtime.Version() {} != buildinfo {}", prefix, j["go_version"].str, bin.build_info().go_version));
+  const auto *mm = bin.FindFunction("main.main");
+  if (!mm) {
+    fails->push_back(prefix + "main.main not found");
+    return;
+  }
+  const uint64_t bias = Hex(j["main_entry"]) - mm->entry;
+  if (!bin.flags().pie && bias != 0) fails->push_back(fmt::format("{}non-PIE binary with load bias 0x{:x}", prefix, bias));
+  for (const auto &c : j["chains"].arr) {
+    (*chains)++;
+    std::vector<uint64_t> pcs;
+    for (const auto &p : c["pcs"].arr) pcs.push_back(Hex(p) - bias);
+    auto got = gotraced::gobin::CallersFrames(bin, pcs);
+    if (auto d = CompareFrames(got, c["frames"], bias); !d.empty())
+      fails->push_back(fmt::format("{}chain {} (CallersFrames): {}", prefix, c["name"].str, d));
+    auto phys = PhysicalPcs(bin, pcs);
+    auto sym = gotraced::gobin::SymbolizeStack(bin, phys, /*first_is_instruction=*/false);
+    if (auto d = CompareFrames(sym, c["frames"], bias); !d.empty())
+      fails->push_back(fmt::format("{}chain {} (FramesForPC on {} physical PCs): {}", prefix, c["name"].str, phys.size(), d));
+    *frames += c["frames"].arr.size();
+    bool inlined = false;
+    for (const auto &f : c["frames"].arr) inlined |= f["inlined"].b;
+    // Every chain but these goes through an inlined call; Go 1.19's compiler does not
+    // inline calls to generic functions (go build -gcflags=-m: "can inline gen[...]"
+    // but no "inlining call to gen").
+    const std::string &name = c["name"].str;
+    bool expect_inline = name != "wrapper" && name != "sigpanic" && name != "skip0" &&
+                         !(name == "generic" && !bin.go_version().AtLeast(1, 20));
+    if (!inlined && expect_inline)
+      fails->push_back(fmt::format("{}chain {}: no inlined frame (the compiler did not inline: test is weaker)", prefix, name));
+  }
+}
+
+// The file with e_shoff/e_shnum/e_shstrndx zeroed: what sstrip leaves.
+std::vector<uint8_t> WithoutSectionHeaders(const std::string &path) {
+  std::string s = ReadFile(path);
+  std::vector<uint8_t> b(s.begin(), s.end());
+  if (b.size() < 64) return b;
+  std::memset(b.data() + 0x28, 0, 8);  // e_shoff
+  std::memset(b.data() + 0x3c, 0, 4);  // e_shnum, e_shstrndx
+  return b;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -128,6 +178,7 @@ int main(int argc, char **argv) {
   const GoBinary &bin = **opened;
   std::vector<std::string> fails;
   size_t checked_frames = 0, checked_chains = 0;
+  std::string bare_how;
 
   // 1. go version -m.
   if (!gvm.empty()) {
@@ -147,43 +198,31 @@ int main(int argc, char **argv) {
     }
   }
 
-  // 2./3. Frames.
+  // 2./3. Frames; 6. the same without section headers.
   if (!callers_json.empty()) {
     auto j = Json::Parse(ReadFile(callers_json));
     if (!j) {
       fails.push_back("callers JSON unreadable");
     } else {
-      if ((*j)["go_version"].str != bin.build_info().go_version)
-        fails.push_back(fmt::format("runtime.Version() {} != buildinfo {}", (*j)["go_version"].str, bin.build_info().go_version));
-      const auto *mm = bin.FindFunction("main.main");
-      if (!mm) {
-        fails.push_back("main.main not found");
+      CheckFrames(bin, *j, "", &fails, &checked_chains, &checked_frames);
+      auto bare = GoBinary::FromBytes(WithoutSectionHeaders(binary));
+      if (!bare) {
+        fails.push_back("no section headers: " + bare.error());
       } else {
-        const uint64_t bias = Hex((*j)["main_entry"]) - mm->entry;
-        if (!bin.flags().pie && bias != 0) fails.push_back(fmt::format("non-PIE binary with load bias 0x{:x}", bias));
-        for (const auto &c : (*j)["chains"].arr) {
-          checked_chains++;
-          std::vector<uint64_t> pcs;
-          for (const auto &p : c["pcs"].arr) pcs.push_back(Hex(p) - bias);
-          auto got = gotraced::gobin::CallersFrames(bin, pcs);
-          if (auto d = CompareFrames(got, c["frames"], bias); !d.empty())
-            fails.push_back(fmt::format("chain {} (CallersFrames): {}", c["name"].str, d));
-          auto phys = PhysicalPcs(bin, pcs);
-          auto sym = gotraced::gobin::SymbolizeStack(bin, phys, /*first_is_instruction=*/false);
-          if (auto d = CompareFrames(sym, c["frames"], bias); !d.empty())
-            fails.push_back(fmt::format("chain {} (FramesForPC on {} physical PCs): {}", c["name"].str, phys.size(), d));
-          checked_frames += c["frames"].arr.size();
-          bool inlined = false;
-          for (const auto &f : c["frames"].arr) inlined |= f["inlined"].b;
-          // Every chain but these goes through an inlined call; Go 1.19's compiler does not
-          // inline calls to generic functions (go build -gcflags=-m: "can inline gen[...]"
-          // but no "inlining call to gen").
-          const std::string &name = c["name"].str;
-          bool expect_inline = name != "wrapper" && name != "sigpanic" && name != "skip0" &&
-                               !(name == "generic" && !bin.go_version().AtLeast(1, 20));
-          if (!inlined && expect_inline)
-            fails.push_back(fmt::format("chain {}: no inlined frame (the compiler did not inline: test is weaker)", name));
-        }
+        size_t c2 = 0, f2 = 0;
+        CheckFrames(**bare, *j, "no section headers: ", &fails, &c2, &f2);
+        const GoBinary &b2 = **bare;
+        if (b2.build_info().go_version != bin.build_info().go_version ||
+            b2.build_info().FormatModInfoLikeGoVersionM() != bin.build_info().FormatModInfoLikeGoVersionM())
+          fails.push_back("no section headers: different build info");
+        if (b2.pclntab().vaddr() != bin.pclntab().vaddr() || b2.text_start() != bin.text_start() ||
+            b2.symbols().Functions().size() != bin.symbols().Functions().size())
+          fails.push_back(fmt::format("no section headers: pclntab 0x{:x} text 0x{:x} {} funcs != 0x{:x} 0x{:x} {}",
+                                      b2.pclntab().vaddr(), b2.text_start(), b2.symbols().Functions().size(),
+                                      bin.pclntab().vaddr(), bin.text_start(), bin.symbols().Functions().size()));
+        bare_how = fmt::format("; without section headers: pclntab by {}, moduledata by {}",
+                               b2.pclntab_source() == gotraced::gobin::PclntabSource::kMagicScan ? "magic scan" : "?",
+                               b2.moduledata() ? b2.moduledata()->found_by : "NONE");
       }
     }
   }
@@ -206,11 +245,12 @@ int main(int argc, char **argv) {
   if (flavour == "cgo") expect(fl.cgo && fl.external_link && !fl.static_linked, "cgo, external link, dynamic");
   if (flavour == "trimpath") expect(fl.trimpath && !fl.pie, "trimpath");
 
-  std::printf("%s: %s, %zu chains / %zu frames compared, .symtab %s, pclntab %s%s\n", fails.empty() ? "PASS" : "FAIL",
+  std::printf("%s: %s, %zu chains / %zu frames compared, .symtab %s, pclntab %s%s%s\n", fails.empty() ? "PASS" : "FAIL",
               bin.build_info().go_version.c_str(), checked_chains, checked_frames,
               bin.elf().has_symtab() ? fmt::format("{} functions agree", sym_checked - std::min(sym_checked, mism.size())).c_str() : "absent",
               bin.pclntab_source() == gotraced::gobin::PclntabSource::kSection ? "by section" : "not by section",
-              bin.moduledata() ? fmt::format(", moduledata by {}", bin.moduledata()->found_by).c_str() : ", NO moduledata");
+              bin.moduledata() ? fmt::format(", moduledata by {}", bin.moduledata()->found_by).c_str() : ", NO moduledata",
+              bare_how.c_str());
   for (const auto &f : fails) std::printf("  %s\n", f.c_str());
   if (bench > 0) Bench(bin, bench);
   return fails.empty() ? 0 : 1;
