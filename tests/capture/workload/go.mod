@@ -1,0 +1,3 @@
+module capturework
+
+go 1.19
