@@ -1,0 +1,165 @@
+// Probe plan selection on real binaries of every Go toolchain on the machine, in the
+// link modes gobin handles (plain, stripped, PIE, PIE+stripped): built by
+// tests/gobin-layouts/build_targets.sh (shared with gobin's tests).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/layout_resolver.h"
+#include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/probe_plan.h"
+#include "tests/unit/gobin-layout/targets.h"
+
+namespace gotraced::probes {
+namespace {
+
+struct Case {
+  std::string version, mode;
+};
+void PrintTo(const Case &c, std::ostream *os) { *os << c.version << "/" << c.mode; }
+
+std::vector<Case> Cases() {
+  std::vector<Case> out;
+  for (const auto &v : gobin::testing::AllVersions())
+    for (const char *m : {"plain", "stripped", "pie", "pie-stripped"}) out.push_back({v, m});
+  return out;
+}
+
+class PlanTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    bin_ = gobin::testing::OpenTarget(GetParam().version, GetParam().mode, &why);
+    if (!bin_) GTEST_SKIP() << why;
+    auto layout = gobin::ResolveRuntimeLayout(bin_->elf(), bin_->go_version());
+    ASSERT_TRUE(layout.ok()) << layout.error();
+    layout_ = *layout;
+    auto plan = PlanFor(*bin_, layout_);
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    plan_ = *plan;
+  }
+  const ProbeSite *Role(ProbeRole r) const {
+    for (const auto &s : plan_.sites)
+      if (s.role == r) return &s;
+    return nullptr;
+  }
+  std::vector<uint8_t> Bytes(uint64_t vaddr, size_t n) const {
+    auto b = bin_->elf().ReadVirtual(vaddr, n);
+    return b ? std::vector<uint8_t>(b->begin(), b->end()) : std::vector<uint8_t>{};
+  }
+  std::unique_ptr<gobin::GoBinary> bin_;
+  gobin::RuntimeLayout layout_;
+  ProbePlan plan_;
+};
+
+// The instruction at every site is one the kernel emulates (perf-anchors: ~1 us), never
+// a single-stepped one (12-20 us).
+TEST_P(PlanTest, EverySiteIsEmulated) {
+  for (const auto &s : plan_.sites) {
+    auto b = Bytes(s.vaddr, 2);
+    ASSERT_EQ(b.size(), 2u) << s.function;
+    bool push_bp = b[0] == 0x55;
+    bool nop = b[0] == 0x90;
+    bool jcc = (b[0] >= 0x70 && b[0] <= 0x7f) || (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
+    EXPECT_TRUE(push_bp || nop || jcc) << s.function << " probed at " << s.insn;
+    if (s.kind == SiteKind::kAfterStackCheck) {
+      EXPECT_TRUE(b[0] == 0x76 || (b[0] == 0x0f && b[1] == 0x86)) << s.function << ": expected JBE, got " << s.insn;
+      EXPECT_TRUE(s.flags & (GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12)) << s.function;
+    }
+    auto off = bin_->elf().VaddrToFileOffset(s.vaddr);
+    ASSERT_TRUE(off.has_value());
+    EXPECT_EQ(s.file_offset, *off) << s.function;
+    EXPECT_EQ(s.id, &s - plan_.sites.data());
+  }
+  for (const auto &n : plan_.notes) EXPECT_EQ(n.find("single-stepped"), std::string::npos) << n;
+}
+
+TEST_P(PlanTest, SitesPerVersion) {
+  const int minor = plan_.go_minor;
+  const ProbeSite *cas = Role(ProbeRole::kCasgstatus);
+  ASSERT_NE(cas, nullptr);
+  EXPECT_EQ(cas->kind, SiteKind::kEntry);
+  if (minor == 19) {
+    EXPECT_TRUE(cas->flags & GT_SITE_FRAME_READY) << "1.19 casgstatus has no PUSHQ BP: the NOP after its frame";
+  } else {
+    EXPECT_EQ(cas->flags, 0u);
+    EXPECT_EQ(cas->vaddr, bin_->FindFunction("runtime.casgstatus")->entry);
+  }
+  EXPECT_NE(Role(ProbeRole::kAcquireP), nullptr);
+  EXPECT_NE(Role(ProbeRole::kReleaseP), nullptr);
+  // 1.26 entersyscall/exitsyscall bypass casgstatus with their own CAS.
+  EXPECT_EQ(Role(ProbeRole::kEnterSyscall) != nullptr, minor >= 26);
+  EXPECT_EQ(Role(ProbeRole::kExitSyscall) != nullptr, minor >= 26);
+  EXPECT_EQ(Role(ProbeRole::kHandoffP) != nullptr, minor <= 25);
+  EXPECT_EQ(Role(ProbeRole::kAcquireP)->function, minor >= 26 ? "runtime.acquirepNoTrace" : "runtime.acquirep");
+  // //go:systemstack functions compare with stackguard1 (proc.go marks
+  // stopTheWorldWithSema //go:systemstack in 1.26/1.27, not in 1.23).
+  ASSERT_NE(Role(ProbeRole::kPreemptPark), nullptr);
+  EXPECT_TRUE(Role(ProbeRole::kPreemptPark)->flags & GT_CALL_GUARD_STACKGUARD1);
+  ASSERT_NE(Role(ProbeRole::kSTWStart), nullptr);
+  EXPECT_EQ((Role(ProbeRole::kSTWStart)->flags & GT_CALL_GUARD_STACKGUARD1) != 0, minor >= 26);
+  EXPECT_FALSE(Role(ProbeRole::kAcquireP)->flags & GT_CALL_GUARD_STACKGUARD1);
+  EXPECT_TRUE(Role(ProbeRole::kAcquireP)->flags & GT_CALL_ARG0_P);
+  EXPECT_TRUE(Role(ProbeRole::kPreemptPark)->flags & GT_CALL_ARG0_G);
+  EXPECT_EQ(plan_.ready_traceskip_spilled, minor >= 22);
+  EXPECT_EQ(plan_.stack_prefers_syscall, minor >= 23);
+}
+
+TEST_P(PlanTest, OffsetsAndStackMasks) {
+  const BpfOffsets &o = plan_.offsets;
+  for (int32_t v : {o.g_m, o.g_goid, o.g_sched_pc, o.g_sched_sp, o.g_sched_bp, o.g_syscallsp, o.g_syscallpc,
+                    o.g_waitreason, o.g_startpc, o.g_gopc, o.m_curg, o.m_p, o.m_id, o.m_syscalltick, o.p_id,
+                    o.p_status, o.p_syscalltick, o.p_goidcache, o.m_wait_trace_block_reason, o.m_wait_trace_skip})
+    EXPECT_GE(v, 0);
+  EXPECT_EQ(o.g_stackguard0, 16) << "the prologue's CMPQ SP, 16(R14)";
+  EXPECT_EQ(o.g_syscallbp >= 0, plan_.go_minor >= 23);
+  EXPECT_EQ(o.g_parent_goid >= 0, plan_.go_minor >= 21);
+  auto bit = [&](uint32_t o, uint32_t n) { return (plan_.stack_for_old[o] >> n) & 1; };
+  using namespace gobin;
+  EXPECT_TRUE(bit(kGdead, kGrunnable));      // GoCreate
+  EXPECT_TRUE(bit(kGrunning, kGwaiting));    // GoBlock
+  EXPECT_TRUE(bit(kGwaiting, kGrunnable));   // GoUnblock
+  EXPECT_TRUE(bit(kGrunning, kGrunnable));   // GoStop
+  EXPECT_TRUE(bit(kGrunning, kGsyscall));    // GoSyscallBegin
+  EXPECT_FALSE(bit(kGrunnable, kGrunning));  // GoStart has no stack
+  EXPECT_FALSE(bit(kGrunning, kGdead));      // GoDestroy neither
+}
+
+TEST_P(PlanTest, NoStacksOption) {
+  PlanOptions opts;
+  opts.stacks = false;
+  opts.gc_probes = false;
+  auto plan = PlanFor(*bin_, layout_, opts);
+  ASSERT_TRUE(plan.ok());
+  for (auto m : plan->stack_for_old) EXPECT_EQ(m, 0);
+  for (const auto &s : plan->sites) {
+    EXPECT_FALSE(s.flags & GT_CALL_STACK) << s.function;
+    EXPECT_NE(s.role, ProbeRole::kGCStart);
+  }
+  EXPECT_LT(plan->sites.size(), plan_.sites.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGo, PlanTest, ::testing::ValuesIn(Cases()), [](const auto &i) {
+  std::string n = i.param.version + "_" + i.param.mode;
+  for (char &c : n)
+    if (c == '.' || c == '-') c = '_';
+  return n;
+});
+
+TEST(ProbeRole, NamesAreDistinct) {
+  std::set<std::string_view> names;
+  for (int i = 0; i < int(ProbeRole::kCount); i++) names.insert(ProbeRoleName(ProbeRole(i)));
+  EXPECT_EQ(names.size(), size_t(ProbeRole::kCount));
+  EXPECT_EQ(ProbeRoleName(ProbeRole::kCount), "?");
+}
+
+TEST(Cookie, IdAndFlags) {
+  ProbeSite s;
+  s.id = 7;
+  s.flags = GT_CALL_STACK | GT_CALL_CHECK_MORESTACK;
+  EXPECT_EQ(CookieFor(s), 7u | (uint64_t(GT_CALL_STACK | GT_CALL_CHECK_MORESTACK) << 16));
+}
+
+}  // namespace
+}  // namespace gotraced::probes
