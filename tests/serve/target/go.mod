@@ -1,0 +1,3 @@
+module gotraced.test/serve-target
+
+go 1.22
