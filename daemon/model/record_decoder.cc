@@ -146,6 +146,13 @@ std::uint32_t RecordDecoder::UnblockSkip(std::uint32_t tid, const std::vector<st
 void RecordDecoder::Decode(const capture::RecordView &v, std::vector<Record> &out) {
   if (!v.valid()) return;
   ++stats_.records;
+  if (!pending_fast_.empty()) {
+    auto pf = pending_fast_.find(v.tid());
+    if (pf != pending_fast_.end()) {
+      EmitFastExit(pf->second, out);
+      pending_fast_.erase(pf);
+    }
+  }
   if (!pending_exit_.empty() && pending_exit_.count(v.tid())) ResolvePendingExit(v, out);
   if (skip_current_) {
     skip_current_ = false;  // already decoded by ResolvePendingExit
@@ -527,8 +534,8 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
     case probes::ProbeRole::kExitSyscall: {
       // Go 1.26 exitsyscall entry. With the P still wired: GoSysExit(false) when
       // pp.syscalltick == m.syscalltick, else ProcSteal(self) + ProcStart +
-      // GoSysExit(true) + GoStart. Without: resolved by the thread's next record.
-      in_syscall_.erase(c.ctx.curg);
+      // GoSysExit(true) + GoStart — decided after the CAS (PendingFast). Without a P:
+      // resolved by the thread's next record (PendingExit).
       const Goid g = c.ctx.curg ? c.ctx.curg_goid : kNoG;
       std::optional<std::uint32_t> entry_tick;
       if (auto t = entry_tick_.find(v.tid()); t != entry_tick_.end()) {
@@ -536,33 +543,19 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
         entry_tick_.erase(t);
       }
       if (c.ctx.p_id < 0) {
+        in_syscall_.erase(c.ctx.curg);
         ++stats_.exits_no_p;
         pending_exit_[v.tid()] = {g, v.ts()};
         return;
       }
       // m.syscalltick is p.syscalltick as reentersyscall copied it: the entry record's
       // value when we saw the entry, else the M field when the plan reads it.
-      const bool kept = entry_tick ? *entry_tick == c.ctx.p_syscalltick
-                                   : (c.ctx.m_syscalltick == 0 || c.ctx.m_syscalltick == c.ctx.p_syscalltick);
-      if (kept) {
-        ++stats_.exits_fast;
-        Emit(out, Base(v, RecordKind::kGoSyscallEnd));
-        return;
-      }
-      ++stats_.exits_retaken;
-      Record st = Base(v, RecordKind::kProcSteal);
-      st.target_p = c.ctx.p_id;
-      st.victim_m = v.tid();
-      Emit(out, st);
-      Record ps = Base(v, RecordKind::kProcStart);
-      ps.target_p = c.ctx.p_id;
-      ps.p = kNoP;
-      Emit(out, ps);
-      Emit(out, Base(v, RecordKind::kGoSyscallEndBlocked));
-      Record gs = Base(v, RecordKind::kGoStart);
-      gs.target_g = g;
-      gs.g = kNoG;
-      Emit(out, gs);
+      PendingFast pf;
+      pf.base = Base(v, RecordKind::kGoSyscallEnd);
+      pf.kept = entry_tick ? *entry_tick == c.ctx.p_syscalltick
+                           : (c.ctx.m_syscalltick == 0 || c.ctx.m_syscalltick == c.ctx.p_syscalltick);
+      pf.gp = c.ctx.curg;
+      pending_fast_[v.tid()] = std::move(pf);
       return;
     }
     case probes::ProbeRole::kSyscallReleaseP: {
@@ -578,6 +571,14 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       r.target_p = it->second.p;
       r.victim_m = it->second.tid;
       it->second.p = kNoP;
+      auto pf = pending_fast_.find(r.victim_m);
+      if (pf != pending_fast_.end() && pf->second.gp == c.args[0]) {
+        // Taken between exitsyscall's entry and its CAS: the exit is a slow one.
+        PendingExit pe{pf->second.base.g, pf->second.base.ts};
+        pending_fast_.erase(pf);
+        pending_exit_[static_cast<std::uint32_t>(r.victim_m)] = pe;
+        ++stats_.exits_no_p;
+      }
       Emit(out, std::move(r));
       return;
     }
@@ -635,7 +636,37 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
   }
 }
 
-void RecordDecoder::Flush(std::vector<Record> &) {
+void RecordDecoder::EmitFastExit(const PendingFast &pf, std::vector<Record> &out) {
+  in_syscall_.erase(pf.gp);
+  if (pf.kept) {
+    ++stats_.exits_fast;
+    Emit(out, pf.base);
+    return;
+  }
+  ++stats_.exits_retaken;
+  Record st = pf.base;
+  st.kind = RecordKind::kProcSteal;
+  st.target_p = pf.base.p;
+  st.victim_m = pf.base.m;
+  Emit(out, st);
+  Record ps = pf.base;
+  ps.kind = RecordKind::kProcStart;
+  ps.target_p = pf.base.p;
+  ps.p = kNoP;
+  Emit(out, ps);
+  Record eb = pf.base;
+  eb.kind = RecordKind::kGoSyscallEndBlocked;
+  Emit(out, eb);
+  Record gs = pf.base;
+  gs.kind = RecordKind::kGoStart;
+  gs.target_g = pf.base.g;
+  gs.g = kNoG;
+  Emit(out, gs);
+}
+
+void RecordDecoder::Flush(std::vector<Record> &out) {
+  for (auto &[tid, pf] : pending_fast_) EmitFastExit(pf, out);
+  pending_fast_.clear();
   // A pending slow syscall exit that no later record resolved stays unresolved: the
   // goroutine is left in its syscall rather than guessed.
   pending_exit_.clear();

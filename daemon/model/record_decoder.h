@@ -108,6 +108,18 @@ class RecordDecoder {
     std::uint64_t ts = 0;
   };
   std::unordered_map<std::uint32_t, PendingExit> pending_exit_;
+  // Per thread: a Go 1.26 syscall exit that still had its P at exitsyscall's entry. The
+  // runtime decides fast vs. slow only after its CAS, and sysmon may take the P in
+  // between (seen: the thread preempted by the kernel right at the entry), so the events
+  // are written when the thread's next record shows the exit went through, or turned
+  // into a slow exit when a releaseP takes that P first.
+  struct PendingFast {
+    Record base;          // ts, m, p, g of the exitsyscall record
+    bool kept = true;     // p.syscalltick unchanged since the entry
+    std::uint64_t gp = 0; // the goroutine's g pointer
+  };
+  std::unordered_map<std::uint32_t, PendingFast> pending_fast_;
+  void EmitFastExit(const PendingFast &pf, std::vector<Record> &out);
   // Per thread: the ProcStop of entersyscallblock's handoff, which the runtime writes
   // after GoSyscallBegin but whose probe fires before the casgstatus we decode it from.
   std::unordered_map<std::uint32_t, Record> held_release_;

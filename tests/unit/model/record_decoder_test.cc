@@ -248,5 +248,31 @@ TEST(RecordDecoder, Go126SyscallExitWithoutP) {
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 }
 
+// The race seen on a real target: the thread is preempted right at exitsyscall's entry
+// (P still wired), sysmon takes the P, then the exit goes the slow way (exitsyscallNoP).
+// The fast-path guess made at the entry must not stand.
+TEST(RecordDecoder, Go126ExitRacesWithRetake) {
+  Fixture f;
+  RawBuilder m1(101);
+  f.Feed(m1.Call(100, 3, -1, 0, {}, {0, 0, 0, 0}));
+  f.Feed(m1.Gstatus(110, 0x1100, 1, 1, 2, 0, 1));
+  f.Feed(m1.Call(120, 1, 0, 1, {0x2700, 0, 0}, {}, {0x2600, 0x2700, 0x2500}));
+  f.Feed(m1.Call(130, 2, 0, 1));  // exitsyscall entry, P0 still there
+  RawBuilder sysmon(99);
+  f.Feed(sysmon.Call(140, 5, -1, 0, {0xc000000000 + 1 * 0x100, 0, 0}));
+  f.Feed(m1.Gstatus(150, 0x1700, 1, 2, 1, -1, 1));  // exitsyscallNoP
+  std::vector<RecordKind> kinds;
+  for (const Record &r : f.out) kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kProcStart, RecordKind::kGoStart, RecordKind::kGoSyscallBegin,
+                                        RecordKind::kProcSteal, RecordKind::kGoSyscallEndBlocked};
+  ASSERT_EQ(kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(kinds[i]), RecordKindName(want[i]));
+  Harness h;
+  for (Record &r : f.out) h.Push(std::move(r));
+  CheckResult res = h.Finish("decoder-race");
+  ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
 }  // namespace
 }  // namespace gotraced::model::testing
