@@ -359,11 +359,17 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   };
   std::vector<std::pair<session::SessionStats, FlightStats>> values;
   for (const auto &t : targets) values.emplace_back(t->Stats(), t->rec->Stats());
+  // State and Go version as labels of an info series, so the counters keep one identity
+  // through state changes.
+  family("gotraced_target_info", "gauge", "One series per known process: its state and Go version.");
+  for (std::size_t i = 0; i < targets.size(); i++)
+    o += fmt::format("gotraced_target_info{{pid=\"{}\",exe=\"{}\",state=\"{}\",go_version=\"{}\"}} 1\n",
+                     targets[i]->info.pid, Label(targets[i]->info.exe), TargetStateName(targets[i]->state.load()),
+                     Label(values[i].first.go_version));
   for (const PerTarget &m : per) {
     family(m.name, m.type, m.help);
     for (std::size_t i = 0; i < targets.size(); i++)
-      o += fmt::format("{}{{pid=\"{}\",exe=\"{}\",state=\"{}\"}} {}\n", m.name, targets[i]->info.pid,
-                       Label(targets[i]->info.exe), TargetStateName(targets[i]->state.load()),
+      o += fmt::format("{}{{pid=\"{}\",exe=\"{}\"}} {}\n", m.name, targets[i]->info.pid, Label(targets[i]->info.exe),
                        m.value(values[i].first, values[i].second));
   }
 
