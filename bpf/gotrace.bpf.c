@@ -142,7 +142,7 @@ static __always_inline bool morestack_pending(struct pt_regs *ctx, __u32 flags) 
   return v <= guard;
 }
 
-static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, struct gt_go_ctx *c) {
+static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool sys, struct gt_go_ctx *c) {
   __u64 g = ctx->r14;
   __u64 m = rdf64(g, cfg.g_m);
   __u64 p = rdf64(m, cfg.m_p);
@@ -159,9 +159,15 @@ static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, struct
   else
     c->caller_pc = rd64(ctx->sp);
   c->sp = ctx->sp;
-  c->m_oldp = rdf64(m, cfg.m_oldp);
-  c->m_syscalltick = rdf32(m, cfg.m_syscalltick);
-  c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
+  if (sys) {
+    c->m_oldp = rdf64(m, cfg.m_oldp);
+    c->m_syscalltick = rdf32(m, cfg.m_syscalltick);
+    c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
+  } else {
+    c->m_oldp = 0;
+    c->m_syscalltick = 0;
+    c->p_syscalltick = 0;
+  }
 }
 
 // ---- stack walk --------------------------------------------------------------------
@@ -299,8 +305,12 @@ int gt_casgstatus(struct pt_regs *ctx) {
   __u64 gp = ctx->ax;
   __u32 oldval = (__u32)ctx->bx, newval = (__u32)ctx->cx;
 
+  // Optional field groups for this transition (plan-chosen; all when not set).
+  __u8 groups = 0xff;
+  if (cfg.gstatus_groups_set) groups = (oldval < 16 && newval < 16) ? cfg.gstatus_groups[oldval & 15][newval & 15] : 0xff;
+
   struct gt_go_ctx c;
-  read_go_ctx(ctx, st.flags, &c);
+  read_go_ctx(ctx, st.flags, groups & GT_READ_SYSCALL, &c);
 
   bool want_stack = false;
   if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
@@ -328,19 +338,32 @@ int gt_casgstatus(struct pt_regs *ctx) {
   r->goid = rdf64(gp, cfg.g_goid);
   r->oldval = oldval;
   r->newval = newval;
-  r->gp_m = rdf64(gp, cfg.g_m);
-  r->startpc = rdf64(gp, cfg.g_startpc);
-  r->gopc = rdf64(gp, cfg.g_gopc);
-  r->parent_goid = rdf64(gp, cfg.g_parent_goid);
-  r->p_goidcache = rdf64(c.p, cfg.p_goidcache);
-  r->p_goidcacheend = rdf64(c.p, cfg.p_goidcacheend);
-  r->gp_syscallsp = rdf64(gp, cfg.g_syscallsp);
-  r->waitreason = rdf8(gp, cfg.g_waitreason);
-  r->m_block_reason = rdf8(c.m, cfg.m_wait_trace_block_reason);
-  r->m_trace_skip = rdf8(c.m, cfg.m_wait_trace_skip);
+  if (groups & GT_READ_CREATE) {
+    r->startpc = rdf64(gp, cfg.g_startpc);
+    r->gopc = rdf64(gp, cfg.g_gopc);
+    r->parent_goid = rdf64(gp, cfg.g_parent_goid);
+    r->p_goidcache = rdf64(c.p, cfg.p_goidcache);
+    r->p_goidcacheend = rdf64(c.p, cfg.p_goidcacheend);
+  } else {
+    r->startpc = r->gopc = r->parent_goid = r->p_goidcache = r->p_goidcacheend = 0;
+  }
+  if (groups & GT_READ_SYSCALL) {
+    r->gp_m = rdf64(gp, cfg.g_m);
+    r->gp_syscallsp = rdf64(gp, cfg.g_syscallsp);
+  } else {
+    r->gp_m = r->gp_syscallsp = 0;
+  }
+  if (groups & GT_READ_BLOCK) {
+    r->waitreason = rdf8(gp, cfg.g_waitreason);
+    r->m_block_reason = rdf8(c.m, cfg.m_wait_trace_block_reason);
+    r->m_trace_skip = rdf8(c.m, cfg.m_wait_trace_skip);
+  } else {
+    r->waitreason = r->m_block_reason = r->m_trace_skip = 0;
+  }
   r->has_stack = want_stack;
   r->probe_id = st.probe_id;
-  {
+  r->caller_spill[0] = r->caller_spill[1] = 0;
+  if (groups & GT_READ_SPILL) {
     __u64 caller_fp = (st.flags & GT_SITE_FRAME_READY) ? rd64(ctx->bp) : ctx->bp;
     struct {
       __u64 a, b;
@@ -366,7 +389,7 @@ int gt_call(struct pt_regs *ctx) {
     return 0;
   }
   struct gt_go_ctx c;
-  read_go_ctx(ctx, st.flags, &c);
+  read_go_ctx(ctx, st.flags, true, &c);
 
   struct stack_result sr = {};
   bool want_stack = st.flags & GT_CALL_STACK;

@@ -25,4 +25,15 @@ struct gt_bpf_config {
   gt_s32 p_id, p_status, p_m, p_syscalltick, p_goidcache, p_goidcacheend;
   // Appended fields.
   gt_s32 g_sync_safe_point;  // bool g.syncSafePoint (1.24+)
+  // casgstatus: which optional field groups to read for transition [old][new]
+  // (GT_READ_*; each read costs ~50 ns here). Used when gstatus_groups_set != 0, else
+  // everything is read.
+  gt_u8 gstatus_groups_set;
+  gt_u8 pad1[3];
+  gt_u8 gstatus_groups[16][16];
 };
+
+#define GT_READ_CREATE 0x1   // startpc, gopc, parent_goid, p_goidcache(end)
+#define GT_READ_BLOCK 0x2    // waitreason, m_block_reason, m_trace_skip
+#define GT_READ_SYSCALL 0x4  // gp_syscallsp, gp_m, ctx.m_oldp, ctx.m_syscalltick, ctx.p_syscalltick
+#define GT_READ_SPILL 0x8    // caller_spill

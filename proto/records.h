@@ -139,6 +139,13 @@ struct gt_stack_tail {
 // RBX = oldval, RCX = newval. The probe sits at the function's first instruction
 // (PUSHQ BP on Go >= 1.21: emulated, ~1 us), so nothing of the transition has happened
 // yet when this is recorded.
+// Optional field groups: the plan chooses per transition which ones are read
+// (ProbePlan::gstatus_groups, GT_READ_* in proto/bpf_config.h); the others are 0.
+//   CREATE  (old == _Gdead): startpc, gopc, parent_goid, p_goidcache, p_goidcacheend
+//   BLOCK   (old or new == _Gwaiting): waitreason, m_block_reason, m_trace_skip
+//   SYSCALL (old or new == _Gsyscall): gp_m, gp_syscallsp, ctx.m_oldp,
+//           ctx.m_syscalltick, ctx.p_syscalltick
+//   SPILL   (_Gwaiting -> _Grunnable): caller_spill
 struct gt_gstatus_record {
   struct gt_record_header h;
   struct gt_go_ctx ctx;

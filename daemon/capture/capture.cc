@@ -114,6 +114,8 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
   c->p_goidcache = o.p_goidcache;
   c->p_goidcacheend = o.p_goidcacheend;
   c->g_sync_safe_point = o.g_sync_safe_point;
+  c->gstatus_groups_set = 1;
+  std::memcpy(c->gstatus_groups, plan.gstatus_groups, sizeof(c->gstatus_groups));
 }
 
 // Runtime addresses of the globals the snapshot reads (gobin finds them in .symtab or,

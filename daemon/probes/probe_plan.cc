@@ -9,6 +9,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "proto/bpf_config.h"
 
 namespace gotraced::probes {
 
@@ -237,6 +238,19 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     set(kGrunning, kGsyscall);    // GoSyscallBegin (reentersyscall / entersyscallblock)
     set(kGwaiting, kGrunnable);   // GoUnblock: the unblocker's stack (ready)
   }
+
+  // Optional reads per casgstatus transition (each bpf_probe_read_user costs ~50 ns
+  // here): creation facts for _Gdead -> *, block facts around _Gwaiting, syscall ticks
+  // around _Gsyscall, ready's traceskip for _Gwaiting -> _Grunnable.
+  for (uint32_t o = 0; o < 16; o++)
+    for (uint32_t n = 0; n < 16; n++) {
+      uint8_t g = 0;
+      if (o == kGdead) g |= GT_READ_CREATE;
+      if (o == kGwaiting || n == kGwaiting) g |= GT_READ_BLOCK;
+      if (o == kGsyscall || n == kGsyscall) g |= GT_READ_SYSCALL;
+      if (o == kGwaiting && n == kGrunnable) g |= GT_READ_SPILL;
+      plan.gstatus_groups[o][n] = g;
+    }
 
   for (const Want &w : Wants()) {
     if (w.min_minor && v.minor < w.min_minor) continue;

@@ -98,6 +98,9 @@ struct ProbePlan {
   // events the in-process tracer writes with a stack (GoCreate, GoBlock, GoUnblock,
   // GoStop, GoSyscallBegin); see docs/probe-plan.md.
   uint16_t stack_for_old[16] = {};
+  // Which optional field groups (GT_READ_*, proto/bpf_config.h) the casgstatus program
+  // reads per transition [old][new]: the rest of those fields are 0 in the record.
+  uint8_t gstatus_groups[16][16] = {};
   // traceStack picks gp.syscall{pc,bp} over gp.sched when gp.syscallsp != 0 (Go >= 1.23).
   bool stack_prefers_syscall = false;
   uint32_t max_frames = GT_MAX_FRAMES;

@@ -266,8 +266,8 @@ TEST_P(CaptureTest, BurstOfGoroutines) {
     if (const gt_gstatus_record *g = r.gstatus()) {
       uint32_t o = g->oldval & ~gobin::kGscan, n = g->newval;
       std::string caller = fn(g->ctx.caller_pc);
-      bool mine = created.count(g->goid) > 0;
-      if (o == gobin::kGrunning && n == gobin::kGdead && is_worker_start(g->startpc)) {
+      bool mine = created.count(g->goid) > 0 && !(g->oldval == gobin::kGdead);
+      if (o == gobin::kGrunning && n == gobin::kGdead && mine) {
         exits++;
         exited.insert(g->goid);
       }
