@@ -145,22 +145,43 @@ static __always_inline bool morestack_pending(struct pt_regs *ctx, __u32 flags) 
 static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool sys, struct gt_go_ctx *c) {
   __u64 g = ctx->r14;
   __u64 m = rdf64(g, cfg.g_m);
-  __u64 p = rdf64(m, cfg.m_p);
+  __u64 p, curg, mid, oldp = 0;
+  if (cfg.m_win_off >= 0) {
+    // One read for curg, p, oldp, id (each bpf_probe_read_user costs ~50-70 ns here).
+    __u64 w[8] = {};
+    if (m && bpf_probe_read_user(w, sizeof(w), (const void *)(m + cfg.m_win_off)) != 0)
+      __sync_fetch_and_add(&read_faults, 1);
+    curg = w[((cfg.m_curg - cfg.m_win_off) >> 3) & 7];
+    p = w[((cfg.m_p - cfg.m_win_off) >> 3) & 7];
+    mid = w[((cfg.m_id - cfg.m_win_off) >> 3) & 7];
+    oldp = w[((cfg.m_oldp - cfg.m_win_off) >> 3) & 7];
+  } else {
+    curg = rdf64(m, cfg.m_curg);
+    p = rdf64(m, cfg.m_p);
+    mid = rdf64(m, cfg.m_id);
+    if (sys) oldp = rdf64(m, cfg.m_oldp);
+  }
   c->g = g;
   c->m = m;
-  c->curg = rdf64(m, cfg.m_curg);
-  c->curg_goid = rdf64(c->curg, cfg.g_goid);
+  c->curg = curg;
+  c->curg_goid = rdf64(curg, cfg.g_goid);
   c->p = p;
-  c->m_id = m ? (__s64)rdf64(m, cfg.m_id) : -1;
-  c->p_id = p ? (__s32)rdf32(p, cfg.p_id) : -1;
-  c->p_status = rdf32(p, cfg.p_status);
+  c->m_id = m ? (__s64)mid : -1;
+  if (cfg.p_id_status_adjacent) {
+    __u64 idst = gt_read(p, cfg.p_id, 8);
+    c->p_id = p ? (__s32)(__u32)idst : -1;
+    c->p_status = (__u32)(idst >> 32);
+  } else {
+    c->p_id = p ? (__s32)rdf32(p, cfg.p_id) : -1;
+    c->p_status = rdf32(p, cfg.p_status);
+  }
   if (flags & GT_SITE_FRAME_READY)
     c->caller_pc = rd64(ctx->bp + 8);
   else
     c->caller_pc = rd64(ctx->sp);
   c->sp = ctx->sp;
   if (sys) {
-    c->m_oldp = rdf64(m, cfg.m_oldp);
+    c->m_oldp = oldp;
     c->m_syscalltick = rdf32(m, cfg.m_syscalltick);
     c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
   } else {

@@ -30,6 +30,7 @@ struct DumpArgs {
   bool snapshot = false;    // print the runtime snapshot
   bool syscalls = false;
   bool no_sched = false;
+  bool no_stacks = false;
   size_t ring_mb = 32;
 };
 
@@ -45,6 +46,7 @@ int Run(const DumpArgs &a) {
   o.ring_bytes = a.ring_mb << 20;
   o.plan.syscall_tracepoints = a.syscalls;
   o.plan.sched_switch = !a.no_sched;
+  o.plan.stacks = !a.no_stacks;
   auto cap = capture::Capture::Start(o);
   if (!cap) {
     std::fprintf(stderr, "capture-dump: %s\n", cap.error().c_str());
@@ -104,6 +106,7 @@ void RegisterCaptureDump(CLI::App &app) {
   sub->add_flag("--snapshot", args->snapshot, "print the runtime snapshot taken at attach");
   sub->add_flag("--syscalls", args->syscalls, "also attach raw_syscalls sys_enter/sys_exit");
   sub->add_flag("--no-sched-switch", args->no_sched, "do not attach sched_switch");
+  sub->add_flag("--no-stacks", args->no_stacks, "no stack walks (cost measurements)");
   sub->add_option("--ring-mb", args->ring_mb, "ring buffer size in MiB (default 32)");
   sub->callback([args] { std::exit(Run(*args)); });
 }

@@ -31,6 +31,12 @@ struct gt_bpf_config {
   gt_u8 gstatus_groups_set;
   gt_u8 pad1[3];
   gt_u8 gstatus_groups[16][16];
+  // One 64-byte read of m at m_win_off covers m.curg, m.p, m.oldp and m.id (adjacent in
+  // runtime2.go of every supported Go); -1: read them one by one.
+  gt_s32 m_win_off;
+  // p.status follows p.id (4 bytes later): one 8-byte read.
+  gt_u8 p_id_status_adjacent;
+  gt_u8 pad2[3];
 };
 
 #define GT_READ_CREATE 0x1   // startpc, gopc, parent_goid, p_goidcache(end)

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -115,6 +116,15 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
   c->p_goidcacheend = o.p_goidcacheend;
   c->g_sync_safe_point = o.g_sync_safe_point;
   c->gstatus_groups_set = 1;
+  // m.curg, m.p, m.oldp, m.id within one 64-byte window? (bpf/gotrace.bpf.c read_go_ctx)
+  c->m_win_off = -1;
+  {
+    int32_t lo = std::min({o.m_curg, o.m_p, o.m_oldp, o.m_id});
+    int32_t hi = std::max({o.m_curg, o.m_p, o.m_oldp, o.m_id});
+    bool aligned = ((o.m_curg | o.m_p | o.m_oldp | o.m_id) & 7) == 0;
+    if (lo >= 0 && hi + 8 - lo <= 64 && aligned) c->m_win_off = lo;
+  }
+  c->p_id_status_adjacent = o.p_id >= 0 && o.p_status == o.p_id + 4;
   std::memcpy(c->gstatus_groups, plan.gstatus_groups, sizeof(c->gstatus_groups));
 }
 
