@@ -127,7 +127,7 @@ PY
 pid=$!
 sleep 0.5
 if timeout 60 "$GOTRACED" --pid "$pid" --out "$WORK/attach.trace" --duration 3s -q >"$WORK/attach.log" 2>&1; then
-  check attach "$WORK/attach.trace" 3
+  check attach "$WORK/attach.trace" 2
 else
   bad "attach: gotraced failed: $(tail -5 "$WORK/attach.log")"
 fi
