@@ -146,10 +146,31 @@ std::uint32_t RecordDecoder::UnblockSkip(std::uint32_t tid, const std::vector<st
 void RecordDecoder::Decode(const capture::RecordView &v, std::vector<Record> &out) {
   if (!v.valid()) return;
   ++stats_.records;
-  if (!pending_fast_.empty()) {
+  if (!pending_fast_.empty() && v.go_ctx() != nullptr) {  // runtime records only (not sched_switch)
     auto pf = pending_fast_.find(v.tid());
     if (pf != pending_fast_.end()) {
-      EmitFastExit(pf->second, out);
+      // The exit went through with the P it had at the entry unless this record shows the
+      // thread without it (exitsyscallNoP, or another P): then the P was taken after the
+      // entry by a steal we did not see. Write that steal on the thread itself (a
+      // self-steal: the reader accepts it while the P is in the syscall) and continue as
+      // a slow exit.
+      const gt_go_ctx *c = v.go_ctx();
+      const gt_gstatus_record *gsr = v.gstatus();
+      const bool lost = c != nullptr && ((gsr && Classify(gsr->ctx.caller_pc) == Site::kExitSyscallSlow) ||
+                                         (c->p_id >= 0 && c->p_id != pf->second.base.p) ||
+                                         (c->p_id < 0 && c->curg && c->curg_goid == pf->second.base.g));
+      if (lost) {
+        Record st = pf->second.base;
+        st.kind = RecordKind::kProcSteal;
+        st.target_p = pf->second.base.p;
+        st.victim_m = pf->second.base.m;
+        Emit(out, st);
+        in_syscall_.erase(pf->second.gp);
+        pending_exit_[v.tid()] = {pf->second.base.g, pf->second.base.ts};
+        ++stats_.exits_no_p;
+      } else {
+        EmitFastExit(pf->second, out);
+      }
       pending_fast_.erase(pf);
     }
   }
