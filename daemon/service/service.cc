@@ -100,7 +100,7 @@ bool Service::StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, s
     const std::string who = fmt::format("uid {} pid {}", static_cast<long>(peer.uid), static_cast<long>(peer.pid));
     if (status == 403) {
       CountDenied();
-      spdlog::warn("endpoint: 403 {} for {}: {}", what, who, detail);
+      spdlog::warn("endpoint: 403 {} for {}{}{}", what, who, detail.empty() ? "" : ": ", detail);
     } else if (status >= 400) {
       spdlog::info("endpoint: {} {} for {}{}{}", status, what.empty() ? "(malformed request)" : what, who,
                    detail.empty() ? "" : ": ", detail);
