@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -97,9 +98,21 @@ struct Session::Impl {
   std::uint64_t lost_seen = 0;
   std::uint64_t repairs_logged = 0;
 
+  std::FILE *record_log = nullptr;  // GOTRACED_DEBUG_RECORDS=FILE: decoded records, one a line
+
   void OnRecord(const capture::RecordView &v) {
     scratch.clear();
     decoder->Decode(v, scratch);
+    if (record_log) {
+      std::fprintf(record_log, "# %s\n", v.Describe().c_str());
+      for (const model::Record &r : scratch)
+        std::fprintf(record_log, "%llu M%llu %s p=%lld g=%lld target_g=%llu target_p=%lld victim=%llu reason=%.*s skip=%u nstack=%zu\n",
+                     static_cast<unsigned long long>(r.ts), static_cast<unsigned long long>(r.m),
+                     std::string(model::RecordKindName(r.kind)).c_str(), static_cast<long long>(r.p),
+                     static_cast<long long>(r.g), static_cast<unsigned long long>(r.target_g),
+                     static_cast<long long>(r.target_p), static_cast<unsigned long long>(r.victim_m),
+                     static_cast<int>(r.reason.size()), r.reason.data(), r.stack_skip, r.stack.size());
+    }
     for (model::Record &r : scratch) model->Push(std::move(r));
     max_ts = std::max(max_ts, v.ts());
   }
@@ -154,6 +167,7 @@ bool Session::Start(std::string *error) {
   if (I.options.pid <= 0) return fail("session: no target pid");
   // GOTRACED_DEBUG=1: the model's repairs and the decoder's counts in the log.
   if (std::getenv("GOTRACED_DEBUG")) spdlog::set_level(spdlog::level::debug);
+  if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) I.record_log = std::fopen(f, "w");
 
   capture::CaptureOptions co;
   co.pid = I.options.pid;
@@ -253,6 +267,8 @@ bool Session::Stop(std::string *error) {
   for (model::Record &r : I.scratch) I.model->Push(std::move(r));
   I.model->Finish(std::max(I.max_ts, MonoNow()));
   I.writer->Close();
+  if (I.record_log) std::fclose(I.record_log);
+  I.record_log = nullptr;
   I.UpdateStats();
   const model::ModelStats ms = I.model->stats();
   const model::DecoderStats &ds = I.decoder->stats();
