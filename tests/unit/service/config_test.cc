@@ -166,6 +166,18 @@ TEST(Config, ShippedDefaultIsValid) {
   EXPECT_EQ(c->socket, "/run/gotraced/gotraced.sock");
 }
 
+TEST(Config, TraceVersionNamesAgreeWithSession) {
+  for (const char *name : {"auto", "go1.22", "go1.23", "1.24", "go1.25", "26", "go1.27", "GO1.23", "go1.21", "x"}) {
+    std::string err;
+    auto c = ParseConfig(std::string("[flight]\ntrace_version = \"") + name + "\"\n[[watch]]\nname = \"x\"\n", "t", &err);
+    auto want = session::ParseTraceVersion(name);
+    EXPECT_EQ(c.has_value(), want.has_value()) << name << ": " << err;
+    if (c && want) {
+      EXPECT_EQ(c->trace_version, *want) << name;
+    }
+  }
+}
+
 TEST(Config, EventSetName) {
   EXPECT_EQ(EventSetName(kEventAll), "all");
   EXPECT_EQ(EventSetName(kEventSched | kEventCpu), "sched,cpu");

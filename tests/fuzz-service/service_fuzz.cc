@@ -1,0 +1,48 @@
+// Fuzzes the parsers of `gotraced serve` (daemon/service): the first byte picks one.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "daemon/service/config.h"
+#include "daemon/service/http.h"
+
+using namespace gotraced::service;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view in(reinterpret_cast<const char *>(data) + 1, size - 1);
+  switch (data[0] % 4) {
+    case 0: {  // request head, as the endpoint reads it
+      std::size_t end = http::FindHeadEnd(in);
+      http::Request r;
+      http::ParseError e;
+      if (http::ParseRequestHead(end ? in.substr(0, end) : in, &r, &e)) {
+        (void)r.Param("pid");
+        for (const auto &[k, v] : r.query) {
+          (void)http::ParseInt(v, 1, 0x3fffffff);
+          (void)http::ParseSeconds(v, 300);
+        }
+      }
+      break;
+    }
+    case 1: {  // response stream, fed in uneven pieces
+      http::ResponseParser p;
+      std::size_t step = 1 + (size % 13);
+      for (std::size_t i = 0; i < in.size(); i += step) p.Feed(in.substr(i, step), [](std::string_view) {});
+      p.Eof();
+      break;
+    }
+    case 2: {
+      std::string out;
+      (void)http::PercentDecode(in, true, &out);
+      break;
+    }
+    default: {  // configuration file
+      std::string err;
+      (void)ParseConfig(in, "fuzz.toml", &err);
+      break;
+    }
+  }
+  return 0;
+}
