@@ -66,9 +66,10 @@ TEST(FlightRecorder, TimeWindow) {
     Gen(*r, g, 10);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  // Each generation spans ~50 ms: covering >= 150 ms takes 3-4 of them, never all 8.
+  // Each generation spans >= 50 ms: covering >= 150 ms takes at most 4 of them (fewer
+  // when a loaded machine stretches the sleeps), never all 8.
   auto held = Held(*r);
-  ASSERT_GE(held.size(), 3u);
+  ASSERT_GE(held.size(), 1u);
   EXPECT_LE(held.size(), 5u);
   EXPECT_EQ(held.back(), 8u);
   EXPECT_GE(r->Stats().seconds_held, 0.15);
