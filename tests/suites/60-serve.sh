@@ -124,6 +124,16 @@ check_trace "$W/trace-$C.trace" "/trace?seconds=1.5 of $C"
 get /metrics | grep -q "gotraced_target_events_total{pid=\"$A\"" || fail "/metrics lacks pid $A"
 "$GT" ps --socket "$SOCK" | grep -q "$A .*recording" || fail "gotraced ps does not list $A"
 ok "/metrics and gotraced ps list the targets"
+# A Go process no rule watches: /trace attaches for the request only.
+cp "$W/serve-target" "$W/unwatched-target"
+"$W/unwatched-target" >/dev/null 2>&1 &
+U=$!
+TARGETS+=($U)
+sleep 0.5
+[[ -z $(field "$U" state) ]] || fail "unwatched $U is traced"
+"$GT" dump --socket "$SOCK" --pid "$U" --seconds 1 --out "$W/adhoc-$U.trace" 2>/dev/null || fail "ad-hoc /trace of $U"
+check_trace "$W/adhoc-$U.trace" "ad-hoc /trace?seconds=1 of unwatched $U"
+kill "$U"
 
 # ---- exit: detached, last window kept -----------------------------------------------------
 kill "$C"
