@@ -146,6 +146,66 @@ std::uint32_t RecordDecoder::UnblockSkip(std::uint32_t tid, const std::vector<st
 void RecordDecoder::Decode(const capture::RecordView &v, std::vector<Record> &out) {
   if (!v.valid()) return;
   ++stats_.records;
+  if (held_queue_.empty()) {
+    final_out_ = &out;
+    DecodeRecord(v, out);
+    final_out_ = nullptr;
+    return;
+  }
+  // A thread with a create still waiting for its goid: its records queue behind it.
+  const bool held_before = held_queue_.count(v.tid()) != 0;
+  std::vector<Record> mine;
+  final_out_ = &out;
+  DecodeRecord(v, mine);
+  final_out_ = nullptr;
+  std::vector<Record> &dst = held_before && held_queue_.count(v.tid()) ? held_queue_[v.tid()].recs : out;
+  if (&dst != &out) held_queue_[v.tid()].gp.resize(held_queue_[v.tid()].gp.size() + mine.size(), 0);
+  for (Record &r : mine) dst.push_back(std::move(r));
+}
+
+void RecordDecoder::ResolveCreate(std::uint64_t gp, Goid goid) {
+  auto h = held_creates_.find(gp);
+  if (h == held_creates_.end()) return;
+  const std::uint32_t tid = h->second;
+  held_creates_.erase(h);
+  for (auto it = held_by_p_.begin(); it != held_by_p_.end();)
+    it = it->second == gp ? held_by_p_.erase(it) : std::next(it);
+  auto q = held_queue_.find(tid);
+  if (q == held_queue_.end()) return;
+  for (std::size_t i = 0; i < q->second.gp.size(); ++i) {
+    if (q->second.gp[i] == gp) {
+      q->second.recs[i].target_g = goid;
+      q->second.gp[i] = 0;
+      break;
+    }
+  }
+  FlushQueue(tid, *final_out_, false);
+}
+
+// Writes the thread's queued records up to its first create still without a goid (all of
+// them, unresolved creates dropped, with drop_unresolved: the end of the capture).
+void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool drop_unresolved) {
+  auto q = held_queue_.find(tid);
+  if (q == held_queue_.end()) return;
+  HeldQueue &hq = q->second;
+  std::size_t n = 0;
+  for (; n < hq.recs.size(); ++n) {
+    if (hq.gp[n] != 0) {
+      if (!drop_unresolved) break;
+      held_creates_.erase(hq.gp[n]);
+      continue;
+    }
+    out.push_back(std::move(hq.recs[n]));
+  }
+  if (n == hq.recs.size()) {
+    held_queue_.erase(q);
+    return;
+  }
+  hq.recs.erase(hq.recs.begin(), hq.recs.begin() + static_cast<std::ptrdiff_t>(n));
+  hq.gp.erase(hq.gp.begin(), hq.gp.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
   if (!pending_fast_.empty() && v.go_ctx() != nullptr) {  // runtime records only (not sched_switch)
     auto pf = pending_fast_.find(v.tid());
     if (pf != pending_fast_.end()) {
@@ -256,11 +316,8 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
   const std::uint32_t oldv = gs.oldval & ~kGscan, newv = gs.newval & ~kGscan;
   if (!held_creates_.empty()) {
     auto h = held_creates_.find(gs.gp);
-    if (h != held_creates_.end() && gs.goid != 0 && !(oldv == kGdead && newv != kGdead)) {
-      h->second.target_g = gs.goid;
-      Emit(out, std::move(h->second));
-      held_creates_.erase(h);
-    }
+    if (h != held_creates_.end() && gs.goid != 0 && !(oldv == kGdead && newv != kGdead))
+      ResolveCreate(gs.gp, gs.goid);
   }
   const Site site = Classify(gs.ctx.caller_pc);
   auto stack = v.stack();
@@ -279,10 +336,17 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       Goid id = gs.goid;
       if (cfg_.go_minor < 24) {
         // Go <= 1.23 assigns newg.goid after this casgstatus, from the P's goid cache.
-        if (gs.p_goidcache != 0 && gs.p_goidcache != gs.p_goidcacheend)
+        if (gs.p_goidcache != 0 && gs.p_goidcache != gs.p_goidcacheend) {
           id = gs.p_goidcache;
-        else
+          // This P's previous create refilled its cache and took the batch's first id.
+          constexpr std::uint64_t kGoidCacheBatch = 16;  // runtime/proc.go _GoidCacheBatch
+          auto hp = gs.ctx.p_id >= 0 ? held_by_p_.find(gs.ctx.p_id) : held_by_p_.end();
+          if (hp != held_by_p_.end() && gs.p_goidcacheend > kGoidCacheBatch &&
+              gs.p_goidcacheend - kGoidCacheBatch < gs.p_goidcache)
+            ResolveCreate(hp->second, gs.p_goidcacheend - kGoidCacheBatch);
+        } else {
           id = kNoG;
+        }
       }
       Record r = Base(v, RecordKind::kGoCreate);
       r.target_g = id;
@@ -291,7 +355,14 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       r.stack = std::move(pcs);
       r.stack_skip = 2;
       if (id == kNoG) {
-        held_creates_[gs.gp] = std::move(r);  // refilled cache: the id shows up later
+        // Refilled cache: the id shows up in a later record of this g. The thread's later
+        // records wait behind this create (Decode).
+        ++stats_.emitted;
+        HeldQueue &hq = held_queue_[v.tid()];
+        hq.recs.push_back(std::move(r));
+        hq.gp.push_back(gs.gp);
+        held_creates_[gs.gp] = v.tid();
+        if (gs.ctx.p_id >= 0) held_by_p_[gs.ctx.p_id] = gs.gp;
         return;
       }
       Emit(out, std::move(r));
@@ -686,6 +757,9 @@ void RecordDecoder::EmitFastExit(const PendingFast &pf, std::vector<Record> &out
 }
 
 void RecordDecoder::Flush(std::vector<Record> &out) {
+  while (!held_queue_.empty()) FlushQueue(held_queue_.begin()->first, out, true);
+  held_creates_.clear();
+  held_by_p_.clear();
   for (auto &[tid, pf] : pending_fast_) EmitFastExit(pf, out);
   pending_fast_.clear();
   // A pending slow syscall exit that no later record resolved stays unresolved: the
