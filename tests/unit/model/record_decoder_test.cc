@@ -124,10 +124,13 @@ probes::ProbePlan Plan() {
 }
 
 struct Fixture {
+  Fixture() = default;
+  explicit Fixture(int m) : minor(m) {}
+  int minor = 26;
   probes::ProbePlan plan = Plan();
   RecordDecoder dec{[this] {
     DecoderConfig c;
-    c.go_minor = 26;
+    c.go_minor = minor;
     c.plan = &plan;
     c.block_reasons = {"unspecified", "forever", "network", "select", "sync.(*Cond).Wait", "sync", "chan send",
                        "chan receive"};
@@ -144,6 +147,42 @@ struct Fixture {
     dec.Decode(v, out);
   }
 };
+
+// Go <= 1.23 newproc1 assigns newg.goid after its casgstatus; at a refill of the P's goid
+// cache (goidcache == goidcacheend) the id is not known at the probe. The create is held,
+// the creating thread's later records wait behind it (the M's order), and the P's next
+// create resolves it: the refill took [end-16, end) and the held create got end-16.
+TEST(RecordDecoder, Go123HeldCreateKeepsTheMsOrder) {
+  Fixture f(23);
+  RawBuilder m1(101);
+  auto create = [&](std::uint64_t ts, std::uint64_t gp_slot, std::uint64_t cache, std::uint64_t end) {
+    std::vector<std::uint8_t> b = m1.Gstatus(ts, 0x1000, gp_slot, 6, 1, 0, 1, {0x2000, 0x2100, 0x2500});
+    gt_gstatus_record r;
+    std::memcpy(&r, b.data(), sizeof r);
+    r.goid = 0;  // stale (a fresh g)
+    r.p_goidcache = cache;
+    r.p_goidcacheend = end;
+    std::memcpy(b.data(), &r, sizeof r);
+    return b;
+  };
+  f.Feed(create(100, 40, 0, 0));  // P0's first create: refill, id unknown
+  EXPECT_TRUE(f.out.empty());
+  m1.block_reason = 7;
+  f.Feed(m1.Gstatus(110, 0x1200, 1, 2, 4, 0, 1));  // g1 parks: waits behind the create
+  EXPECT_TRUE(f.out.empty());
+  RawBuilder m2(102);
+  f.Feed(m2.Gstatus(115, 0x1300, 1, 4, 1, 2, 9));  // another thread: not held
+  ASSERT_EQ(f.out.size(), 1u);
+  f.Feed(create(120, 41, 18, 33));  // P0's next create: the batch was [17, 33)
+  ASSERT_EQ(f.out.size(), 4u);
+  EXPECT_EQ(RecordKindName(f.out[1].kind), RecordKindName(RecordKind::kGoCreate));
+  EXPECT_EQ(f.out[1].target_g, 17u);
+  EXPECT_EQ(f.out[1].ts, 100u);
+  EXPECT_EQ(RecordKindName(f.out[2].kind), RecordKindName(RecordKind::kGoBlock));
+  EXPECT_EQ(f.out[2].ts, 110u);
+  EXPECT_EQ(RecordKindName(f.out[3].kind), RecordKindName(RecordKind::kGoCreate));
+  EXPECT_EQ(f.out[3].target_g, 18u);
+}
 
 TEST(RecordDecoder, Go126Table) {
   Fixture f;
