@@ -23,16 +23,12 @@ struct {
   __uint(max_entries, 32 << 20);  // resized by the daemon before load
 } events SEC(".maps");
 
-// Per-CPU counters: seq numbers every record attempt, lost counts failed reservations.
-struct cpu_counters {
-  __u64 seq;
-  __u64 lost;
-};
+// Per-CPU counters (struct gt_cpu_counters, proto/records.h).
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);
   __type(key, __u32);
-  __type(value, struct cpu_counters);
+  __type(value, struct gt_cpu_counters);
 } counters SEC(".maps");
 
 // Traced tgids for the tracepoints when cfg.target_tgid == 0 (several processes).
@@ -54,12 +50,16 @@ struct {
   __type(value, struct scratch);
 } scratch_map SEC(".maps");
 
-// Global counters (read by the daemon from .bss; approximate under contention is fine,
-// they are diagnostics).
-__u64 hits = 0;
-__u64 morestack_skips = 0;
-__u64 filtered = 0;
-__u64 read_faults = 0;
+static __always_inline struct gt_cpu_counters *cpu_counters(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&counters, &zero);
+}
+
+// Cold path only: a failed read of target memory.
+static __always_inline void count_fault(void) {
+  struct gt_cpu_counters *cc = cpu_counters();
+  if (cc) cc->read_faults++;
+}
 
 // Reads of target memory are global (non-inlined, separately verified) functions: with
 // ~25 reads per hit, each with its own failure branch, an inlined version makes the
@@ -76,7 +76,7 @@ __noinline __u64 gt_read(__u64 base, __s64 off, __u32 size) {
   else
     err = bpf_probe_read_user(&v, 1, (const void *)(base + off));
   if (err) {
-    __sync_fetch_and_add(&read_faults, 1);
+    count_fault();
     return 0;
   }
   return v;
@@ -92,16 +92,13 @@ static __always_inline bool tgid_traced(__u32 tgid) {
   return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
 }
 
-// Next per-CPU sequence number (also counted when the reservation then fails).
-static __always_inline __u32 next_seq(struct cpu_counters **cc) {
-  __u32 zero = 0;
-  *cc = bpf_map_lookup_elem(&counters, &zero);
-  if (!*cc) return 0;
-  return (__u32)((*cc)->seq++);
-}
-
-static __always_inline void count_lost(struct cpu_counters *cc) {
-  if (cc) cc->lost++;
+// Numbers one record attempt in this CPU's sequence and reserves `size` bytes; a failed
+// reservation is counted as lost (the gap in seq then marks where).
+static __always_inline void *reserve_record(struct gt_cpu_counters *cc, __u32 size, __u32 *seq) {
+  *seq = cc ? (__u32)cc->seq++ : 0;
+  void *r = bpf_ringbuf_reserve(&events, size, 0);
+  if (!r && cc) cc->lost++;
+  return r;
 }
 
 static __always_inline void fill_header(struct gt_record_header *h, __u16 kind, __u32 seq) {
@@ -150,7 +147,7 @@ static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool s
     // One read for curg, p, oldp, id (each bpf_probe_read_user costs ~50-70 ns here).
     __u64 w[8] = {};
     if (m && bpf_probe_read_user(w, sizeof(w), (const void *)(m + cfg.m_win_off)) != 0)
-      __sync_fetch_and_add(&read_faults, 1);
+      count_fault();
     curg = w[((cfg.m_curg - cfg.m_win_off) >> 3) & 7];
     p = w[((cfg.m_p - cfg.m_win_off) >> 3) & 7];
     mid = w[((cfg.m_id - cfg.m_win_off) >> 3) & 7];
@@ -283,21 +280,41 @@ static __always_inline void walk_curg(struct pt_regs *ctx, __u32 flags, const st
 
 // Reserves a record of `body` bytes plus a stack tail sized for `nframes` (rounded up to
 // a size class so every reservation has a constant size, as the verifier requires).
-static __always_inline void *reserve_with_stack(__u32 body, __u32 nframes, __u32 *cap) {
+// Reserves a runtime-probe record: the body alone, or the body plus a stack tail rounded
+// up to a size class (each branch passes reserve_record a constant size, which the
+// verifier wants for bpf_ringbuf_reserve).
+static __always_inline void *reserve_go_record(struct gt_cpu_counters *cc, __u32 body, bool want_stack,
+                                               __u32 nframes, __u32 *cap, __u32 *seq) {
+  const __u32 tail = sizeof(struct gt_stack_tail);
+  if (!want_stack) {
+    *cap = 0;
+    return reserve_record(cc, body, seq);
+  }
   if (nframes <= 16) {
     *cap = 16;
-    return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + 16 * 8, 0);
+    return reserve_record(cc, body + tail + 16 * 8, seq);
   }
   if (nframes <= 32) {
     *cap = 32;
-    return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + 32 * 8, 0);
+    return reserve_record(cc, body + tail + 32 * 8, seq);
   }
   if (nframes <= 64) {
     *cap = 64;
-    return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + 64 * 8, 0);
+    return reserve_record(cc, body + tail + 64 * 8, seq);
   }
   *cap = GT_MAX_FRAMES;
-  return bpf_ringbuf_reserve(&events, body + sizeof(struct gt_stack_tail) + GT_MAX_FRAMES * 8, 0);
+  return reserve_record(cc, body + tail + GT_MAX_FRAMES * 8, seq);
+}
+
+// Counts the hit; false (and counted as filtered) when a uprobe fires in a process other
+// than the single target (uprobes are attached per pid, so this should stay 0).
+static __always_inline bool runtime_hit(struct gt_cpu_counters *cc) {
+  if (cc) cc->hits++;
+  if (cfg.target_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != cfg.target_tgid) {
+    if (cc) cc->filtered++;
+    return false;
+  }
+  return true;
 }
 
 // Copies the tail and the PCs behind a body of `body` bytes.
@@ -321,7 +338,8 @@ static __always_inline void put_stack(void *rec, __u32 body, __u32 cap, struct s
 
 SEC("uprobe")
 int gt_casgstatus(struct pt_regs *ctx) {
-  __sync_fetch_and_add(&hits, 1);
+  struct gt_cpu_counters *cc = cpu_counters();
+  if (!runtime_hit(cc)) return 0;
   struct site st = site_of(ctx);
   __u64 gp = ctx->ax;
   __u32 oldval = (__u32)ctx->bx, newval = (__u32)ctx->cx;
@@ -340,19 +358,10 @@ int gt_casgstatus(struct pt_regs *ctx) {
   if (want_stack) walk_curg(ctx, st.flags, &c, &sr);
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
 
-  struct cpu_counters *cc;
-  __u32 seq = next_seq(&cc);
   const __u32 body = sizeof(struct gt_gstatus_record);
-  __u32 cap = 0;
-  struct gt_gstatus_record *r;
-  if (want_stack)
-    r = reserve_with_stack(body, sr.tail.nframes, &cap);
-  else
-    r = bpf_ringbuf_reserve(&events, body, 0);
-  if (!r) {
-    count_lost(cc);
-    return 0;
-  }
+  __u32 cap = 0, seq = 0;
+  struct gt_gstatus_record *r = reserve_go_record(cc, body, want_stack, sr.tail.nframes, &cap, &seq);
+  if (!r) return 0;
   fill_header(&r->h, GT_REC_GSTATUS, seq);
   __builtin_memcpy(&r->ctx, &c, sizeof(c));
   r->gp = gp;
@@ -390,7 +399,7 @@ int gt_casgstatus(struct pt_regs *ctx) {
       __u64 a, b;
     } spill = {};
     if (caller_fp && bpf_probe_read_user(&spill, sizeof(spill), (const void *)(caller_fp + 16)) != 0)
-      __sync_fetch_and_add(&read_faults, 1);
+      count_fault();
     r->caller_spill[0] = spill.a;
     r->caller_spill[1] = spill.b;
   }
@@ -403,10 +412,11 @@ int gt_casgstatus(struct pt_regs *ctx) {
 
 SEC("uprobe")
 int gt_call(struct pt_regs *ctx) {
-  __sync_fetch_and_add(&hits, 1);
+  struct gt_cpu_counters *cc = cpu_counters();
+  if (!runtime_hit(cc)) return 0;
   struct site st = site_of(ctx);
   if (morestack_pending(ctx, st.flags)) {
-    __sync_fetch_and_add(&morestack_skips, 1);
+    if (cc) cc->morestack_skips++;
     return 0;
   }
   struct gt_go_ctx c;
@@ -417,19 +427,10 @@ int gt_call(struct pt_regs *ctx) {
   if (want_stack) walk_curg(ctx, st.flags, &c, &sr);
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
 
-  struct cpu_counters *cc;
-  __u32 seq = next_seq(&cc);
   const __u32 body = sizeof(struct gt_call_record);
-  __u32 cap = 0;
-  struct gt_call_record *r;
-  if (want_stack)
-    r = reserve_with_stack(body, sr.tail.nframes, &cap);
-  else
-    r = bpf_ringbuf_reserve(&events, body, 0);
-  if (!r) {
-    count_lost(cc);
-    return 0;
-  }
+  __u32 cap = 0, seq = 0;
+  struct gt_call_record *r = reserve_go_record(cc, body, want_stack, sr.tail.nframes, &cap, &seq);
+  if (!r) return 0;
   fill_header(&r->h, GT_REC_CALL, seq);
   __builtin_memcpy(&r->ctx, &c, sizeof(c));
   r->probe_id = st.probe_id;
@@ -473,13 +474,9 @@ int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct tas
   __u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
   bool p_in = tgid_traced(prev_tgid), n_in = tgid_traced(next_tgid);
   if (!p_in && !n_in) return 0;
-  struct cpu_counters *cc;
-  __u32 seq = next_seq(&cc);
-  struct gt_sched_switch_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-  if (!r) {
-    count_lost(cc);
-    return 0;
-  }
+  __u32 seq = 0;
+  struct gt_sched_switch_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
+  if (!r) return 0;
   fill_header(&r->h, GT_REC_SCHED_SWITCH, seq);
   // The header names the traced thread (prev when traced, else next).
   r->h.tgid = p_in ? prev_tgid : next_tgid;
@@ -499,13 +496,9 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(gt_sys_enter, struct pt_regs *regs, long id) {
   __u32 tgid = bpf_get_current_pid_tgid() >> 32;
   if (!tgid_traced(tgid)) return 0;
-  struct cpu_counters *cc;
-  __u32 seq = next_seq(&cc);
-  struct gt_syscall_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-  if (!r) {
-    count_lost(cc);
-    return 0;
-  }
+  __u32 seq = 0;
+  struct gt_syscall_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
+  if (!r) return 0;
   fill_header(&r->h, GT_REC_SYS_ENTER, seq);
   r->id = id;
   r->ret = BPF_CORE_READ(regs, di);
@@ -518,13 +511,9 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(gt_sys_exit, struct pt_regs *regs, long ret) {
   __u32 tgid = bpf_get_current_pid_tgid() >> 32;
   if (!tgid_traced(tgid)) return 0;
-  struct cpu_counters *cc;
-  __u32 seq = next_seq(&cc);
-  struct gt_syscall_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-  if (!r) {
-    count_lost(cc);
-    return 0;
-  }
+  __u32 seq = 0;
+  struct gt_syscall_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
+  if (!r) return 0;
   fill_header(&r->h, GT_REC_SYS_EXIT, seq);
   r->id = BPF_CORE_READ(regs, orig_ax);
   r->ret = ret;
@@ -534,13 +523,9 @@ int BPF_PROG(gt_sys_exit, struct pt_regs *regs, long ret) {
 }
 
 static __always_inline int emit_task(__u16 kind, __u32 tgid, __u32 tid, __u32 other, __s32 code, __u8 dead) {
-  struct cpu_counters *cc;
-  __u32 seq = next_seq(&cc);
-  struct gt_task_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-  if (!r) {
-    count_lost(cc);
-    return 0;
-  }
+  __u32 seq = 0;
+  struct gt_task_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
+  if (!r) return 0;
   fill_header(&r->h, kind, seq);
   r->h.tgid = tgid;
   r->h.tid = tid;

@@ -247,6 +247,17 @@ struct gt_task_record {
   gt_u8 pad[7];
 };
 
+// Per-CPU counters (BPF_MAP_TYPE_PERCPU_ARRAY "counters", one entry). Per CPU so the hot
+// path never does a locked add on a cache line shared by all CPUs; the daemon sums them.
+struct gt_cpu_counters {
+  gt_u64 seq;              // every record attempt on this CPU (the header's seq)
+  gt_u64 lost;             // attempts whose ring reservation failed
+  gt_u64 hits;             // uprobe program invocations (all runtime sites)
+  gt_u64 morestack_skips;  // entry+4 hits dropped because morestack will re-enter
+  gt_u64 filtered;         // uprobe hits from a process other than the target
+  gt_u64 read_faults;      // bpf_probe_read_user failures
+};
+
 struct gt_hello_record {
   struct gt_record_header h;
   gt_u64 value;

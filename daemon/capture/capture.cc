@@ -53,17 +53,19 @@ struct Capture::Impl {
     tp_links.clear();
   }
 
-  std::vector<uint64_t> LostPerCpu() const {
+  // The BPF side's per-CPU counters (struct gt_cpu_counters), one entry per possible CPU.
+  std::vector<gt_cpu_counters> CpuCounters() const {
     int ncpu = libbpf_num_possible_cpus();
     if (!skel || ncpu <= 0) return {};
-    struct cc {
-      uint64_t seq, lost;
-    };
-    std::vector<cc> vals(static_cast<size_t>(ncpu));
+    std::vector<gt_cpu_counters> vals(static_cast<size_t>(ncpu));
     uint32_t key = 0;
     if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &key, vals.data()) != 0) return {};
+    return vals;
+  }
+
+  std::vector<uint64_t> LostPerCpu() const {
     std::vector<uint64_t> out;
-    for (const auto &v : vals) out.push_back(v.lost);
+    for (const auto &v : CpuCounters()) out.push_back(v.lost);
     return out;
   }
 
@@ -329,11 +331,11 @@ const std::vector<std::string> &Capture::warnings() const { return impl_->warnin
 CaptureStats Capture::stats() const {
   CaptureStats s;
   s.consumer = impl_->consumer ? impl_->consumer->stats() : ConsumerStats{};
-  if (impl_->skel && impl_->skel->bss) {
-    s.probe_hits = impl_->skel->bss->hits;
-    s.morestack_skips = impl_->skel->bss->morestack_skips;
-    s.filtered = impl_->skel->bss->filtered;
-    s.read_faults = impl_->skel->bss->read_faults;
+  for (const auto &c : impl_->CpuCounters()) {
+    s.probe_hits += c.hits;
+    s.morestack_skips += c.morestack_skips;
+    s.filtered += c.filtered;
+    s.read_faults += c.read_faults;
   }
   s.target_exited = impl_->exited;
   return s;

@@ -58,7 +58,7 @@ struct CaptureOptions {
 
 struct CaptureStats {
   ConsumerStats consumer;
-  uint64_t probe_hits = 0;       // BPF program invocations (all sites), from .bss
+  uint64_t probe_hits = 0;       // BPF program invocations (all sites), summed per CPU
   uint64_t morestack_skips = 0;  // entry+4 hits dropped because morestack will re-enter
   uint64_t filtered = 0;         // hits from another tgid (should be 0 with pid-filtered uprobes)
   uint64_t read_faults = 0;      // bpf_probe_read_user failures on the hot path
