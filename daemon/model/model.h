@@ -170,6 +170,7 @@ class Model {
   void FreeProc(const Record &r, ProcId p, ThreadId except);
   // Bring unknown goroutine g into existence on M (GoStatus in gen 1, else GoCreate).
   bool IntroduceG(const Record &r, Goid g, encoder::GoStatus want);
+  bool EnsureKnownTarget(const Record &r, Goid g);
 
   encoder::TraceWriter &w_;
   StackBuilder stacks_;

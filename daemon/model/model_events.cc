@@ -226,16 +226,13 @@ void Model::OnGoUnblock(const Record &r) {
   if (FirstGeneration() && Valid(r.g) && r.g != g && ms.g == kNoG && ms.p != kNoP && st_.G(r.g) == nullptr)
     EmitGoStatus(r.m, r.ts, r.g, r.m, GoStatus::kRunning);
 
-  GoState *gs = st_.G(g);
-  if (gs == nullptr) {
-    if (FirstGeneration()) {
-      EmitGoStatus(r.m, r.ts, g, kNoThread, GoStatus::kWaiting);
-    } else if (!IntroduceG(r, g, GoStatus::kWaiting)) {
-      ++stats_.records_discarded;
-      return;
-    }
-  } else {
-    EnsureStatusG(r.m, r.ts, g, kNoThread, gs->status);
+  const bool known = st_.G(g) != nullptr;
+  if (!EnsureKnownTarget(r, g)) {
+    ++stats_.records_discarded;
+    return;
+  }
+  if (known) {
+    GoState *gs = st_.G(g);
     if (gs->status == GoStatus::kRunnable) {
       Repair(r, fmt::format("goroutine {} already runnable", g));
       ++stats_.records_discarded;
@@ -417,18 +414,11 @@ void Model::OnGoSwitch(const Record &r) {
     ++stats_.records_discarded;
     return;
   }
-  GoState *ns = st_.G(next);
-  if (ns == nullptr) {
-    if (FirstGeneration()) {
-      EmitGoStatus(r.m, r.ts, next, kNoThread, GoStatus::kWaiting);
-    } else if (!IntroduceG(r, next, GoStatus::kWaiting)) {
-      ++stats_.records_discarded;
-      return;
-    }
-  } else {
-    EnsureStatusG(r.m, r.ts, next, kNoThread, ns->status);
+  if (!EnsureKnownTarget(r, next)) {
+    ++stats_.records_discarded;
+    return;
   }
-  ns = st_.G(next);
+  GoState *ns = st_.G(next);
   if (w_.version() >= encoder::Version::kGo123 && ns->status == GoStatus::kWaiting) {
     EmitGoSwitch(r.m, r.ts, next, r.flag);
     return;
@@ -442,6 +432,23 @@ void Model::OnGoSwitch(const Record &r) {
     return;
   }
   if (st_.G(next)->status == GoStatus::kRunnable) EmitGoStart(r.m, r.ts, next);
+}
+
+// The goroutine an event makes runnable or running from another goroutine (GoUnblock's
+// target, GoSwitch's next) must be known to the parser before the event: this
+// generation's status if we track it, else a Waiting status in the first generation
+// (order.go accepts unknown goroutines there) or an introduction after it. False when it
+// cannot be introduced.
+bool Model::EnsureKnownTarget(const Record &r, Goid g) {
+  if (GoState *gs = st_.G(g)) {
+    EnsureStatusG(r.m, r.ts, g, kNoThread, gs->status);
+    return true;
+  }
+  if (FirstGeneration()) {
+    EmitGoStatus(r.m, r.ts, g, kNoThread, GoStatus::kWaiting);
+    return true;
+  }
+  return IntroduceG(r, g, GoStatus::kWaiting);
 }
 
 }  // namespace gotraced::model
