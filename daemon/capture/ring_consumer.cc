@@ -88,9 +88,10 @@ size_t RingConsumer::Release(uint64_t watermark, const Callback &cb) {
   stats_.records += n;
   if (n) released_ = std::max(released_, pending_[n - 1].ts);
   // Compact what stays (the last reorder_slack worth of records).
-  std::vector<uint8_t> arena;
-  std::vector<Entry> rest;
-  rest.reserve(pending_.size() - n);
+  std::vector<uint8_t> &arena = arena_spare_;
+  std::vector<Entry> &rest = pending_spare_;
+  arena.clear();
+  rest.clear();
   for (size_t i = n; i < pending_.size(); i++) {
     Entry e = pending_[i];
     uint32_t off = uint32_t(arena.size());
