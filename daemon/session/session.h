@@ -68,6 +68,16 @@ struct SessionOptions {
 
   // Path of the target's executable; empty = /proc/<pid>/exe.
   std::string exe_path;
+
+  // Which event classes to record (record's --events / --cpu-hz, serve's `events`).
+  // Scheduling events (goroutines, procs, blocking, syscalls as the Go runtime sees them)
+  // are always recorded: every other class hangs off the goroutine/P/M model.
+  struct EventSet {
+    bool gc = true;           // GC, STW, sweep, assists, heap metrics, worker labels
+    bool user = true;         // runtime/trace tasks, regions, logs
+    std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
+  };
+  EventSet events;
 };
 
 // Counters, cumulative since Start(). A snapshot; cheap to take.
