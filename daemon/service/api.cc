@@ -1,6 +1,7 @@
 // Endpoint resources. See api.h.
 #include "daemon/service/api.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -164,6 +165,7 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
   ro.ring_bytes = cfg.ring_bytes;
   ro.generation_period = cfg.generation_period;
   ro.events = cfg.events;
+  ro.cpu_hz = cfg.cpu_hz;
   ro.start_time = info->start_time;
   std::unique_ptr<Recording> recording = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
   std::string err;
@@ -398,6 +400,13 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
          double(ss.evicted_generations));
   scalar("gotraced_flight_evicted_bytes_total", "counter", "Bytes evicted by the memory cap.", double(ss.evicted_bytes));
   scalar("gotraced_daemon_rss_bytes", "gauge", "Resident set size of the daemon.", double(SelfRss()));
+  // The allocator's view (glibc mallinfo2), to tell what the daemon holds from what freed
+  // memory the allocator keeps (fragmentation) when the RSS approaches the cap.
+  const struct mallinfo2 mi = mallinfo2();
+  family("gotraced_daemon_heap_bytes", "gauge", "Allocator memory: in use, free but kept, and in mmapped blocks.");
+  o += fmt::format("gotraced_daemon_heap_bytes{{kind=\"in_use\"}} {}\n", double(mi.uordblks));
+  o += fmt::format("gotraced_daemon_heap_bytes{{kind=\"free\"}} {}\n", double(mi.fordblks));
+  o += fmt::format("gotraced_daemon_heap_bytes{{kind=\"mmapped\"}} {}\n", double(mi.hblkhd));
   family("gotraced_http_responses_total", "counter", "Endpoint responses by status code.");
   if (const Endpoint *ep = svc.endpoint())
     for (const auto &[code, n] : ep->responses()) o += fmt::format("gotraced_http_responses_total{{code=\"{}\"}} {}\n", code, n);

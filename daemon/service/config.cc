@@ -184,6 +184,7 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (auto v = s.Integer("keep_exited", 0, 100000)) c.keep_exited = static_cast<std::size_t>(*v);
   if (auto v = s.Integer("generation_ms", 10, 600000)) c.generation_period = std::chrono::milliseconds(*v);
   if (auto v = s.Events("events")) c.events = *v;
+  if (auto v = s.Integer("cpu_hz", 1, 1000)) c.cpu_hz = static_cast<std::uint32_t>(*v);
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");
     auto v = TraceVersionFromText(*text);
@@ -303,6 +304,14 @@ std::string EventSetName(std::uint32_t events) {
     out += en.name;
   }
   return out.empty() ? "none" : out;
+}
+
+session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz) {
+  session::SessionOptions::EventSet set;
+  set.gc = (events & kEventGc) != 0;
+  set.user = (events & kEventUser) != 0;
+  set.cpu_hz = (events & kEventCpu) != 0 ? cpu_hz : 0;
+  return set;
 }
 
 std::optional<Config> ParseConfig(std::string_view text, const std::string &path, std::string *error) {

@@ -2,7 +2,7 @@
 // Read from a TOML file (toml++); packaging/gotraced.toml is the documented default.
 //
 //   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
-//                keep_exited, generation_ms, events, trace_version, ring_mb
+//                keep_exited, generation_ms, events, cpu_hz, trace_version, ring_mb
 //   [endpoint]   socket, owner, group, mode, max_trace_seconds
 //   [discovery]  exec_watch, rescan_seconds
 //   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
@@ -39,6 +39,12 @@ enum EventClass : std::uint32_t {
 // "sched,syscall,gc" style text of a set.
 std::string EventSetName(std::uint32_t events);
 
+// What a session records for a configured set. `sched` and `syscall` are not switchable:
+// the goroutine/P/M model (and with it every other class) rests on them, and syscalls are
+// scheduling events in the runtime's own trace (a P handed off in a blocking syscall), so
+// the session always records both; `gc`, `user` and `cpu` (at cpu_hz) are.
+session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz);
+
 // One [[watch]] entry. A process matches an entry when it matches every selector kind the
 // entry gives (exe AND name AND ...), and within one kind any of its patterns.
 struct WatchRule {
@@ -63,6 +69,7 @@ struct Config {
   std::size_t keep_exited = 16;                   // windows of exited processes kept (oldest dropped first)
   std::chrono::milliseconds generation_period{1000};
   std::uint32_t events = kEventAll;
+  std::uint32_t cpu_hz = 100;  // CPU samples per second per thread when `cpu` is on (pprof's default rate)
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
 
@@ -88,7 +95,8 @@ struct Config {
   // Effective per-target settings for rule `i` (overrides applied).
   double WindowSeconds(const WatchRule &r) const { return r.window_seconds.value_or(window_seconds); }
   std::size_t WindowBytes(const WatchRule &r) const { return r.window_bytes.value_or(window_bytes); }
-  std::uint32_t Events(const WatchRule &r) const { return r.events.value_or(events); }
+  // The set actually recorded: sched and syscall always (see SessionEvents).
+  std::uint32_t Events(const WatchRule &r) const { return r.events.value_or(events) | kEventSched | kEventSyscall; }
 };
 
 // Parses and validates. On failure returns nullopt and sets *error to

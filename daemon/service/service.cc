@@ -192,6 +192,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.ring_bytes = cfg.ring_bytes;
   ro.generation_period = cfg.generation_period;
   ro.events = t->events;
+  ro.cpu_hz = cfg.cpu_hz;
   ro.start_time = info.start_time;
   spdlog::info("attaching to pid {} ({}) [watch rule at line {}]", info.pid, info.exe, t->rule_line);
   {
@@ -416,7 +417,11 @@ bool Service::ApplyConfig(Config cfg, std::string *error) {
       }
       const WatchRule &r = cfg.watch[static_cast<std::size_t>(rule)];
       t->rule_line = r.line;
-      t->events = cfg.Events(r);
+      // A session's event set is fixed when it attaches (its probes are); a change
+      // applies to processes attached from now on.
+      if (cfg.Events(r) != t->events || cfg.cpu_hz != old.cpu_hz)
+        spdlog::info("pid {} keeps recording events {} (the new set {} applies from its next attach)", t->info.pid,
+                     EventSetName(t->events), EventSetName(cfg.Events(r)));
       t->rec->SetWindow(FlightWindow{cfg.WindowSeconds(r), cfg.WindowBytes(r)});
       keep.push_back(t);
     }

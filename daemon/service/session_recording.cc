@@ -25,6 +25,7 @@ class SessionRecording final : public Recording {
     so.ring_bytes = o.ring_bytes;
     so.generation_period = o.generation_period;
     so.exe_path = o.exe;
+    so.events = SessionEvents(o.events, o.cpu_hz);
     return so;
   }
   session::Session session_;

@@ -82,8 +82,9 @@ events = ["user"]
   EXPECT_EQ(c->watch[0].exe.size(), 2u);
   EXPECT_EQ(c->WindowSeconds(c->watch[0]), 30);
   EXPECT_EQ(c->WindowBytes(c->watch[0]), std::size_t{8} << 20);
-  EXPECT_EQ(c->Events(c->watch[0]), kEventSched | kEventGc);
-  EXPECT_EQ(c->Events(c->watch[1]), kEventUser);
+  // sched and syscall are always recorded (SessionEvents).
+  EXPECT_EQ(c->Events(c->watch[0]), kEventSched | kEventSyscall | kEventGc);
+  EXPECT_EQ(c->Events(c->watch[1]), kEventSched | kEventSyscall | kEventUser);
   EXPECT_EQ(c->WindowSeconds(c->watch[1]), 2.5);
   EXPECT_EQ(c->watch[0].line, 23);
   EXPECT_EQ(c->watch[1].line, 28);
@@ -176,6 +177,29 @@ TEST(Config, TraceVersionNamesAgreeWithSession) {
       EXPECT_EQ(c->trace_version, *want) << name;
     }
   }
+}
+
+TEST(Config, EventsReachTheSession) {
+  std::string err;
+  auto c = ParseConfig("[flight]\nevents = [\"sched\", \"cpu\"]\ncpu_hz = 250\n[[watch]]\nname = \"x\"\n[[watch]]\n"
+                       "name = \"y\"\nevents = [\"gc\", \"user\"]\n",
+                       "t.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->cpu_hz, 250u);
+  auto a = SessionEvents(c->Events(c->watch[0]), c->cpu_hz);
+  EXPECT_FALSE(a.gc);
+  EXPECT_FALSE(a.user);
+  EXPECT_EQ(a.cpu_hz, 250u);
+  auto b = SessionEvents(c->Events(c->watch[1]), c->cpu_hz);
+  EXPECT_TRUE(b.gc);
+  EXPECT_TRUE(b.user);
+  EXPECT_EQ(b.cpu_hz, 0u);
+  auto all = SessionEvents(kEventAll, 100);
+  EXPECT_TRUE(all.gc && all.user);
+  EXPECT_EQ(all.cpu_hz, 100u);
+  auto bad = ParseConfig("[flight]\ncpu_hz = 0\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  EXPECT_FALSE(bad);
+  EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
 }
 
 TEST(Config, EventSetName) {
