@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Prints the version matrix from the JSON lines tests/suites/70-version-matrix.sh writes,
+one per cell: {"version", "flavour", "error" (why the cell could not be compared, or
+""), "ref_version", "ours_version" (trace header versions), "compare" (tracecompare
+--json output, or null)}.
+
+Columns are event classes. tracecompare's rows are read generically: each row goes to
+the column its class name maps to (COLUMNS, by prefix); a row of a class nobody mapped
+yet becomes a column of its own, so classes other engineers add show up unchanged.
+A cell is
+  pass   every row of the column that tracecompare checks is within its threshold,
+  FAIL   a checked row is out of its threshold (the suite fails),
+  info   no row of the column is checked yet (report-only: the figure is shown, the
+         suite does not fail on it),
+  n.a.   neither trace has anything of that class (nothing to compare).
+The figure is the worst row's: a match ratio ("98.5%") or a count difference
+("d1.2%"), then "/N" the reference count. Exit 1 if any cell errored or FAILed."""
+import json
+import sys
+
+# (column title, row class prefixes). Order = column order.
+COLUMNS = [
+    ("sched", ("goroutines created", "goroutines exited", "stops")),
+    ("blocks", ("blocks", "unblocks")),
+    ("syscalls", ("syscalls",)),
+    ("stacks", ("stacks",)),
+    ("GC", ("GC", "other ranges")),
+    ("STW", ("stop-the-world",)),
+    ("heap", ("metric",)),
+    ("user", ("user",)),
+    ("CPU", ("CPU", "cpu")),
+]
+
+
+def column_of(cls):
+    for title, prefixes in COLUMNS:
+        if any(cls.startswith(p) for p in prefixes):
+            return title
+    return cls
+
+
+def fig(row):
+    f = row.get("figure", 0.0) or 0.0
+    s = ("d%.1f%%" if row.get("kind") == "diff" else "%.1f%%") % (100 * f)
+    return "%s/%d" % (s, row.get("ref", 0))
+
+
+def badness(row):
+    """Orders rows of one column: a failing checked row first, then the farthest from
+    perfect."""
+    f = row.get("figure", 0.0) or 0.0
+    off = f if row.get("kind") == "diff" else 1 - f
+    return (row.get("checked") and not row.get("pass"), bool(row.get("checked")), off)
+
+
+def cell(rows):
+    if not rows:
+        return "-", None
+    if all(r.get("ref", 0) == 0 and r.get("ours", 0) == 0 for r in rows):
+        return "n.a.", None
+    worst = max(rows, key=badness)
+    checked = [r for r in rows if r.get("checked")]
+    if any(not r.get("pass") for r in checked):
+        verdict = "FAIL"
+    elif checked:
+        verdict = "pass"
+    else:
+        verdict = "info"
+    return "%s %s" % (verdict, fig(worst)), verdict
+
+
+def main(path):
+    runs = [json.loads(l) for l in open(path) if l.strip()]
+    titles = [t for t, _ in COLUMNS]
+    for r in runs:
+        for row in (r.get("compare") or {}).get("rows", []):
+            c = column_of(row["class"])
+            if c not in titles:
+                titles.append(c)
+    head = ["version", "flavour", "format ref/ours"] + titles + ["result"]
+    table, failed, failures = [], 0, []
+    for r in runs:
+        name = "%s %s" % (r["version"], r["flavour"])
+        cmp_ = r.get("compare")
+        line = [r["version"], r["flavour"], "%s/%s" % (r.get("ref_version") or "?", r.get("ours_version") or "?")]
+        if r.get("error") or not cmp_:
+            line += ["-"] * len(titles) + ["ERROR"]
+            failed += 1
+            failures.append("%s: %s" % (name, r.get("error") or "no comparison"))
+            table.append(line)
+            continue
+        by_col = {}
+        for row in cmp_.get("rows", []):
+            by_col.setdefault(column_of(row["class"]), []).append(row)
+        bad = False
+        for t in titles:
+            text, verdict = cell(by_col.get(t, []))
+            line.append(text)
+            if verdict == "FAIL":
+                bad = True
+                for row in by_col[t]:
+                    if row.get("checked") and not row.get("pass"):
+                        failures.append("%s: %s: %s (limit %s) %s" % (name, row["class"], fig(row), row.get("limit"),
+                                                                      row.get("note", "")))
+        line.append("FAIL" if bad else "pass")
+        failed += bad
+        table.append(line)
+    widths = [max(len(str(x[i])) for x in [head] + table) for i in range(len(head))]
+    out = ["  ".join(str(x[i]).ljust(widths[i]) for i in range(len(head))) for x in [head] + table]
+    print("Version matrix (tracecompare of gotraced's trace against the target's own runtime/trace, same run):")
+    print("\n".join(out))
+    print("cells: pass/FAIL = checked by tracecompare (asserted); info = reported, not asserted yet; "
+          "n.a. = no such events in either trace; dX% = count difference, X% = matched share; /N = reference count")
+    for f in failures:
+        print("FAIL " + f)
+    print("%d of %d cells pass" % (len(runs) - failed, len(runs)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,3 @@
+module gotraced/tests/versions/target
+
+go 1.19
