@@ -384,6 +384,9 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   scalar("gotraced_attach_errors_total", "counter", "Processes that matched a rule but could not be traced.",
          double(c.attach_errors));
   scalar("gotraced_attached_total", "counter", "Processes attached.", double(c.attached));
+  scalar("gotraced_attach_refused_memory_total", "counter",
+         "Matching processes not attached because their cost would not fit under memory_mb.",
+         double(c.attach_refused_memory));
   scalar("gotraced_exec_events_total", "counter", "Exec/exit notifications received.", double(c.exec_events));
   scalar("gotraced_exec_events_lost_total", "counter", "Exec/exit notifications lost (ring full).",
          double(svc.exec_events_lost()));

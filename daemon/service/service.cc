@@ -24,6 +24,10 @@ constexpr auto kExecSettle = std::chrono::milliseconds(50);
 // Attach attempts per process, with the pause before each retry.
 constexpr std::chrono::milliseconds kAttachBackoff[] = {std::chrono::milliseconds(100), std::chrono::milliseconds(400),
                                                         std::chrono::milliseconds(1000)};
+// Of memory_mb, 1/16 is kept free (RSS is measured once a second and moves in between)
+// and 1/16 is the least the windows get, so a dump always has something to give.
+std::size_t CapMargin(std::size_t cap) { return cap / 16; }
+std::size_t WindowFloor(std::size_t cap) { return cap / 16; }
 
 }  // namespace
 
@@ -126,6 +130,7 @@ bool Service::Start(std::string *error) {
 
   Config cfg = config();
   if (!StartEndpoint(cfg, &endpoint_, error)) return false;
+  idle_rss_ = SelfRss();
   spdlog::info("endpoint listening on {} (owner {}:{}, mode {:04o})", cfg.socket, cfg.owner, cfg.group, cfg.mode);
   if (cfg.exec_watch) {
     watcher_ = std::make_unique<ExecWatcher>();
@@ -172,8 +177,66 @@ bool Service::Consider(pid_t pid) {
     }
     rule = MatchRules(config_, *info);
   }
-  if (rule >= 0) Attach(*info, rule);
+  if (rule < 0) return true;
+  std::string why;
+  if (!MemoryAdmits(config(), *info, &why)) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      counters_.attach_refused_memory++;
+    }
+    auto [it, fresh] = refused_.try_emplace(pid, info->start_time);
+    if (fresh || it->second != info->start_time) {
+      it->second = info->start_time;
+      spdlog::warn("not tracing pid {} ({}): {}; raise memory_mb, lower ring_mb or watch fewer processes "
+                   "(tried again at every rescan)",
+                   pid, info->exe, why);
+    }
+    return true;
+  }
+  refused_.erase(pid);
+  Attach(*info, rule);
   return true;
+}
+
+// Whether one more target fits under memory_mb with the windows at their floor. What a
+// target costs resident: its BPF ring, which libbpf maps twice back to back (so a record
+// that wraps around reads contiguously: libbpf ringbuf.c ringbuf_map_mmap) and which
+// therefore counts twice once written around; the pages of its binary that gobin maps;
+// its model and encoder state. The estimate is the larger of that sum and what the live
+// targets cost on average so far (measured: RSS minus windows minus the idle daemon).
+// Windows shrink to make room; a target's own cost cannot, so refusing it here is what
+// keeps the RSS under the cap as targets come.
+bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string *why) {
+  constexpr std::size_t kStateBytes = std::size_t{2} << 20;
+  std::size_t estimate = kStateBytes;
+  if (!cfg.synthetic) {
+    estimate += 2 * cfg.ring_bytes;
+    struct stat st {};
+    if (::stat(info.exe.c_str(), &st) == 0) estimate += static_cast<std::size_t>(st.st_size);
+  }
+  std::size_t live = 0, attaching = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &t : targets_) {
+      if (!t->live()) continue;
+      live++;
+      if (t->state.load() == TargetState::kAttaching) attaching++;
+    }
+  }
+  const std::size_t rss = SelfRss();
+  const std::size_t windows = store_.Stats().bytes;
+  const std::size_t overhead = rss > windows ? rss - windows : 0;
+  if (live > attaching && overhead > idle_rss_)
+    estimate = std::max(estimate, (overhead - idle_rss_) / (live - attaching));
+  const std::size_t cap = cfg.memory_bytes;
+  const std::size_t need = overhead + estimate * (attaching + 1) + CapMargin(cap) + WindowFloor(cap);
+  if (need <= cap) return true;
+  if (why)
+    *why = fmt::format("memory_mb ({} MiB) reached: the daemon holds {} MiB besides the windows ({} targets), one more "
+                       "costs ~{} MiB, and {} MiB stay for margin and windows",
+                       cap >> 20, overhead >> 20, live, (estimate + (1 << 19)) >> 20,
+                       (CapMargin(cap) + WindowFloor(cap)) >> 20);
+  return false;
 }
 
 void Service::Attach(const ProcInfo &info, int rule) {
@@ -354,6 +417,7 @@ void Service::Sweep() {
   }
   for (const auto &d : drop)
     spdlog::debug("forgetting pid {} ({}, {})", d->info.pid, d->info.exe, TargetStateName(d->state.load()));
+  std::erase_if(refused_, [](const auto &r) { return !ProcessAlive(r.first, r.second); });
 }
 
 // The windows get what the cap leaves after the rest of the daemon's resident memory.
@@ -366,8 +430,8 @@ void Service::AdjustBudget() {
   }
   const std::size_t rss = SelfRss();
   const std::size_t overhead = rss > ss.bytes ? rss - ss.bytes : 0;
-  const std::size_t margin = cap / 16;
-  const std::size_t floor = cap / 16;
+  const std::size_t margin = CapMargin(cap);
+  const std::size_t floor = WindowFloor(cap);
   std::size_t budget = cap > overhead + margin ? cap - overhead - margin : 0;
   budget = std::clamp(budget, floor, cap);
   store_.SetCap(budget);

@@ -8,7 +8,9 @@
 //   memory     FlightStore enforces memory_mb over all windows; once a second the daemon's
 //              RSS is measured and the windows' share of the cap shrinks by whatever the
 //              rest of the daemon (BPF rings, model state, binaries) uses, so RSS stays
-//              under memory_mb.
+//              under memory_mb. Windows can shrink, a target's own cost cannot: a process
+//              whose cost would not fit under the cap is not attached (logged, counted,
+//              tried again at the next rescan).
 //   endpoint   HTTP on a Unix socket (api.cc): /processes, /flight, /trace, /metrics.
 //   reload     ApplyConfig (SIGHUP): targets that still match keep recording and keep
 //              their windows; ones that no longer match are detached (window kept); new
@@ -80,6 +82,7 @@ struct ServiceCounters {
   std::uint64_t reloads = 0;
   std::uint64_t reload_errors = 0;
   std::uint64_t access_denied = 0;
+  std::uint64_t attach_refused_memory = 0;  // matching processes not attached: memory_mb reached
 };
 
 class Service {
@@ -120,6 +123,7 @@ class Service {
   void AdjustBudget();
   bool StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, std::string *error);
   FlightWindow WindowFor(const Config &cfg, int rule) const;
+  bool MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string *why);
 
   mutable std::mutex mu_;  // config_, targets_, counters_
   Config config_;
@@ -132,6 +136,8 @@ class Service {
   std::map<pid_t, std::chrono::steady_clock::time_point> pending_;  // exec'd pids to look at
   std::chrono::steady_clock::time_point next_rescan_{}, next_budget_{};
   std::uint64_t last_evicted_ = 0;
+  std::size_t idle_rss_ = 0;                  // RSS before any target (Start)
+  std::map<pid_t, std::uint64_t> refused_;    // pid -> start time, logged once as refused
 };
 
 // Resident set size of this process in bytes (/proc/self/statm).

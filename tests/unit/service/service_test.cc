@@ -194,6 +194,37 @@ TEST(Service, AttachDumpExitReloadAccess) {
   waitpid(b, nullptr, 0);
 }
 
+// A matching process whose cost would not fit under memory_mb is not attached (counted),
+// and is attached at a later rescan once the cap allows it.
+TEST(Service, MemoryCapRefusesAttachUntilItFits) {
+  testing::TempDir dir;
+  const std::string exe = dir.File("gotraced-test-capped");
+  std::filesystem::copy_file("/bin/sleep", exe);
+  std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  // Smaller than this test process's own RSS: nothing fits.
+  cfg.memory_bytes = std::size_t{2} << 20;
+  cfg.window_bytes = std::size_t{1} << 20;
+  Running r(cfg);
+  ASSERT_TRUE(r.Start());
+  pid_t p = Spawn(exe);
+  ASSERT_TRUE(WaitFor([&] { return r.svc.counters().attach_refused_memory >= 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(State(r.svc, p), "none");
+  int status = 0;
+  auto metrics = Get(cfg.socket, "/metrics", &status);
+  std::string m(metrics.begin(), metrics.end());
+  EXPECT_EQ(m.find("gotraced_attach_refused_memory_total 0\n"), std::string::npos) << m;
+
+  Config roomy = cfg;
+  roomy.memory_bytes = std::size_t{1} << 30;
+  std::string err;
+  ASSERT_TRUE(r.svc.ApplyConfig(roomy, &err)) << err;
+  ASSERT_TRUE(WaitFor([&] { return State(r.svc, p) == "recording"; })) << State(r.svc, p);
+  kill(p, SIGKILL);
+  waitpid(p, nullptr, 0);
+}
+
 TEST(Service, RefusesToStartOnABusySocket) {
   testing::TempDir dir;
   Config cfg = TestConfig(dir, "/nonexistent/*");
