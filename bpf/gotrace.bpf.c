@@ -563,3 +563,6 @@ int BPF_PROG(gt_task_new, struct task_struct *task, u64 clone_flags) {
   __u64 cur = bpf_get_current_pid_tgid();
   return emit_task(GT_REC_TASK_NEW, tgid, (__u32)cur, BPF_CORE_READ(task, pid), 0, 0);
 }
+
+// ---- CPU samples (--cpu-hz): SEC("perf_event") gt_cpu_sample ----------------------
+#include "bpf/gotrace_cpu.bpf.h"

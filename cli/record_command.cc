@@ -20,6 +20,7 @@
 #include "cli/duration.h"
 #include "cli/launcher.h"
 #include "cli/status_line.h"
+#include "daemon/capture/cpu_sampler.h"
 #include "daemon/session/session.h"
 
 namespace gotraced::cli {
@@ -52,6 +53,7 @@ struct RecordOptions {
   std::string ring_size = "64M";
   std::string generation_period = "1s";
   bool quiet = false;
+  std::int64_t cpu_hz = 0;
   std::vector<std::string> command;
 };
 
@@ -105,6 +107,9 @@ int RunRecord(const RecordOptions &o) {
   if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
   auto period = ParseDuration(o.generation_period);
   if (!period) return Fail("--generation-period " + o.generation_period + ": not a duration");
+  if (o.cpu_hz < 0 || o.cpu_hz > capture::kMaxCpuHz)
+    return Fail("--cpu-hz " + std::to_string(o.cpu_hz) + ": expected 0 (off) or 1.." + std::to_string(capture::kMaxCpuHz) +
+                " samples per second of CPU time per thread (100 is runtime/pprof's rate)");
 
   if (geteuid() != 0)
     spdlog::warn("not running as root: loading BPF and reading the target's memory need root "
@@ -139,6 +144,7 @@ int RunRecord(const RecordOptions &o) {
   so.ring_bytes = *ring;
   so.generation_period = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
   so.launched = launch;
+  so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   session::Session session(so);
 
   std::string err;
@@ -222,6 +228,10 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--generation-period", o->generation_period, "start a new trace generation this often")
       ->capture_default_str();
   app.add_flag("--quiet,-q", o->quiet, "no live status line");
+  app.add_option("--cpu-hz", o->cpu_hz,
+                 "CPU samples per second of each thread's CPU time, written as the trace's CPU profile "
+                 "samples (0 = off; 100 = runtime/pprof's rate)")
+      ->capture_default_str();
   app.add_option("command", o->command, "program and arguments to launch under tracing (after --)");
   return [o] { return RunRecord(*o); };
 }

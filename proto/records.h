@@ -59,6 +59,7 @@ enum gt_record_kind {
   GT_REC_TASK_EXIT = 7,     // struct gt_task_record: sched_process_exit of a target thread
   GT_REC_EXEC = 8,          // struct gt_task_record: sched_process_exec in the target tgid
   GT_REC_TASK_NEW = 9,      // struct gt_task_record: task_newtask (new thread) in the target
+  GT_REC_CPU_SAMPLE = 10,   // struct gt_cpu_sample_record: a CPU-clock perf sample of a target thread
   GT_REC_KIND_COUNT
 };
 
@@ -112,6 +113,10 @@ enum gt_stack_source {
   // Walked from m->curg->syscallpc / syscallbp (Go >= 1.23, curg->syscallsp != 0):
   // traceStack's "case (3)".
   GT_STACK_SYSCALL = 3,
+  // CPU samples (GT_REC_CPU_SAMPLE): pcs[0] = the thread's user IP (an instruction, not a
+  // return address), then the frame-pointer chain from the user RBP, as the kernel's
+  // perf_callchain_user walks it (bpf_get_stack with BPF_F_USER_STACK).
+  GT_STACK_USER = 4,
 };
 
 // Flags of struct gt_stack_tail.
@@ -247,6 +252,27 @@ struct gt_task_record {
   gt_u8 pad[7];
 };
 
+// ---------------------------------------------------------------------------------
+// GT_REC_CPU_SAMPLE: a PERF_COUNT_SW_CPU_CLOCK event (one per CPU, period 1e9/hz ns)
+// fired while a thread of a traced tgid was on that CPU (bpf/gotrace_cpu.bpf.h). h.tid is
+// the sampled thread (the M: m.procid). Registers are the thread's USER registers
+// (task_pt_regs: the interrupted ones when the sample hit user mode, the ones saved at
+// kernel entry when it hit a syscall or fault). Nothing of the Go runtime is read: the
+// daemon knows each M's P and current G from its model (docs/probe-plan.md §9).
+struct gt_cpu_sample_record {
+  struct gt_record_header h;
+  gt_u64 ip;           // user RIP
+  gt_u64 sp;           // user RSP
+  gt_u64 bp;           // user RBP
+  gt_u64 r14;          // user R14 (the running g in Go ABIInternal code; anything elsewhere)
+  gt_u64 sp_words[2];  // *(u64*)sp, *(u64*)(sp+8): the return address while the leaf has
+                       // no frame of its own in RBP (function entry, after PUSHQ BP, a
+                       // frameless leaf, at RET); the daemon decides with pcsp (0 on fault)
+  gt_u8 kernel;        // 1 when the sample interrupted the thread in kernel mode
+  gt_u8 pad[7];
+  // struct gt_stack_tail (source GT_STACK_USER) + pcs always follow.
+};
+
 // Per-CPU counters (BPF_MAP_TYPE_PERCPU_ARRAY "counters", one entry). Per CPU so the hot
 // path never does a locked add on a cache line shared by all CPUs; the daemon sums them.
 struct gt_cpu_counters {
@@ -272,5 +298,6 @@ static_assert(sizeof(struct gt_go_ctx) == 88, "go ctx layout");
 static_assert(sizeof(struct gt_stack_tail) == 24, "stack tail layout");
 static_assert(sizeof(struct gt_gstatus_record) % 8 == 0, "gstatus layout");
 static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
+static_assert(sizeof(struct gt_cpu_sample_record) == 80, "cpu sample layout");
 #endif
 #endif

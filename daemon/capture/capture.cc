@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "daemon/capture/cpu_sampler.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/runtime_globals.h"
@@ -33,6 +34,7 @@ struct Capture::Impl {
   gotrace *skel = nullptr;
   std::vector<bpf_link *> tp_links;
   std::unique_ptr<probes::AttachedProbes> uprobes;
+  std::unique_ptr<CpuSampler> cpu_sampler;  // --cpu-hz
   std::unique_ptr<RingConsumer> consumer;
   procmem::RuntimeSnapshot snapshot;
   std::vector<std::string> warnings;
@@ -48,6 +50,7 @@ struct Capture::Impl {
   }
 
   void Detach() {
+    cpu_sampler.reset();
     if (uprobes) uprobes->DetachAll();
     for (bpf_link *l : tp_links) bpf_link__destroy(l);
     tp_links.clear();
@@ -205,6 +208,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     bpf_program__set_autoload(I.skel->progs.gt_sys_exit, false);
   }
   if (!opts.plan.sched_switch) bpf_program__set_autoload(I.skel->progs.gt_sched_switch, false);
+  if (opts.cpu_hz == 0) bpf_program__set_autoload(I.skel->progs.gt_cpu_sample, false);
   if (int err = gotrace__load(I.skel); err != 0) return gobin::Error{LoadError(-err)};
 
   // 4. Attach: tracepoints, then uprobes.
@@ -234,6 +238,11 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->progs.gt_casgstatus, I.skel->progs.gt_call, &I.warnings);
   if (!up) return gobin::Error{up.error()};
   I.uprobes = std::move(*up);
+  if (opts.cpu_hz > 0) {
+    auto cs = CpuSampler::Attach(I.skel->progs.gt_cpu_sample, opts.cpu_hz);
+    if (!cs) return gobin::Error{cs.error()};
+    I.cpu_sampler = std::move(*cs);
+  }
 
   // 5. Snapshot, after attaching (procmem/snapshot.h explains the ordering).
   if (opts.snapshot) {

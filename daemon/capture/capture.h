@@ -54,6 +54,8 @@ struct CaptureOptions {
   bool snapshot = true;                 // false for launch mode (nothing runs yet)
   bool self_check = true;
   std::chrono::milliseconds self_check_timeout{1000};
+  // CPU samples per second of each traced thread's CPU time (0 = off): cpu_sampler.h.
+  uint32_t cpu_hz = 0;
 };
 
 struct CaptureStats {

@@ -17,6 +17,7 @@ const char *RecordKindName(uint16_t kind) {
     case GT_REC_TASK_EXIT: return "TASK_EXIT";
     case GT_REC_EXEC: return "EXEC";
     case GT_REC_TASK_NEW: return "TASK_NEW";
+    case GT_REC_CPU_SAMPLE: return "CPU_SAMPLE";
     default: return "?";
   }
 }
@@ -32,6 +33,7 @@ size_t RecordBodySize(uint16_t kind) {
     case GT_REC_TASK_EXIT:
     case GT_REC_EXEC:
     case GT_REC_TASK_NEW: return sizeof(gt_task_record);
+    case GT_REC_CPU_SAMPLE: return sizeof(gt_cpu_sample_record);
     default: return 0;
   }
 }
@@ -43,6 +45,7 @@ RecordView::RecordView(const void *data, size_t size) : data_(static_cast<const 
   uint8_t has_stack = 0;
   if (header().kind == GT_REC_GSTATUS) has_stack = reinterpret_cast<const gt_gstatus_record *>(data_)->has_stack;
   if (header().kind == GT_REC_CALL) has_stack = reinterpret_cast<const gt_call_record *>(data_)->has_stack;
+  if (header().kind == GT_REC_CPU_SAMPLE) has_stack = 1;  // always carries its (maybe empty) stack
   if (has_stack) {
     if (size_ < body + sizeof(gt_stack_tail)) return;
     auto *t = reinterpret_cast<const gt_stack_tail *>(data_ + body);
@@ -76,6 +79,9 @@ const gt_task_record *RecordView::task() const {
 const gt_hello_record *RecordView::hello() const {
   return valid_ && header().kind == GT_REC_HELLO ? reinterpret_cast<const gt_hello_record *>(data_) : nullptr;
 }
+const gt_cpu_sample_record *RecordView::cpu_sample() const {
+  return valid_ && header().kind == GT_REC_CPU_SAMPLE ? reinterpret_cast<const gt_cpu_sample_record *>(data_) : nullptr;
+}
 const gt_go_ctx *RecordView::go_ctx() const {
   if (auto *g = gstatus()) return &g->ctx;
   if (auto *c = call()) return &c->ctx;
@@ -96,6 +102,7 @@ const char *SourceName(uint8_t s) {
     case GT_STACK_REGS: return "regs";
     case GT_STACK_SCHED: return "sched";
     case GT_STACK_SYSCALL: return "syscall";
+    case GT_STACK_USER: return "user";
     default: return "none";
   }
 }
@@ -126,6 +133,9 @@ std::string RecordView::Describe() const {
     out += fmt::format(" nr={} {}={}", s->id, h.kind == GT_REC_SYS_EXIT ? "ret" : "arg0", s->ret);
   } else if (auto *t = task()) {
     out += fmt::format(" other_tid={} exit_code={} group_dead={}", t->other_tid, t->exit_code, t->group_dead);
+  } else if (auto *cs = cpu_sample()) {
+    out += fmt::format(" ip={:#x} sp={:#x} bp={:#x} r14={:#x} sp_words=[{:#x} {:#x}]{}", cs->ip, cs->sp, cs->bp, cs->r14,
+                       cs->sp_words[0], cs->sp_words[1], cs->kernel ? " kernel" : "");
   } else if (auto *hl = hello()) {
     out += fmt::format(" value={}", hl->value);
   }

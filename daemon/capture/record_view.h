@@ -38,6 +38,7 @@ class RecordView {
   const gt_syscall_record *syscall() const;   // SYS_ENTER or SYS_EXIT
   const gt_task_record *task() const;         // TASK_EXIT, EXEC or TASK_NEW
   const gt_hello_record *hello() const;
+  const gt_cpu_sample_record *cpu_sample() const;
   // The Go context of a GSTATUS or CALL record, else nullptr.
   const gt_go_ctx *go_ctx() const;
 

@@ -29,6 +29,7 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kGoCreateSyscall: return "GoCreateSyscall";
     case RecordKind::kGoDestroySyscall: return "GoDestroySyscall";
     case RecordKind::kGoSwitch: return "GoSwitch";
+    case RecordKind::kCPUSample: return "CPUSample";
   }
   return "?";
 }
@@ -162,6 +163,7 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGoCreateSyscall: OnGoCreateSyscall(r); break;
     case RecordKind::kGoDestroySyscall: OnGoDestroySyscall(r); break;
     case RecordKind::kGoSwitch: OnGoSwitch(r); break;
+    case RecordKind::kCPUSample: OnCPUSample(r); break;  // model_cpu.cc
   }
   last_ts_ = std::max(last_ts_, r.ts);
 }

@@ -71,6 +71,8 @@ struct ModelStats {
   std::uint64_t generations = 0;        // generations ended
   std::uint64_t generation_cuts = 0;    // generations ended early because of loss
   std::uint64_t queued = 0;             // records waiting in the per-M queues
+  std::uint64_t cpu_samples = 0;        // CPUSample events written (model_cpu.cc)
+  std::uint64_t cpu_samples_dropped = 0;  // samples without a readable user stack
 };
 
 class Model {
@@ -128,6 +130,7 @@ class Model {
   void OnGoCreateSyscall(const Record &r);
   void OnGoDestroySyscall(const Record &r);
   void OnGoSwitch(const Record &r);
+  void OnCPUSample(const Record &r);  // model_cpu.cc
 
   // ---- emit primitives (model_emit.cc): write one event and update the state as
   // order.go would; each asserts its own preconditions.

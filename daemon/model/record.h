@@ -53,6 +53,9 @@ enum class RecordKind : std::uint8_t {
   kGoDestroySyscall,  // curg (in a syscall) leaves this M (dropm)
   // Coroutines, Go 1.23+ (GoSwitch). flag = the current goroutine is destroyed.
   kGoSwitch,
+  // A CPU profile sample of this M (cpu_sample.h); stack = logical return PCs, flag = the
+  // runtime clears m.p during syscalls (Go < 1.26). model_cpu.cc.
+  kCPUSample,
 };
 
 std::string_view RecordKindName(RecordKind k);

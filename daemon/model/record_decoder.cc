@@ -2,6 +2,8 @@
 // each row stands for).
 #include "daemon/model/record_decoder.h"
 
+#include "daemon/model/cpu_sample.h"
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -206,6 +208,10 @@ void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool
 }
 
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
+  if (v.kind() == GT_REC_CPU_SAMPLE) {  // not a runtime transition: nothing pending resolves on it
+    DecodeCpuSample(v, cfg_, out);
+    return;
+  }
   if (!pending_fast_.empty() && v.go_ctx() != nullptr) {  // runtime records only (not sched_switch)
     auto pf = pending_fast_.find(v.tid());
     if (pf != pending_fast_.end()) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -34,6 +35,10 @@ struct DecoderConfig {
   // Function names at a return address (runtime address, load bias included), innermost
   // inlined frame first; empty when the PC is in no Go function.
   std::function<void(std::uint64_t pc, std::vector<std::string_view> &names)> func_chain;
+  // The runtime's pcsp value at an instruction (runtime address): bytes the function has
+  // pushed below its entry SP there (runtime/symtab.go funcspdelta); nullopt outside Go
+  // code. CPU samples use it to find a leaf's caller (cpu_sample_decoder.cc).
+  std::function<std::optional<std::int32_t>(std::uint64_t pc)> sp_delta;
 };
 
 struct DecoderStats {

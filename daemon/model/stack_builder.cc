@@ -12,6 +12,8 @@ constexpr std::size_t kMaxFrames = 128;
 // not share an id. Bit 63 marks a start-PC stack.
 constexpr std::uint64_t kG1Bit = std::uint64_t{1} << 32;
 constexpr std::uint64_t kStartBit = std::uint64_t{1} << 63;
+// Bit 62: a CPU sample's stack (BuildLogical): no goexit/main trimming.
+constexpr std::uint64_t kLogicalBit = std::uint64_t{1} << 62;
 
 }  // namespace
 
@@ -46,7 +48,7 @@ void StackBuilder::Resolve(std::span<const std::uint64_t> key, std::vector<encod
   }
   // traceStack drops the outermost physical frame (runtime.goexit), and runtime.main for
   // goroutine 1. We match by name so a truncated walk keeps its last real frame.
-  if (!scratch_.empty() && scratch_.back().func == "runtime.goexit") {
+  if (!(params & kLogicalBit) && !scratch_.empty() && scratch_.back().func == "runtime.goexit") {
     scratch_.pop_back();
     if (g1 && !scratch_.empty() && scratch_.back().func == "runtime.main") scratch_.pop_back();
   }
@@ -60,6 +62,16 @@ encoder::StackId StackBuilder::Build(std::span<const std::uint64_t> pcs, std::ui
   if (pcs.empty() || sym_ == nullptr) return encoder::kNoStack;
   key_.clear();
   key_.push_back(std::uint64_t{skip} | (goroutine1 ? kG1Bit : 0));
+  key_.insert(key_.end(), pcs.begin(), pcs.end());
+  return writer_.InternStackPcs(key_, [this](std::span<const std::uint64_t> k, std::vector<encoder::Frame> &out) {
+    Resolve(k, out);
+  });
+}
+
+encoder::StackId StackBuilder::BuildLogical(std::span<const std::uint64_t> pcs) {
+  if (pcs.empty() || sym_ == nullptr) return encoder::kNoStack;
+  key_.clear();
+  key_.push_back(kLogicalBit);
   key_.insert(key_.end(), pcs.begin(), pcs.end());
   return writer_.InternStackPcs(key_, [this](std::span<const std::uint64_t> k, std::vector<encoder::Frame> &out) {
     Resolve(k, out);

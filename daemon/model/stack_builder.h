@@ -27,6 +27,11 @@ class StackBuilder {
 
   // kNoStack for an empty stack or when there is no symbolizer.
   encoder::StackId Build(std::span<const std::uint64_t> pcs, std::uint32_t skip, bool goroutine1);
+  // A CPU sample's stack (model_cpu.cc): return PCs, inline-expanded, nothing trimmed but
+  // the 128-frame limit, like the runtime's sigprof -> tracebackPCs, which keeps
+  // runtime.goexit and applies no skip (runtime/tracecpu.go traceReadCPU stores it with
+  // logicalStackSentinel, so fpunwindExpand passes it through unchanged).
+  encoder::StackId BuildLogical(std::span<const std::uint64_t> pcs);
   // GoCreate's one-frame "new stack" for a start PC.
   encoder::StackId StartStack(std::uint64_t start_pc);
 

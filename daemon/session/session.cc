@@ -175,6 +175,7 @@ bool Session::Start(std::string *error) {
   co.ring_bytes = I.options.ring_bytes;
   co.snapshot = !I.options.launched;
   co.self_check = !I.options.launched;
+  co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
   auto cap = capture::Capture::Start(co);
   if (!cap) return fail(cap.error());
   I.cap = std::move(*cap);
@@ -212,6 +213,11 @@ bool Session::Start(std::string *error) {
     spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
   GobinSymbolizer *sym = I.sym.get();
   dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
+  dc.sp_delta = [&bin, bias = I.cap->load_bias()](std::uint64_t pc) -> std::optional<std::int32_t> {
+    auto f = bin.pclntab().FuncForPC(pc - bias);
+    if (!f) return std::nullopt;
+    return bin.pclntab().PcValue(*f, f->pcsp, pc - bias);
+  };
   I.decoder = std::make_unique<model::RecordDecoder>(std::move(dc));
 
   if (!I.options.launched) I.model->SetSnapshot(ConvertSnapshot(I.cap->snapshot(), layout));
@@ -277,6 +283,9 @@ bool Session::Stop(std::string *error) {
       "repaired, {} records lost, {} ignored by design, {} unclassified",
       ds.records, I.writer->stats().events, I.writer->stats().generations, ms.goroutines_created, ms.goroutines_ended,
       ms.inconsistencies, ms.records_lost, ds.ignored, ds.unclassified);
+  if (I.options.events.cpu_hz)
+    spdlog::info("gotraced: {} CPU samples at {} Hz ({} without a readable user stack)", ms.cpu_samples,
+                 I.options.events.cpu_hz, ms.cpu_samples_dropped);
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
   spdlog::debug("syscall exits: {} kept the P, {} retaken, {} without a P ({} resolved later)", ds.exits_fast,
                 ds.exits_retaken, ds.exits_no_p, ds.deferred);

@@ -1,0 +1,76 @@
+// gotrace CPU samples (gotraced --cpu-hz N): included at the end of bpf/gotrace.bpf.c,
+// whose helpers it uses (tgid_traced, reserve_go_record, fill_header, put_stack).
+//
+// The daemon opens one PERF_COUNT_SW_CPU_CLOCK event per CPU (pid -1, period 1e9/N ns)
+// and attaches this program to each (daemon/capture/cpu_sampler.cc says why per CPU and
+// not per thread). It fires N times per second per CPU; when the thread on the CPU
+// belongs to a traced tgid it writes one GT_REC_CPU_SAMPLE (proto/records.h): the
+// thread's user registers and its user stack by frame pointers. Like the runtime's own
+// profiler, which samples each thread's CPU time with a SIGPROF timer
+// (runtime/signal_unix.go setThreadCPUProfiler, timer_create(CLOCK_THREAD_CPUTIME_ID)),
+// a thread gets about N samples per CPU second, user and kernel time alike.
+//
+// Nothing of the Go runtime is read here (no g, m or p): which M, P and goroutine the
+// sample belongs to is the daemon's model's knowledge (daemon/model/model_cpu.cc).
+
+// Scratch for bpf_get_stack, separate from the uprobes' walk scratch: a perf_event
+// program may run in a hard interrupt on a CPU where a tracepoint program had been
+// using scratch_map.
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct scratch);
+} cpu_scratch SEC(".maps");
+
+SEC("perf_event")
+int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  if (!tgid || !tgid_traced(tgid)) return 0;
+
+  // The user registers whatever mode the sample hit: for a user thread task_pt_regs is
+  // the frame saved at kernel entry (x86-64: the top of the task's kernel stack), which
+  // is the interrupted context itself when the interrupt came from user mode.
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+  if (!uregs) return 0;
+  __u64 ip = uregs->ip, sp = uregs->sp, bp = uregs->bp, r14 = uregs->r14;
+  // Interrupted in the kernel: the interrupted IP is a kernel address (x86-64: upper half).
+  // (Not ctx->regs.cs: the verifier allows only 8-byte loads of the perf_event context.)
+  __u8 kernel = (__u64)ctx->regs.ip >> 63;
+
+  __u32 zero = 0;
+  struct stack_result sr = {};
+  sr.s = bpf_map_lookup_elem(&cpu_scratch, &zero);
+  if (!sr.s) return 0;
+  // pcs[0] = user IP, then [fp+8] up the chain from the user RBP until fp is no longer a
+  // user address (Go ends a goroutine's chain with fp = 0: runtime/asm_amd64.s gogo).
+  // Capped by kernel.perf_event_max_stack (127 by default).
+  long got = bpf_get_stack(ctx, sr.s->pcs, sizeof(sr.s->pcs), BPF_F_USER_STACK);
+  __u32 n = got > 0 ? (__u32)got / 8 : 0;
+  if (n > GT_MAX_FRAMES) n = GT_MAX_FRAMES;
+  sr.tail.nframes = n;
+  sr.tail.source = GT_STACK_USER;
+  sr.tail.flags = got < 0 ? GT_STACK_FAULT : (n == GT_MAX_FRAMES ? GT_STACK_TRUNCATED : 0);
+
+  __u64 w[2] = {};
+  if (bpf_probe_read_user(w, sizeof(w), (const void *)sp) != 0) w[0] = w[1] = 0;
+
+  const __u32 body = sizeof(struct gt_cpu_sample_record);
+  __u32 cap = 0, seq = 0;
+  struct gt_cpu_sample_record *r = reserve_go_record(cpu_counters(), body, true, n, &cap, &seq);
+  if (!r) return 0;
+  fill_header(&r->h, GT_REC_CPU_SAMPLE, seq);
+  r->ip = ip;
+  r->sp = sp;
+  r->bp = bp;
+  r->r14 = r14;
+  r->sp_words[0] = w[0];
+  r->sp_words[1] = w[1];
+  r->kernel = kernel;
+  __builtin_memset(r->pad, 0, sizeof(r->pad));
+  put_stack(r, body, cap, &sr);
+  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return 0;
+}

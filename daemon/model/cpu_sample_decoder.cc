@@ -1,0 +1,57 @@
+// GT_REC_CPU_SAMPLE -> model::Record (kCPUSample). See cpu_sample.h.
+#include "daemon/model/cpu_sample.h"
+
+namespace gotraced::model {
+
+namespace {
+
+// The leaf's return address when the frame-pointer chain does not have it. On amd64 Go
+// keeps frame pointers (cmd/internal/obj/x86 preprocess: PUSHQ BP; MOVQ SP, BP after the
+// stack check, ADDQ/POPQ BP before RET), but a function with no frame (a leaf without
+// locals: no BP set-up at all) and any function in its prologue or at its RET runs with
+// RBP still pointing at its CALLER's frame, so the chain [ip, [bp+8], ...] misses the
+// caller. The runtime's unwinder uses pcsp instead (runtime/traceback.go
+// unwinder.resolveInternal: frame.fp = sp + funcspdelta(f, pc)); so do we, for the leaf:
+//   spdelta == 0: return address at [sp]      (entry, frameless leaf, at RET)
+//   spdelta == 8 and bp != sp: at [sp + 8]    (after PUSHQ BP, before MOVQ SP, BP)
+// Otherwise (bp == sp + spdelta - 8: the function's own frame) the chain is complete.
+std::uint64_t MissingCaller(const gt_cpu_sample_record &s, std::optional<std::int32_t> spdelta) {
+  if (!spdelta) return 0;
+  if (*spdelta == 0) return s.sp_words[0];
+  if (*spdelta == 8 && s.bp != s.sp) return s.sp_words[1];
+  return 0;
+}
+
+}  // namespace
+
+void DecodeCpuSample(const capture::RecordView &v, const DecoderConfig &cfg, std::vector<Record> &out) {
+  const gt_cpu_sample_record *s = v.cpu_sample();
+  if (s == nullptr) return;
+  Record r;
+  r.kind = RecordKind::kCPUSample;
+  r.ts = s->h.ts_ns;
+  r.m = s->h.tid;  // the trace's M id is the thread id (runtime/tracecpu.go traceCPUSample: mp.procid)
+  // P and G are the model's (Model::OnCPUSample): the runtime reports m.p and m.curg
+  // (runtime/proc.go sigprof: gprof = gp.m.curg, pp = gp.m.p), which the model tracks
+  // per M from the scheduling records.
+  r.p = kUnknownP;
+  r.g = kUnknownG;
+  r.flag = cfg.go_minor < 26;  // runtime/proc.go (1.22, 1.23) reentersyscall: gp.m.p = 0
+  // The runtime's sample stack is a logical one (sigprof -> tracebackPCs: inline-expanded
+  // frames, each as a "return PC" = pc + 1; the interrupted instruction itself as pc + 1,
+  // runtime/traceback.go tracebackPCs). Ours is physical: pcs[0] is the interrupted
+  // instruction, the rest return addresses. Writing pcs[0] + 1 makes every entry a return
+  // PC, so the stack builder's expansion (callPC = retPC - 1) finds the instruction.
+  std::span<const std::uint64_t> pcs = v.stack();
+  r.stack.reserve(pcs.size());
+  for (std::size_t i = 0; i < pcs.size(); ++i) {
+    if (pcs[i] == 0) break;
+    r.stack.push_back(i == 0 ? pcs[i] + 1 : pcs[i]);
+    if (i == 0 && cfg.sp_delta)
+      if (std::uint64_t ret = MissingCaller(*s, cfg.sp_delta(pcs[0]))) r.stack.push_back(ret);
+  }
+  r.value = s->r14;
+  out.push_back(std::move(r));
+}
+
+}  // namespace gotraced::model

@@ -1,0 +1,3 @@
+module gotraced/tests/cpu-samples/hot
+
+go 1.22

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Summarizes the CPU samples of a trace, from `tracecheck --events-json FILE` on stdin.
+
+Prints one JSON object: n (samples), top (most frequent leaf function), top_share,
+share[FUNC] (fraction of samples with FUNC anywhere in the stack) for each FUNC given
+as an argument, with_g / with_p (fraction of samples carrying a goroutine / a P), and
+ms (distinct threads). Used by tests/suites/47-cpu-samples.sh.
+"""
+import collections
+import json
+import sys
+
+funcs = sys.argv[1:]
+n = 0
+leaf = collections.Counter()
+has = collections.Counter()
+with_g = with_p = 0
+ms = set()
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("kind") != "StackSample":
+        continue
+    n += 1
+    stack = e.get("stack") or []
+    names = [f.get("func", "") for f in stack]
+    leaf[names[0] if names else "?"] += 1
+    for f in funcs:
+        if f in names:
+            has[f] += 1
+    # tracecheck prints -1 for NoGoroutine / NoProc.
+    if e.get("g", -1) not in (-1, 0):
+        with_g += 1
+    if e.get("p", -1) != -1:
+        with_p += 1
+    ms.add(e.get("m"))
+top, top_n = leaf.most_common(1)[0] if leaf else ("", 0)
+print(json.dumps({
+    "n": n,
+    "top": top,
+    "top_share": round(top_n / n, 3) if n else 0,
+    "share": {f: round(has[f] / n, 3) if n else 0 for f in funcs},
+    "with_g": round(with_g / n, 3) if n else 0,
+    "with_p": round(with_p / n, 3) if n else 0,
+    "ms": len(ms),
+}))

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# CPU samples (gotraced --cpu-hz, docs/probe-plan.md §9): a CPU-bound Go program
+# (tests/cpu-samples/hot: main.spin called from hotSpin ~3/4 and coldSpin ~1/4 of the
+# time) is launched under `gotraced --cpu-hz 100` for Go 1.26, 1.27, 1.22 and 1.23, and
+# the file must
+#   * parse and pass tracecheck's semantic checks;
+#   * hold about hz x CPU seconds samples: within [0.6, 1.4] of 100 x the process's own
+#     getrusage CPU time (Poisson noise is ~8% at 150 samples, getrusage is itself
+#     tick-sampled; samples are lost while a uprobe's BPF program runs on that CPU,
+#     and the runtime's threads are sampled too);
+#   * have main.spin as the top (leaf) function, and >= 90% of the samples on a goroutine;
+#   * agree with the program's own trace of the same workload (runtime/trace.Start +
+#     pprof.StartCPUProfile, CPU samples written by the runtime): same top function, and
+#     the share of samples under main.hotSpin within 0.15 of the in-process share.
+# Also: an out-of-range --cpu-hz is refused with a message naming the flag.
+# About 40 s (4 x two 1.5-CPU-second runs).
+#
+# Skips (with the reason) only when this machine cannot load BPF programs at all, and
+# per Go version when that toolchain is not installed (saying which).
+set -euo pipefail
+ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${GOTRACED_BUILD:-$ROOT/build}
+GOTRACED=$BUILD/cli/gotraced
+TOOLS=$BUILD/tools
+WORK=$BUILD/cpu-samples
+HZ=100
+CPU=1.5s
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+fail=0
+ok() { echo "ok   47-cpu-samples: $*"; }
+bad() { echo "FAIL 47-cpu-samples: $*"; fail=1; }
+
+if [[ ! -x $GOTRACED ]]; then
+  echo "FAIL 47-cpu-samples: $GOTRACED is not built"
+  exit 1
+fi
+if ! selftest=$("$GOTRACED" selftest 2>&1); then
+  echo "SKIP 47-cpu-samples: this machine cannot run gotraced's BPF programs: $selftest"
+  exit 0
+fi
+bash "$ROOT/scripts/build-tools.sh" "$BUILD" >/dev/null
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+if out=$("$GOTRACED" --cpu-hz 5000 --out "$WORK/x.trace" -- /bin/true 2>&1); then
+  bad "--cpu-hz 5000 accepted"
+elif grep -q -- "--cpu-hz" <<<"$out"; then
+  ok "--cpu-hz 5000 refused: $(head -1 <<<"$out")"
+else
+  bad "--cpu-hz 5000 refused without naming the flag: $out"
+fi
+
+# go_for VERSION: the go command of that toolchain (empty when not installed).
+go_for() {
+  case $1 in
+    1.26) command -v go ;;
+    1.27) GOTOOLCHAIN=go1.27.3 go version >/dev/null 2>&1 && echo "env GOTOOLCHAIN=go1.27.3 go" ;;
+    *) [[ -x /usr/lib/go-$1/bin/go ]] && echo "env GOTOOLCHAIN=local /usr/lib/go-$1/bin/go" ;;
+  esac
+}
+
+# field JSON EXPR: a value of samples.py's JSON.
+field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))" "$1" "$2"; }
+
+for v in 1.26 1.27 1.22 1.23; do
+  gocmd=$(go_for "$v" || true)
+  if [[ -z $gocmd ]]; then
+    echo "SKIP 47-cpu-samples: go$v: toolchain not installed (scripts/install-deps.sh installs it)"
+    continue
+  fi
+  bin=$WORK/hot-$v
+  if ! (cd "$ROOT/tests/cpu-samples/hot" && $gocmd build -o "$bin" .) >"$WORK/build-$v.log" 2>&1; then
+    bad "go$v: building tests/cpu-samples/hot: $(tail -3 "$WORK/build-$v.log")"
+    continue
+  fi
+
+  # Ours: launched under gotraced.
+  if ! "$GOTRACED" --cpu-hz $HZ -q --out "$WORK/ours-$v.trace" -- "$bin" -cpu $CPU >"$WORK/ours-$v.out" 2>"$WORK/ours-$v.log"; then
+    bad "go$v: gotraced --cpu-hz $HZ failed: $(tail -3 "$WORK/ours-$v.log")"
+    continue
+  fi
+  cpu=$(sed -n 's/^cpu_seconds=//p' "$WORK/ours-$v.out")
+  if ! "$TOOLS/tracecheck" "$WORK/ours-$v.trace" >"$WORK/ours-$v.json" 2>"$WORK/ours-$v.check"; then
+    bad "go$v: tracecheck rejects ours: $(head -5 "$WORK/ours-$v.check")"
+    continue
+  fi
+  ours=$("$TOOLS/tracecheck" --events-json "$WORK/ours-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
+  n=$(field "$ours" 'd["n"]')
+  lo=$(python3 -c "print(int(0.6 * $HZ * $cpu))")
+  hi=$(python3 -c "print(int(1.4 * $HZ * $cpu + 1))")
+  if ((n >= lo && n <= hi)); then
+    ok "go$v: $n samples for ${cpu} CPU s at $HZ Hz (expected $lo..$hi)"
+  else
+    bad "go$v: $n samples for ${cpu} CPU s at $HZ Hz (expected $lo..$hi): $ours"
+  fi
+  top=$(field "$ours" 'd["top"]')
+  [[ $top == main.spin ]] && ok "go$v: top function $top ($(field "$ours" 'd["top_share"]'))" ||
+    bad "go$v: top function $top, expected main.spin: $ours"
+  wg=$(field "$ours" 'd["with_g"]')
+  python3 -c "import sys; sys.exit(0 if $wg >= 0.9 else 1)" && ok "go$v: $wg of the samples on a goroutine" ||
+    bad "go$v: only $wg of the samples on a goroutine: $ours"
+
+  # Reference: the program's own trace with CPU profiling.
+  if ! "$bin" -cpu $CPU -self "$WORK/ref-$v.trace" >"$WORK/ref-$v.out" 2>&1; then
+    bad "go$v: in-process reference run failed: $(tail -3 "$WORK/ref-$v.out")"
+    continue
+  fi
+  ref=$("$TOOLS/tracecheck" --events-json "$WORK/ref-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
+  rtop=$(field "$ref" 'd["top"]')
+  hs=$(field "$ours" 'd["share"]["main.hotSpin"]')
+  rhs=$(field "$ref" 'd["share"]["main.hotSpin"]')
+  if [[ $rtop == "$top" ]] && python3 -c "import sys; sys.exit(0 if abs($hs - $rhs) <= 0.15 else 1)"; then
+    ok "go$v: matches runtime/trace+pprof: top $rtop both, main.hotSpin share $hs (ours) vs $rhs (in-process, $(field "$ref" 'd["n"]') samples)"
+  else
+    bad "go$v: differs from runtime/trace+pprof: ours $ours, in-process $ref"
+  fi
+done
+exit $fail
