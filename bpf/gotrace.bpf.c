@@ -39,9 +39,29 @@ struct {
   __type(value, __u8);
 } traced_tgids SEC(".maps");
 
-// Scratch for the stack walk (too big for the 512-byte BPF stack).
+// Scratch for the stack walk and the window copies (too big for the 512-byte BPF stack).
+// A bpf_probe_read_user costs ~50-70 ns here and a few hundred bytes cost hardly more
+// than 8 (docs/probe-plan.md §7), so the hot path copies windows: GT_SWIN bytes of a
+// goroutine stack per read (the frame-pointer chain is followed inside the copy), and
+// GT_GWIN bytes of a g from g.m on (struct gview).
+#define GT_SWIN 512
+#define GT_GWIN 320
+// State of one stack walk (bpf/gotrace.bpf.c walk_step says why it is in the map value).
+struct walk {
+  __u64 fp;
+  __u64 base;     // user address of swin[0]
+  __u32 win_len;  // bytes valid in swin from base (0: none)
+  __u32 start;    // pcs already filled before the chain (0 or 1)
+  __u32 n;        // pcs filled so far
+  __u8 flags;     // GT_STACK_*
+  __u8 no_win;    // a window copy faulted (end of a mapping): per-frame reads from then on
+  __u8 pad[2];
+};
 struct scratch {
   __u64 pcs[GT_MAX_FRAMES];
+  struct walk w;
+  __u8 swin[GT_SWIN + 16];    // +16: a masked frame offset's 16 bytes stay inside
+  __u8 gwin[3][512 + 8];      // R14's g, m->curg, casgstatus' gp (offsets masked to 511)
 };
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -86,6 +106,37 @@ static __always_inline __u64 rd64(__u64 addr) { return gt_read(addr, 0, 8); }
 static __always_inline __u64 rdf64(__u64 base, __s32 off) { return gt_read(base, off, 8); }
 static __always_inline __u32 rdf32(__u64 base, __s32 off) { return (__u32)gt_read(base, off, 4); }
 static __always_inline __u8 rdf8(__u64 base, __s32 off) { return (__u8)gt_read(base, off, 1); }
+
+// A copy of GT_GWIN bytes of one g, from offset cfg.g_m: in every supported layout that
+// span holds what the hot path reads of a g (runtime2.go `type g`: m, sched, syscallsp/
+// pc/bp, atomicstatus, goid, waitreason, syncSafePoint, parentGoid, gopc; e.g. go1.26:
+// m at 48 .. gopc at 288). One read instead of up to ten; a field outside the copy, or a
+// g whose copy faulted, is read on its own (same value, same fault accounting).
+struct gview {
+  __u64 g;
+  __u8 *buf;  // scratch gwin slot, valid when ok
+  bool ok;
+};
+
+static __always_inline void gview_load(struct gview *v, __u64 g, __u8 *buf) {
+  v->g = g;
+  v->buf = buf;
+  v->ok = false;
+  if (!g || !buf || cfg.g_m < 0) return;
+  if (bpf_probe_read_user(buf, GT_GWIN, (const void *)(g + cfg.g_m)) != 0) return;
+  v->ok = true;
+}
+
+static __always_inline __u64 gv_read(const struct gview *v, __s32 off, __u32 size) {
+  if (v->ok && off >= cfg.g_m && off - cfg.g_m <= GT_GWIN - (__s32)size) {
+    __u64 rel = (__u64)(off - cfg.g_m);
+    asm volatile("%[r] &= 511" : [r] "+r"(rel));
+    if (size == 8) return *(__u64 *)(v->buf + rel);
+    if (size == 4) return *(__u32 *)(v->buf + rel);
+    return *(__u8 *)(v->buf + rel);
+  }
+  return gt_read(v->g, off, size);
+}
 
 static __always_inline bool tgid_traced(__u32 tgid) {
   if (cfg.target_tgid) return tgid == cfg.target_tgid;
@@ -139,9 +190,18 @@ static __always_inline bool morestack_pending(struct pt_regs *ctx, __u32 flags) 
   return v <= guard;
 }
 
-static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool sys, struct gt_go_ctx *c) {
+// The g copies read_go_ctx_v leaves for later reads of the same goroutines.
+struct gviews {
+  struct gview self;  // R14's g
+  struct gview curg;  // m->curg (the same copy when curg == R14)
+};
+
+// s == NULL: no copies, every field read on its own.
+static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool sys, struct gt_go_ctx *c,
+                                          struct scratch *s, struct gviews *v) {
   __u64 g = ctx->r14;
-  __u64 m = rdf64(g, cfg.g_m);
+  gview_load(&v->self, g, s ? s->gwin[0] : NULL);
+  __u64 m = gv_read(&v->self, cfg.g_m, 8);
   __u64 p, curg, mid, oldp = 0;
   if (cfg.m_win_off >= 0) {
     // One read for curg, p, oldp, id (each bpf_probe_read_user costs ~50-70 ns here).
@@ -158,10 +218,14 @@ static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool s
     mid = rdf64(m, cfg.m_id);
     if (sys) oldp = rdf64(m, cfg.m_oldp);
   }
+  if (curg == g)
+    v->curg = v->self;
+  else
+    gview_load(&v->curg, curg, s ? s->gwin[1] : NULL);
   c->g = g;
   c->m = m;
   c->curg = curg;
-  c->curg_goid = rdf64(curg, cfg.g_goid);
+  c->curg_goid = gv_read(&v->curg, cfg.g_goid, 8);
   c->p = p;
   c->m_id = m ? (__s64)mid : -1;
   if (cfg.p_id_status_adjacent) {
@@ -188,44 +252,94 @@ static __always_inline void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool s
   }
 }
 
+// For sites that keep no copies (user annotation sites).
+static __always_inline __attribute__((unused)) void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool sys,
+                                                                struct gt_go_ctx *c) {
+  struct gviews v;
+  read_go_ctx_v(ctx, flags, sys, c, NULL, &v);
+}
+
 // ---- stack walk --------------------------------------------------------------------
 
-struct walk {
+// Copies GT_SWIN bytes of stack at `base` into s->swin. A stack's frames are a few dozen
+// bytes each, so one copy usually holds the whole chain of a goroutine parked in the
+// runtime (or most of it); the frame-pointer chain only goes up, so when it leaves the
+// copy the next copy starts at the frame it reached.
+static __always_inline void swin_load(struct scratch *s, __u64 base) {
+  struct walk *w = &s->w;
+  w->win_len = 0;
+  if (w->no_win || !base) return;
+  if (bpf_probe_read_user(s->swin, GT_SWIN, (const void *)base) != 0) {
+    w->no_win = 1;
+    return;
+  }
+  w->base = base;
+  w->win_len = GT_SWIN;
+}
+
+// Offset of `addr` in the copy when `len` bytes from it are inside, else -1.
+static __always_inline __s64 swin_off(const struct walk *w, __u64 addr, __u32 len) {
+  if (w->win_len < len || addr < w->base || addr - w->base > w->win_len - len) return -1;
+  __u64 off = addr - w->base;
+  asm volatile("%[o] &= 511" : [o] "+r"(off));
+  _Static_assert(GT_SWIN == 512, "the mask above");
+  return (__s64)off;
+}
+
+// *(u64 *)addr from the copy, else read on its own.
+static __always_inline __u64 swin_word(struct scratch *s, __u64 addr) {
+  __s64 off = swin_off(&s->w, addr, 8);
+  if (off >= 0) return *(__u64 *)(s->swin + (off & 511));
+  return rd64(addr);
+}
+
+struct walk_arg {
   struct scratch *s;
-  __u64 fp;
-  __u32 start;  // pcs already filled before the chain (0 or 1)
-  __u32 n;      // pcs filled so far
-  __u8 flags;
 };
 
 // One frame of runtime.fpTracebackPCs: pc = [fp+8], fp = [fp]. The slot comes from the
-// loop index, not from a counter kept in `w`: the verifier (6.8+) checks bpf_loop
-// callbacks until their state converges, and a precisely tracked counter never does.
+// loop index, not from a counter: the verifier (6.8+) checks bpf_loop callbacks until
+// their state converges, and a precisely tracked counter never does. For the same reason
+// the walk's state lives in the map value (s->w), not on the stack: what is loaded from
+// a map is an unknown scalar to the verifier, so the window offsets and frame pointers
+// of one iteration are not carried precisely into the next. The frame is always taken
+// from s->swin (the per-frame fallback reads its 16 bytes there too).
 static long walk_step(__u32 idx, void *arg) {
-  struct walk *w = arg;
-  struct {
-    __u64 next;
-    __u64 ret;
-  } fr;
-  if (!w->fp) return 1;
+  struct scratch *s = ((struct walk_arg *)arg)->s;
+  struct walk *w = &s->w;
+  __u64 fp = w->fp;
+  if (!fp) return 1;
   __u32 i = w->start + idx;
   if (i >= GT_MAX_FRAMES) return 1;
-  if (bpf_probe_read_user(&fr, sizeof(fr), (const void *)w->fp) != 0) {
-    w->flags |= GT_STACK_FAULT;
-    return 1;
+  __s64 off = swin_off(w, fp, 16);
+  if (off < 0) {
+    swin_load(s, fp);
+    off = swin_off(w, fp, 16);
   }
+  if (off < 0) {
+    if (bpf_probe_read_user(s->swin, 16, (const void *)fp) != 0) {
+      w->win_len = 0;
+      w->flags |= GT_STACK_FAULT;
+      return 1;
+    }
+    w->base = fp;
+    w->win_len = 16;
+    off = 0;
+  }
+  __u8 *p = s->swin + (off & 511);
+  __u64 next = *(__u64 *)p, ret = *(__u64 *)(p + 8);
   // Mask in asm as well as check: clang drops a C mask it can prove redundant and then
   // indexes with a copy of i taken before the check, which the verifier rejects.
   __u64 slot = i;
   asm volatile("%[s] &= 127" : [s] "+r"(slot));
   _Static_assert(GT_MAX_FRAMES == 128, "the mask above");
-  w->s->pcs[slot] = fr.ret;
+  s->pcs[slot] = ret;
   w->n = i + 1;
-  if (fr.next && fr.next <= w->fp) {
+  if (next && next <= fp) {
     w->flags |= GT_STACK_LOOP;
     return 1;
   }
-  w->fp = fr.next;
+  w->fp = next;
   return 0;
 }
 
@@ -236,46 +350,67 @@ struct stack_result {
 
 // Walks m->curg's stack the way runtime.traceStack would (runtime/tracestack.go): on
 // the goroutine's own stack from the registers, else from curg.syscall* or curg.sched.
-static __always_inline void walk_curg(struct pt_regs *ctx, __u32 flags, const struct gt_go_ctx *c,
-                                      struct stack_result *r) {
+// vc: a copy of curg (struct gview) for its sched/syscall fields, or NULL. The first
+// stack copy starts at the lowest address the walk needs (SP, sched.sp or syscallsp),
+// so the first frames and sched_sp_word come out of it.
+static __always_inline void walk_curg_v(struct pt_regs *ctx, __u32 flags, const struct gt_go_ctx *c,
+                                        struct stack_result *r, const struct gview *vc) {
   __u32 zero = 0;
   __builtin_memset(&r->tail, 0, sizeof(r->tail));
-  r->s = bpf_map_lookup_elem(&scratch_map, &zero);
-  if (!r->s || !c->curg) return;
-  struct walk w = {.s = r->s};
+  struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
+  r->s = s;
+  if (!s || !c->curg) return;
+  struct walk *w = &s->w;
+  __builtin_memset(w, 0, sizeof(*w));
   __u64 g = c->curg;
+  struct gview none = {.g = g};
+  if (!vc) vc = &none;
+  __u32 start = 1;
   if (ctx->r14 == g) {
     r->tail.source = GT_STACK_REGS;
-    if (flags & GT_SITE_FRAME_READY) {
-      w.fp = ctx->bp;
-    } else {
-      r->s->pcs[0] = rd64(ctx->sp);
-      w.start = 1;
-      w.fp = ctx->bp;
-    }
+    swin_load(s, ctx->sp);
+    w->fp = ctx->bp;
+    if (flags & GT_SITE_FRAME_READY)
+      start = 0;
+    else
+      s->pcs[0] = swin_word(s, ctx->sp);
   } else {
-    __u64 syscallsp = cfg.stack_prefers_syscall ? rdf64(g, cfg.g_syscallsp) : 0;
+    __u64 syscallsp = cfg.stack_prefers_syscall ? gv_read(vc, cfg.g_syscallsp, 8) : 0;
     if (syscallsp) {
       r->tail.source = GT_STACK_SYSCALL;
-      r->s->pcs[0] = rdf64(g, cfg.g_syscallpc);
-      w.fp = rdf64(g, cfg.g_syscallbp);
+      s->pcs[0] = gv_read(vc, cfg.g_syscallpc, 8);
+      __u64 fp = gv_read(vc, cfg.g_syscallbp, 8);
+      w->fp = fp;
+      swin_load(s, syscallsp < fp ? syscallsp : fp);
     } else {
       r->tail.source = GT_STACK_SCHED;
-      r->s->pcs[0] = rdf64(g, cfg.g_sched_pc);
-      w.fp = rdf64(g, cfg.g_sched_bp);
-      r->tail.sched_sp_word = rd64(rdf64(g, cfg.g_sched_sp));
-      r->tail.sync_safe_point = rdf8(g, cfg.g_sync_safe_point);
+      s->pcs[0] = gv_read(vc, cfg.g_sched_pc, 8);
+      w->fp = gv_read(vc, cfg.g_sched_bp, 8);
+      __u64 sched_sp = gv_read(vc, cfg.g_sched_sp, 8);
+      if (sched_sp) {
+        swin_load(s, sched_sp);
+        r->tail.sched_sp_word = swin_word(s, sched_sp);
+      }
+      r->tail.sync_safe_point = (__u8)gv_read(vc, cfg.g_sync_safe_point, 1);
     }
-    w.start = 1;
   }
-  w.n = w.start;
+  w->start = start;
+  w->n = start;
   __u32 max = cfg.max_frames;
   if (max > GT_MAX_FRAMES) max = GT_MAX_FRAMES;
-  if (max > w.start) bpf_loop(max - w.start, walk_step, &w, 0);
-  if (w.fp && w.n >= max) w.flags |= GT_STACK_TRUNCATED;
-  r->tail.nframes = w.n;
-  r->tail.flags = w.flags;
+  struct walk_arg arg = {.s = s};
+  if (max > start) bpf_loop(max - start, walk_step, &arg, 0);
+  __u32 n = w->n;
+  __u8 wflags = w->flags;
+  if (w->fp && n >= max) wflags |= GT_STACK_TRUNCATED;
+  r->tail.nframes = n;
+  r->tail.flags = wflags;
   r->tail.stack_g = g;
+}
+
+static __always_inline __attribute__((unused)) void walk_curg(struct pt_regs *ctx, __u32 flags,
+                                                              const struct gt_go_ctx *c, struct stack_result *r) {
+  walk_curg_v(ctx, flags, c, r, NULL);
 }
 
 // Reserves a record of `body` bytes plus a stack tail sized for `nframes` (rounded up to
@@ -334,6 +469,23 @@ static __always_inline void put_stack(void *rec, __u32 body, __u32 cap, struct s
     bpf_probe_read_kernel(pcs, GT_MAX_FRAMES * 8, r->s->pcs);
 }
 
+// Two fields of one struct in one 16-byte read when they are at most 8 bytes apart
+// (m.waitTraceSkip/waitTraceBlockReason, p.goidcache/goidcacheend in runtime2.go),
+// else one read each. Each value is 8 bytes from its offset (the caller keeps the low
+// bytes it needs: little endian).
+static __always_inline void read_pair(__u64 base, __s32 a, __s32 b, __u64 *va, __u64 *vb) {
+  __s32 lo = a < b ? a : b, hi = a < b ? b : a;
+  if (base && lo >= 0 && hi - lo == 8) {
+    __u64 w[2] = {};
+    if (bpf_probe_read_user(w, sizeof(w), (const void *)(base + lo)) != 0) count_fault();
+    *va = w[a == lo ? 0 : 1];
+    *vb = w[b == lo ? 0 : 1];
+    return;
+  }
+  *va = rdf64(base, a);
+  *vb = rdf64(base, b);
+}
+
 // ---- runtime.casgstatus(gp *g, oldval, newval uint32) -----------------------------
 
 SEC("uprobe")
@@ -348,14 +500,26 @@ int gt_casgstatus(struct pt_regs *ctx) {
   __u8 groups = 0xff;
   if (cfg.gstatus_groups_set) groups = (oldval < 16 && newval < 16) ? cfg.gstatus_groups[oldval & 15][newval & 15] : 0xff;
 
+  // One copy per distinct g (R14, m->curg, gp: often the same one) serves every g field
+  // below, the stack walk's included.
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;
-  read_go_ctx(ctx, st.flags, groups & GT_READ_SYSCALL, &c);
+  struct gviews v;
+  read_go_ctx_v(ctx, st.flags, groups & GT_READ_SYSCALL, &c, s, &v);
+  struct gview vgp;
+  if (gp == c.curg)
+    vgp = v.curg;
+  else if (gp == ctx->r14)
+    vgp = v.self;
+  else
+    gview_load(&vgp, gp, s ? s->gwin[2] : NULL);
 
   bool want_stack = false;
   if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
 
   struct stack_result sr = {};
-  if (want_stack) walk_curg(ctx, st.flags, &c, &sr);
+  if (want_stack) walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
 
   const __u32 body = sizeof(struct gt_gstatus_record);
@@ -365,28 +529,29 @@ int gt_casgstatus(struct pt_regs *ctx) {
   fill_header(&r->h, GT_REC_GSTATUS, seq);
   __builtin_memcpy(&r->ctx, &c, sizeof(c));
   r->gp = gp;
-  r->goid = rdf64(gp, cfg.g_goid);
+  r->goid = gv_read(&vgp, cfg.g_goid, 8);
   r->oldval = oldval;
   r->newval = newval;
   if (groups & GT_READ_CREATE) {
-    r->startpc = rdf64(gp, cfg.g_startpc);
-    r->gopc = rdf64(gp, cfg.g_gopc);
-    r->parent_goid = rdf64(gp, cfg.g_parent_goid);
-    r->p_goidcache = rdf64(c.p, cfg.p_goidcache);
-    r->p_goidcacheend = rdf64(c.p, cfg.p_goidcacheend);
+    r->startpc = gv_read(&vgp, cfg.g_startpc, 8);
+    r->gopc = gv_read(&vgp, cfg.g_gopc, 8);
+    r->parent_goid = gv_read(&vgp, cfg.g_parent_goid, 8);
+    read_pair(c.p, cfg.p_goidcache, cfg.p_goidcacheend, &r->p_goidcache, &r->p_goidcacheend);
   } else {
     r->startpc = r->gopc = r->parent_goid = r->p_goidcache = r->p_goidcacheend = 0;
   }
   if (groups & GT_READ_SYSCALL) {
-    r->gp_m = rdf64(gp, cfg.g_m);
-    r->gp_syscallsp = rdf64(gp, cfg.g_syscallsp);
+    r->gp_m = gv_read(&vgp, cfg.g_m, 8);
+    r->gp_syscallsp = gv_read(&vgp, cfg.g_syscallsp, 8);
   } else {
     r->gp_m = r->gp_syscallsp = 0;
   }
   if (groups & GT_READ_BLOCK) {
-    r->waitreason = rdf8(gp, cfg.g_waitreason);
-    r->m_block_reason = rdf8(c.m, cfg.m_wait_trace_block_reason);
-    r->m_trace_skip = rdf8(c.m, cfg.m_wait_trace_skip);
+    r->waitreason = (__u8)gv_read(&vgp, cfg.g_waitreason, 1);
+    __u64 reason = 0, skip = 0;
+    read_pair(c.m, cfg.m_wait_trace_block_reason, cfg.m_wait_trace_skip, &reason, &skip);
+    r->m_block_reason = (__u8)reason;  // a uint8 (traceBlockReason)
+    r->m_trace_skip = (__u8)skip;      // an int; its low byte, as before
   } else {
     r->waitreason = r->m_block_reason = r->m_trace_skip = 0;
   }
@@ -419,12 +584,15 @@ int gt_call(struct pt_regs *ctx) {
     if (cc) cc->morestack_skips++;
     return 0;
   }
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;
-  read_go_ctx(ctx, st.flags, true, &c);
+  struct gviews v;
+  read_go_ctx_v(ctx, st.flags, true, &c, s, &v);
 
   struct stack_result sr = {};
   bool want_stack = st.flags & GT_CALL_STACK;
-  if (want_stack) walk_curg(ctx, st.flags, &c, &sr);
+  if (want_stack) walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
 
   const __u32 body = sizeof(struct gt_call_record);
