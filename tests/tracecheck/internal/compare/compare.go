@@ -410,11 +410,10 @@ func (c *cmp) goroutines() {
 	c.addRow(row)
 }
 
-// pairPerG pairs two time-ordered record lists goroutine by goroutine: in
-// order, within TolNS, skipping a record when the other side's current record
-// is nearer to its successor (so one missing event does not shift every later
-// pair). Keys are not used for pairing: a wrong reason must show as a wrong
-// reason, not as a missing event.
+// pairPerG pairs two time-ordered record lists goroutine by goroutine, each
+// goroutine's records in order (pairSeq: the most pairs within TolNS, then
+// the nearest in time). Keys are not used for pairing: a wrong reason must
+// show as a wrong reason, not as a missing event.
 func (c *cmp) pairPerG(a, b []Rec, pair func(x, y Rec)) (paired, refOnly, oursOnly int) {
 	ga, gb := map[int64][]Rec{}, map[int64][]Rec{}
 	for _, r := range a {
@@ -438,35 +437,6 @@ func (c *cmp) pairPerG(a, b []Rec, pair func(x, y Rec)) (paired, refOnly, oursOn
 		}
 	}
 	return
-}
-
-func pairSeq(a, b []Rec, tol int64, pair func(x, y Rec)) (paired, refOnly, oursOnly int) {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		d := absI64(a[i].T - b[j].T)
-		switch {
-		case d > tol && a[i].T < b[j].T:
-			refOnly++
-			i++
-		case d > tol:
-			oursOnly++
-			j++
-		case i+1 < len(a) && absI64(a[i+1].T-b[j].T) < d:
-			refOnly++
-			i++
-		case j+1 < len(b) && absI64(a[i].T-b[j+1].T) < d:
-			oursOnly++
-			j++
-		default:
-			if pair != nil {
-				pair(a[i], b[j])
-			}
-			paired++
-			i++
-			j++
-		}
-	}
-	return paired, refOnly + len(a) - i, oursOnly + len(b) - j
 }
 
 func pairsOf(m map[string]int, n map[string]int) map[string]Pair {

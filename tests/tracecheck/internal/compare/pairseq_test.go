@@ -1,0 +1,61 @@
+package compare
+
+import "testing"
+
+// A goroutine that blocks every 13 us (a ping-pong) where OURS stamps one
+// block 124 us early (the thread was descheduled between the probe and the
+// runtime's own timestamp) and one 3 ms early (beyond the tolerance): the
+// first must still pair in order, the second is one unpaired record on each
+// side, and nothing else may slip.
+func TestPairSeqKeepsOrderWhenStampsDisagree(t *testing.T) {
+	const n, step, tol = 2000, 13_000, 1_000_000
+	var a, b []Rec
+	for i := 0; i < n; i++ {
+		ts := int64(i) * step
+		if i == 700 || i == 1500 {
+			ts += 5_000_000 // the goroutine stayed parked for 5 ms
+		}
+		if i > 700 {
+			ts += 5_000_000
+		}
+		if i > 1500 {
+			ts += 5_000_000
+		}
+		a = append(a, Rec{T: ts, G: 1, Key: []string{"chan send", "chan receive"}[i%2]})
+		d := int64(-600)
+		switch i {
+		case 700:
+			d = -124_000
+		case 1500:
+			d = -3_000_000
+		}
+		b = append(b, Rec{T: ts + d, G: 1, Key: a[i].Key})
+	}
+	wrong := 0
+	p, ro, oo := pairSeq(a, b, tol, func(x, y Rec) {
+		if x.Key != y.Key {
+			wrong++
+		}
+	})
+	if p != n-1 || ro != 1 || oo != 1 || wrong != 0 {
+		t.Errorf("paired %d ref-only %d ours-only %d with another reason %d; want %d, 1, 1, 0", p, ro, oo, wrong, n-1)
+	}
+}
+
+// One event missing on each side at different places: the rest pairs.
+func TestPairSeqMissingEvents(t *testing.T) {
+	var a, b []Rec
+	for i := 0; i < 100; i++ {
+		ts := int64(i) * 1000
+		if i != 30 {
+			a = append(a, Rec{T: ts})
+		}
+		if i != 60 {
+			b = append(b, Rec{T: ts + 10})
+		}
+	}
+	p, ro, oo := pairSeq(a, b, 500, nil)
+	if p != 98 || ro != 1 || oo != 1 {
+		t.Errorf("paired %d ref-only %d ours-only %d; want 98, 1, 1", p, ro, oo)
+	}
+}
