@@ -9,11 +9,12 @@
 #     tick-sampled; samples are lost while a uprobe's BPF program runs on that CPU,
 #     and the runtime's threads are sampled too);
 #   * have main.spin as the top (leaf) function, and >= 90% of the samples on a goroutine;
-#   * agree with the program's own trace of the same workload (runtime/trace.Start +
-#     pprof.StartCPUProfile, CPU samples written by the runtime): same top function, and
-#     the share of samples under main.hotSpin within 0.15 of the in-process share.
+#   * agree with the program's own trace of the same run (it calls runtime/trace.Start +
+#     pprof.StartCPUProfile, so the runtime writes its own CPU samples): same top
+#     function, the share of samples under main.hotSpin within 0.15 of the in-process
+#     share, and tracecompare's cpu class (leaf-function shares) >= 0.8.
 # Also: an out-of-range --cpu-hz is refused with a message naming the flag.
-# About 40 s (4 x two 1.5-CPU-second runs).
+# About 20 s (4 runs of 1.5 CPU seconds).
 #
 # Skips (with the reason) only when this machine cannot load BPF programs at all, and
 # per Go version when that toolchain is not installed (saying which).
@@ -74,22 +75,25 @@ for v in 1.26 1.27 1.22 1.23; do
     continue
   fi
 
-  # Ours: launched under gotraced.
-  if ! "$GOTRACED" --cpu-hz $HZ -q --out "$WORK/ours-$v.trace" -- "$bin" -cpu $CPU >"$WORK/ours-$v.out" 2>"$WORK/ours-$v.log"; then
-    bad "go$v: gotraced --cpu-hz $HZ failed: $(tail -3 "$WORK/ours-$v.log")"
+  # One run gives both files: the program traces itself with CPU profiling on (REF: the
+  # runtime's own CPU samples) while gotraced records it from outside (OURS).
+  if ! "$GOTRACED" --cpu-hz $HZ -q --out "$WORK/ours-$v.trace" -- "$bin" -cpu $CPU -self "$WORK/ref-$v.trace" \
+    >"$WORK/run-$v.out" 2>"$WORK/run-$v.log"; then
+    bad "go$v: gotraced --cpu-hz $HZ failed: $(tail -3 "$WORK/run-$v.log")"
     continue
   fi
-  cpu=$(sed -n 's/^cpu_seconds=//p' "$WORK/ours-$v.out")
+  cpu=$(sed -n 's/^cpu_seconds=//p' "$WORK/run-$v.out")
   if ! "$TOOLS/tracecheck" "$WORK/ours-$v.trace" >"$WORK/ours-$v.json" 2>"$WORK/ours-$v.check"; then
     bad "go$v: tracecheck rejects ours: $(head -5 "$WORK/ours-$v.check")"
     continue
   fi
   ours=$("$TOOLS/tracecheck" --events-json "$WORK/ours-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
+  ref=$("$TOOLS/tracecheck" --events-json "$WORK/ref-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
   n=$(field "$ours" 'd["n"]')
   lo=$(python3 -c "print(int(0.6 * $HZ * $cpu))")
   hi=$(python3 -c "print(int(1.4 * $HZ * $cpu + 1))")
   if ((n >= lo && n <= hi)); then
-    ok "go$v: $n samples for ${cpu} CPU s at $HZ Hz (expected $lo..$hi)"
+    ok "go$v: $n samples for ${cpu} CPU s at $HZ Hz (expected $lo..$hi; the runtime wrote $(field "$ref" 'd["n"]'))"
   else
     bad "go$v: $n samples for ${cpu} CPU s at $HZ Hz (expected $lo..$hi): $ours"
   fi
@@ -100,19 +104,22 @@ for v in 1.26 1.27 1.22 1.23; do
   python3 -c "import sys; sys.exit(0 if $wg >= 0.9 else 1)" && ok "go$v: $wg of the samples on a goroutine" ||
     bad "go$v: only $wg of the samples on a goroutine: $ours"
 
-  # Reference: the program's own trace with CPU profiling.
-  if ! "$bin" -cpu $CPU -self "$WORK/ref-$v.trace" >"$WORK/ref-$v.out" 2>&1; then
-    bad "go$v: in-process reference run failed: $(tail -3 "$WORK/ref-$v.out")"
-    continue
-  fi
-  ref=$("$TOOLS/tracecheck" --events-json "$WORK/ref-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
+  # Against the runtime's own samples of the same run.
   rtop=$(field "$ref" 'd["top"]')
   hs=$(field "$ours" 'd["share"]["main.hotSpin"]')
   rhs=$(field "$ref" 'd["share"]["main.hotSpin"]')
   if [[ $rtop == "$top" ]] && python3 -c "import sys; sys.exit(0 if abs($hs - $rhs) <= 0.15 else 1)"; then
-    ok "go$v: matches runtime/trace+pprof: top $rtop both, main.hotSpin share $hs (ours) vs $rhs (in-process, $(field "$ref" 'd["n"]') samples)"
+    ok "go$v: matches runtime/trace+pprof: top $rtop both, main.hotSpin share $hs (ours) vs $rhs (in-process)"
   else
     bad "go$v: differs from runtime/trace+pprof: ours $ours, in-process $ref"
   fi
+  # tracecompare's cpu class (tests/tracecheck/internal/compare/cpu.go): leaf shares.
+  "$TOOLS/tracecompare" -json -no-assert "$WORK/ref-$v.trace" "$WORK/ours-$v.trace" >"$WORK/cmp-$v.json" 2>"$WORK/cmp-$v.err" || true
+  row=$(python3 -c "
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))['rows'] if r['class'] == 'cpu samples (leaf function shares)']
+print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if rows else 'missing')" "$WORK/cmp-$v.json" 2>&1 || echo error)
+  [[ $row == True* ]] && ok "go$v: tracecompare cpu leaf-share match ${row#True }" ||
+    bad "go$v: tracecompare cpu leaf-share row: $row $(head -3 "$WORK/cmp-$v.err")"
 done
 exit $fail

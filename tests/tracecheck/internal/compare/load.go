@@ -56,6 +56,7 @@ type Trace struct {
 	RegionEnds []Rec
 	Logs       []Rec // Key = task|category|message
 	Metrics    []Rec // Key = name, Val = value
+	Samples    []Rec // CPU samples (EventStackSample), Key = leaf function (cpu.go)
 
 	// Seen is every goroutine id that occurs in the file.
 	Seen map[int64]bool
@@ -111,6 +112,8 @@ func Load(path string) (*Trace, error) {
 		case trace.EventLog:
 			l := ev.Log()
 			t.Logs = append(t.Logs, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(l.Task), l.Category, l.Message)}, ev.Stack()))
+		case trace.EventStackSample:
+			t.Samples = append(t.Samples, withStack(Rec{T: tm, G: int64(ev.Goroutine()), Key: leafFunc(ev.Stack())}, trace.NoStack))
 		case trace.EventMetric:
 			m := ev.Metric()
 			var v uint64
