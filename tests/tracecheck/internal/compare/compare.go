@@ -159,7 +159,6 @@ func Compare(ref, ours *Trace, o Options) (*Report, error) {
 	c.ranges()
 	c.annotations()
 	c.metrics()
-	c.cpu() // cpu.go
 	rep.Pass = true
 	for _, row := range rep.Rows {
 		if row.Checked && !row.Pass {
@@ -255,7 +254,7 @@ func shifted(t *Trace, d int64) *Trace {
 		c.Syncs[i] = s + d
 	}
 	for _, p := range []*[]Rec{&c.Creates, &c.Exits, &c.Blocks, &c.Unblocks, &c.Stops, &c.Syscalls,
-		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics, &c.Samples} {
+		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics} {
 		rs := make([]Rec, len(*p))
 		for i, r := range *p {
 			r.T += d
@@ -461,12 +460,14 @@ func byG(r Rec) string   { return strconv.FormatInt(r.G, 10) }
 // blocks: Running->Waiting counts per reason, then per-goroutine pairing
 // whose reasons must agree.
 func (c *cmp) blocks() {
-	a, b := c.filter(c.ref.Blocks), c.filter(c.ours.Blocks)
+	a, b, pairs := c.windowed(c.ref.Blocks, c.ours.Blocks)
 	ca, cb := countBy(a, byKey), countBy(b, byKey)
 	c.rep.BlockReasons = pairsOf(ca, cb)
 	diff, _, _ := l1Diff(ca, cb)
 	same, differ := 0, 0
-	paired, ro, oo := c.pairPerG(a, b, func(x, y Rec) {
+	paired, ro, oo := len(pairs), len(a)-len(pairs), len(b)-len(pairs)
+	for _, p := range pairs {
+		x, y := p[0], p[1]
 		if x.Key == y.Key {
 			same++
 		} else {
@@ -476,7 +477,7 @@ func (c *cmp) blocks() {
 			}
 		}
 		c.stackPairs = append(c.stackPairs, stackPair{"block", x, y})
-	})
+	}
 	c.addRow(Row{Class: "blocks (per reason)", Kind: "diff", Ref: len(a), Ours: len(b), Matched: paired,
 		RefOnly: ro, OursOnly: oo, Figure: diff, Limit: c.o.MaxCountDiff, Checked: true})
 	// Share of all blocks (either side) that pair in time with a block of
@@ -487,17 +488,20 @@ func (c *cmp) blocks() {
 }
 
 func (c *cmp) unblocks() {
-	a, b := c.filter(c.ref.Unblocks), c.filter(c.ours.Unblocks)
+	a, b, pairs := c.windowed(c.ref.Unblocks, c.ours.Unblocks)
 	diff, _, _ := l1Diff(map[string]int{"": len(a)}, map[string]int{"": len(b)})
-	paired, ro, oo := c.pairPerG(a, b, nil)
+	paired, ro, oo := len(pairs), len(a)-len(pairs), len(b)-len(pairs)
 	c.addRow(Row{Class: "unblocks", Kind: "diff", Ref: len(a), Ours: len(b), Matched: paired,
 		RefOnly: ro, OursOnly: oo, Figure: diff, Limit: c.o.MaxCountDiff, Checked: true})
 }
 
 func (c *cmp) syscalls() {
-	a, b := c.filter(c.ref.Syscalls), c.filter(c.ours.Syscalls)
+	a, b, pairs := c.windowed(c.ref.Syscalls, c.ours.Syscalls)
 	diff, _, _ := l1Diff(countBy(a, byG), countBy(b, byG))
-	paired, ro, oo := c.pairPerG(a, b, func(x, y Rec) { c.stackPairs = append(c.stackPairs, stackPair{"syscall", x, y}) })
+	paired, ro, oo := len(pairs), len(a)-len(pairs), len(b)-len(pairs)
+	for _, p := range pairs {
+		c.stackPairs = append(c.stackPairs, stackPair{"syscall", p[0], p[1]})
+	}
 	c.addRow(Row{Class: "syscalls (per goroutine)", Kind: "diff", Ref: len(a), Ours: len(b), Matched: paired,
 		RefOnly: ro, OursOnly: oo, Figure: diff, Limit: c.o.MaxCountDiff, Checked: true})
 }

@@ -109,3 +109,49 @@ func pairSeq(a, b []Rec, tol int64, pair func(x, y Rec)) (paired, refOnly, oursO
 	paired = len(chain)
 	return paired, len(a) - paired, len(b) - paired
 }
+
+// windowed pairs two files' records of one class and keeps those that belong
+// to the compared window: a pair when its REF record is inside (REF's clock
+// decides), an unpaired record when it is itself inside. Filtering each side
+// by its own timestamps first would split a pair straddling a window edge
+// into one missing and one extra event whenever the two stamps of the event
+// fall on either side of it (seen on go1.22 syscalls: the first sleep after
+// trace.Start stamped 1 ms apart, right at the window start). Pairing runs
+// over the window widened by TolNS on both sides. In goid window mode the
+// window is not a time span: plain filter, then pairing.
+func (c *cmp) windowed(refAll, oursAll []Rec) (a, b []Rec, pairs [][2]Rec) {
+	if c.life != nil {
+		a, b = c.filter(refAll), c.filter(oursAll)
+		c.pairPerG(a, b, func(x, y Rec) { pairs = append(pairs, [2]Rec{x, y}) })
+		return a, b, pairs
+	}
+	wide := func(rs []Rec) []Rec {
+		i := sort.Search(len(rs), func(i int) bool { return rs[i].T >= c.w.StartNS-c.o.TolNS })
+		j := sort.Search(len(rs), func(i int) bool { return rs[i].T > c.w.EndNS+c.o.TolNS })
+		return rs[i:max(i, j)]
+	}
+	inside := func(r Rec) bool { return r.T >= c.w.StartNS && r.T <= c.w.EndNS }
+	wa, wb := wide(refAll), wide(oursAll)
+	type key struct {
+		g, t int64
+	}
+	pairedOurs := map[key]bool{}
+	c.pairPerG(wa, wb, func(x, y Rec) {
+		pairedOurs[key{y.G, y.T}] = true
+		if inside(x) {
+			pairs = append(pairs, [2]Rec{x, y})
+			b = append(b, y)
+		}
+	})
+	for _, r := range wa {
+		if inside(r) {
+			a = append(a, r)
+		}
+	}
+	for _, r := range wb {
+		if !pairedOurs[key{r.G, r.T}] && inside(r) {
+			b = append(b, r)
+		}
+	}
+	return a, b, pairs
+}
