@@ -11,8 +11,9 @@
 #   * have main.spin as the top (leaf) function, and >= 90% of the samples on a goroutine;
 #   * agree with the program's own trace of the same run (it calls runtime/trace.Start +
 #     pprof.StartCPUProfile, so the runtime writes its own CPU samples): same top
-#     function, the share of samples under main.hotSpin within 0.15 of the in-process
-#     share, and tracecompare's cpu class (leaf-function shares) >= 0.8.
+#     function, the share of samples under main.hotSpin near the in-process share and
+#     near the 3/4 the program is built for (3 binomial standard deviations, >= 0.1),
+#     and tracecompare's cpu class (leaf-function shares) >= 0.8.
 # Also: an out-of-range --cpu-hz is refused with a message naming the flag.
 # About 20 s (4 runs of 1.5 CPU seconds).
 #
@@ -104,12 +105,23 @@ for v in 1.26 1.27 1.22 1.23; do
   python3 -c "import sys; sys.exit(0 if $wg >= 0.9 else 1)" && ok "go$v: $wg of the samples on a goroutine" ||
     bad "go$v: only $wg of the samples on a goroutine: $ours"
 
+  # The share the program is built for: 3/4 under main.hotSpin (3 standard deviations).
+  hs=$(field "$ours" 'd["share"]["main.hotSpin"]')
+  tol1=$(python3 -c "import math; print(round(max(0.1, 3 * math.sqrt(0.1875 / max($n, 1))), 3))")
+  python3 -c "import sys; sys.exit(0 if abs($hs - 0.75) <= $tol1 else 1)" &&
+    ok "go$v: main.hotSpin share $hs (the program spends 3/4 there; tolerance $tol1)" ||
+    bad "go$v: main.hotSpin share $hs, expected 0.75 +- $tol1: $ours"
+
   # Against the runtime's own samples of the same run.
   rtop=$(field "$ref" 'd["top"]')
   hs=$(field "$ours" 'd["share"]["main.hotSpin"]')
   rhs=$(field "$ref" 'd["share"]["main.hotSpin"]')
-  if [[ $rtop == "$top" ]] && python3 -c "import sys; sys.exit(0 if abs($hs - $rhs) <= 0.15 else 1)"; then
-    ok "go$v: matches runtime/trace+pprof: top $rtop both, main.hotSpin share $hs (ours) vs $rhs (in-process)"
+  rn=$(field "$ref" 'd["n"]')
+  # Tolerance: 3 standard deviations of the difference of two binomial shares around the
+  # program's 3/4 (hotSpin runs 3x coldSpin's iterations of the same loop), at least 0.1.
+  tol=$(python3 -c "import math; print(round(max(0.1, 3 * math.sqrt(0.1875 * (1 / max($n, 1) + 1 / max($rn, 1)))), 3))")
+  if [[ $rtop == "$top" ]] && python3 -c "import sys; sys.exit(0 if abs($hs - $rhs) <= $tol else 1)"; then
+    ok "go$v: matches runtime/trace+pprof: top $rtop both, main.hotSpin share $hs (ours) vs $rhs (in-process), tolerance $tol"
   else
     bad "go$v: differs from runtime/trace+pprof: ours $ours, in-process $ref"
   fi

@@ -159,6 +159,7 @@ func Compare(ref, ours *Trace, o Options) (*Report, error) {
 	c.ranges()
 	c.annotations()
 	c.metrics()
+	c.cpu() // cpu.go
 	rep.Pass = true
 	for _, row := range rep.Rows {
 		if row.Checked && !row.Pass {
@@ -254,7 +255,7 @@ func shifted(t *Trace, d int64) *Trace {
 		c.Syncs[i] = s + d
 	}
 	for _, p := range []*[]Rec{&c.Creates, &c.Exits, &c.Blocks, &c.Unblocks, &c.Stops, &c.Syscalls,
-		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics} {
+		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics, &c.Samples} {
 		rs := make([]Rec, len(*p))
 		for i, r := range *p {
 			r.T += d
