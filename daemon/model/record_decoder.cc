@@ -222,6 +222,13 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
       // a slow exit.
       const gt_go_ctx *c = v.go_ctx();
       const gt_gstatus_record *gsr = v.gstatus();
+      // exitsyscall's own casgstatus: its fast CAS failed because someone holds the
+      // goroutine's scan bit — a steal in progress (setBlockOnExitSyscall, whose releaseP
+      // record may come next) or a stack scan. Not yet a sign either way: keep waiting.
+      if (gsr && cfg_.go_minor >= 26 && Classify(gsr->ctx.caller_pc) == Site::kExitSyscall) {
+        ++stats_.ignored;
+        return;
+      }
       const bool lost = c != nullptr && ((gsr && Classify(gsr->ctx.caller_pc) == Site::kExitSyscallSlow) ||
                                          (c->p_id >= 0 && c->p_id != pf->second.base.p) ||
                                          (c->p_id < 0 && c->curg && c->curg_goid == pf->second.base.g));
@@ -265,6 +272,9 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
       pending_exit_.erase(it);  // exitsyscallNoP: decoded normally
       return;
     }
+    // exitsyscall's casgstatus after a failed fast CAS (the stealer held the scan bit):
+    // the M may still show the P it is about to lose; the exit is decided after it.
+    if (cfg_.go_minor >= 26 && Classify(gs->ctx.caller_pc) == Site::kExitSyscall) return;
   }
   if (const gt_call_record *call = v.call()) {
     const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
@@ -640,7 +650,12 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
         entry_tick = t->second;
         entry_tick_.erase(t);
       }
-      if (c.ctx.p_id < 0) {
+      // A steal of this syscall's P already decoded (syscallingThread.releaseP, whose
+      // probe can fire before this entry while the unwiring lands after it: the M still
+      // shows the P here; seen with cgo calls on 1.26): the exit is a slow one.
+      auto sys = in_syscall_.find(c.ctx.curg);
+      const bool stolen = sys != in_syscall_.end() && sys->second.p == kNoP;
+      if (c.ctx.p_id < 0 || stolen) {
         in_syscall_.erase(c.ctx.curg);
         ++stats_.exits_no_p;
         pending_exit_[v.tid()] = {g, v.ts()};

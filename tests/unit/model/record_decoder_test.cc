@@ -24,6 +24,7 @@ const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
     {0x1600, {"runtime.casGToWaitingForSuspendG"}},
     {0x1700, {"runtime.exitsyscallNoP"}},
     {0x1800, {"main.mystery"}},
+    {0x1900, {"runtime.exitsyscall"}},
     // Stack PCs.
     {0x2000, {"runtime.systemstack_switch"}},
     {0x2100, {"runtime.goready"}},
@@ -309,6 +310,36 @@ TEST(RecordDecoder, Go126ExitRacesWithRetake) {
   Harness h;
   for (Record &r : f.out) h.Push(std::move(r));
   CheckResult res = h.Finish("decoder-race");
+  ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
+// cgo calls on 1.26 (seen in the fidelity cgo workload): the thread exiting its old P's
+// syscall steals it back (exitsyscallTryGetP -> setBlockOnExitSyscall -> releaseP) while
+// the victim is still in its C call. The steal's probe fires first; the victim's
+// exitsyscall entry still shows the P (the unwiring lands later), its fast CAS fails on
+// the stealer's scan bit (casgstatus from exitsyscall), and it ends in exitsyscallNoP.
+// Was decoded as a fast exit on the stolen P (repairs, a 'transition not captured' block).
+TEST(RecordDecoder, Go126StealBeforeExitEntry) {
+  Fixture f;
+  RawBuilder m1(101);
+  f.Feed(m1.Call(100, 3, -1, 0, {}, {0, 0, 0, 0}));
+  f.Feed(m1.Gstatus(110, 0x1100, 1, 1, 2, 0, 1));
+  f.Feed(m1.Call(120, 1, 0, 1, {0x2700, 0, 0}, {}, {0x2600, 0x2700, 0x2500}));
+  RawBuilder stealer(102);
+  f.Feed(stealer.Call(130, 5, -1, 0, {0xc000000000 + 1 * 0x100, 0, 0}));
+  f.Feed(m1.Call(140, 2, 0, 1));                     // exitsyscall entry, P0 still shown
+  f.Feed(m1.Gstatus(145, 0x1900, 1, 3, 2, 0, 1));    // exitsyscall's casgstatus (CAS failed)
+  f.Feed(m1.Gstatus(150, 0x1700, 1, 2, 1, -1, 1));   // exitsyscallNoP
+  std::vector<RecordKind> kinds;
+  for (const Record &r : f.out) kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kProcStart, RecordKind::kGoStart, RecordKind::kGoSyscallBegin,
+                                        RecordKind::kProcSteal, RecordKind::kGoSyscallEndBlocked};
+  ASSERT_EQ(kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(kinds[i]), RecordKindName(want[i]));
+  Harness h;
+  for (Record &r : f.out) h.Push(std::move(r));
+  CheckResult res = h.Finish("decoder-steal-before-exit");
   ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 }
