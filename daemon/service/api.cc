@@ -129,8 +129,9 @@ void HandleFlight(Service &svc, const http::Request &req, const Peer &peer, Resp
   for (const GenerationChunk &c : dump.generations)
     if (!out.Send(dump.header, c)) return;
   // Like FlightRecorder.WriteTo's forced advance: include what happened up to now, which
-  // is in the generation in progress — wait for it to finish.
+  // is in the generation in progress — have it ended now and wait for it.
   if ((wait || !out.begun) && !dump.closed && t->live()) {
+    t->advance = true;
     const auto deadline = SteadyClock::now() + 2 * t->generation_period + std::chrono::seconds(2);
     while (true) {
       bool gap = false;

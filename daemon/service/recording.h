@@ -36,6 +36,10 @@ class Recording {
   // False when the recording is over (target gone or fatal error).
   virtual bool Poll(std::chrono::milliseconds timeout) = 0;
   virtual bool Stop(std::string *error) = 0;
+  // Ends the generation in progress at the next Poll, like the forced advance of
+  // runtime/trace's FlightRecorder.WriteTo, so a dump holds what happened up to now
+  // without waiting for the period to run out.
+  virtual void RequestAdvance() = 0;
   virtual session::SessionStats Stats() const = 0;
   virtual std::string last_error() const = 0;
 };

@@ -202,10 +202,11 @@ bool Service::Consider(pid_t pid) {
 // target costs resident: its BPF ring, which libbpf maps twice back to back (so a record
 // that wraps around reads contiguously: libbpf ringbuf.c ringbuf_map_mmap) and which
 // therefore counts twice once written around; the pages of its binary that gobin maps;
-// its model and encoder state. The estimate is the larger of that sum and what the live
-// targets cost on average so far (measured: RSS minus windows minus the idle daemon).
-// Windows shrink to make room; a target's own cost cannot, so refusing it here is what
-// keeps the RSS under the cap as targets come.
+// its model and encoder state (~2 MiB for a small service: suite 60 measures 8.8 MiB per
+// target in all with ring_mb = 2 and a 2.6 MB binary). An average measured over the live
+// targets was tried and dropped: with few targets it charges them whatever the daemon
+// kept from earlier ones. Windows shrink to make room; a target's own cost cannot, so
+// refusing it here is what keeps the RSS under the cap as targets come.
 bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string *why) {
   constexpr std::size_t kStateBytes = std::size_t{2} << 20;
   std::size_t estimate = kStateBytes;
@@ -226,8 +227,6 @@ bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string 
   const std::size_t rss = SelfRss();
   const std::size_t windows = store_.Stats().bytes;
   const std::size_t overhead = rss > windows ? rss - windows : 0;
-  if (live > attaching && overhead > idle_rss_)
-    estimate = std::max(estimate, (overhead - idle_rss_) / (live - attaching));
   const std::size_t cap = cfg.memory_bytes;
   const std::size_t need = overhead + estimate * (attaching + 1) + CapMargin(cap) + WindowFloor(cap);
   if (need <= cap) return true;
@@ -275,10 +274,15 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
       std::lock_guard<std::mutex> lock(t->mu);
       t->attach_attempts = static_cast<int>(attempt + 1);
     }
-    if (rec->Start(&err)) {
-      ok = true;
-      break;
+    {
+      // One start at a time: each parses the kernel's BTF (libbpf, ~10 MiB while it
+      // loads), so ten processes found at once would hold ~100 MiB together, far over
+      // what they cost once running (and two cores would share ten loads).
+      std::lock_guard<std::mutex> lock(start_mu_);
+      if (t->stop.load()) err = "detached before the recording started";
+      else ok = rec->Start(&err);
     }
+    if (ok) break;
     rec.reset();
     if (attempt >= std::size(kAttachBackoff) || t->stop.load() || !ProcessAlive(ro.pid, ro.start_time)) break;
     std::this_thread::sleep_for(kAttachBackoff[attempt]);
@@ -313,6 +317,7 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
                rec->Stats().trace_format);
   auto last_stats = SteadyClock::now();
   while (!t->stop.load()) {
+    if (t->advance.exchange(false)) rec->RequestAdvance();
     if (!rec->Poll(std::chrono::milliseconds(100))) break;
     if (SteadyClock::now() - last_stats >= std::chrono::milliseconds(250)) {
       last_stats = SteadyClock::now();
@@ -343,8 +348,14 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
 
 void Service::Step() {
   std::vector<ProcEvent> events;
-  if (watcher_) watcher_->Poll(200, &events);
-  else std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Wake for the earliest exec'd process due a look, not a whole turn later: a process
+  // found by its exec is attached kExecSettle after it, not up to 200 ms after that.
+  auto wait = std::chrono::milliseconds(200);
+  for (const auto &[pid, due] : pending_)
+    wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(due - SteadyClock::now()),
+                      std::chrono::milliseconds(0), wait);
+  if (watcher_) watcher_->Poll(static_cast<int>(wait.count()), &events);
+  else std::this_thread::sleep_for(wait);
   const auto now = SteadyClock::now();
   for (const ProcEvent &e : events) {
     {
@@ -424,10 +435,10 @@ void Service::Sweep() {
 void Service::AdjustBudget() {
   const std::size_t cap = config().memory_bytes;
   StoreStats ss = store_.Stats();
-  if (ss.evicted_generations != last_evicted_) {
-    last_evicted_ = ss.evicted_generations;
-    malloc_trim(0);  // give freed generation memory back to the system now
-  }
+  // Give freed memory back to the system now: evicted generations, and what a session
+  // that started (kernel BTF) or ended left free in the arenas. Once a second is cheap
+  // next to what it keeps off the RSS (suite 60: ~10 MiB after a few sessions came and went).
+  malloc_trim(0);
   const std::size_t rss = SelfRss();
   const std::size_t overhead = rss > ss.bytes ? rss - ss.bytes : 0;
   const std::size_t margin = CapMargin(cap);

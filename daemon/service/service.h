@@ -53,6 +53,7 @@ struct Target {
 
   std::atomic<TargetState> state{TargetState::kAttaching};
   std::atomic<bool> stop{false};  // detach requested
+  std::atomic<bool> advance{false};  // a dump asks for the generation in progress (RequestAdvance)
   std::atomic<bool> done{false};  // thread finished
   std::thread thread;
 
@@ -135,7 +136,7 @@ class Service {
   std::unique_ptr<ExecWatcher> watcher_;
   std::map<pid_t, std::chrono::steady_clock::time_point> pending_;  // exec'd pids to look at
   std::chrono::steady_clock::time_point next_rescan_{}, next_budget_{};
-  std::uint64_t last_evicted_ = 0;
+  std::mutex start_mu_;  // recordings start one at a time (RunTarget)
   std::size_t idle_rss_ = 0;                  // RSS before any target (Start)
   std::map<pid_t, std::uint64_t> refused_;    // pid -> start time, logged once as refused
 };

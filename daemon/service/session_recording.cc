@@ -13,6 +13,7 @@ class SessionRecording final : public Recording {
   bool Start(std::string *error) override { return session_.Start(error); }
   bool Poll(std::chrono::milliseconds timeout) override { return session_.Poll(timeout); }
   bool Stop(std::string *error) override { return session_.Stop(error); }
+  void RequestAdvance() override { session_.RequestAdvance(); }
   session::SessionStats Stats() const override { return session_.Stats(); }
   std::string last_error() const override { return session_.last_error(); }
 

@@ -110,13 +110,16 @@ class SyntheticRecording final : public Recording {
     }
     if (rounds == 50) last_round_ = now;
     Advance(now);
-    if (now - gen_start_ >= static_cast<std::uint64_t>(o_.generation_period.count()) * 1'000'000ull) {
+    if (advance_ || now - gen_start_ >= static_cast<std::uint64_t>(o_.generation_period.count()) * 1'000'000ull) {
+      advance_ = false;
       model_.CutGeneration(now);
       gen_start_ = now;
       UpdateStats();
     }
     return true;
   }
+
+  void RequestAdvance() override { advance_ = true; }
 
   bool Stop(std::string *) override {
     if (stopped_) return true;
@@ -205,6 +208,7 @@ class SyntheticRecording final : public Recording {
   std::uint64_t gen_start_ = 0, last_round_ = 0, records_ = 0;
   Goid next_g_ = 10;
   bool stopped_ = false;
+  bool advance_ = false;  // RequestAdvance: cut at the next Poll
   mutable std::mutex mu_;
   session::SessionStats stats_;
 };

@@ -85,6 +85,7 @@ struct Session::Impl {
   std::string last_error;
   bool started = false;
   bool stopped = false;
+  std::atomic<bool> advance{false};  // RequestAdvance: cut at the next Poll
 
   std::unique_ptr<capture::Capture> cap;
   std::unique_ptr<encoder::FileSink> file_sink;
@@ -247,12 +248,20 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     I.model->Advance(watermark);
     const auto period = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(I.options.generation_period).count());
-    if (period > 0 && I.model->generation_start() != 0 && watermark >= I.model->generation_start() + period)
+    const bool due = period > 0 && watermark >= I.model->generation_start() + period;
+    // An early cut needs something after the generation's start (an empty one is not
+    // worth a dump's wait); the request stays until then.
+    const bool asked = I.advance.load() && watermark > I.model->generation_start();
+    if (I.model->generation_start() != 0 && (due || asked)) {
+      I.advance = false;
       I.model->CutGeneration(watermark);
+    }
   }
   I.UpdateStats();
   return !I.cap->target_exited();
 }
+
+void Session::RequestAdvance() { impl_->advance = true; }
 
 void Session::Run(const std::atomic<bool> &stop, std::optional<std::chrono::steady_clock::time_point> deadline) {
   while (!stop.load()) {

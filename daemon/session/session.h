@@ -126,6 +126,11 @@ class Session {
   // see last_error()); the caller then calls Stop().
   bool Poll(std::chrono::milliseconds timeout = std::chrono::milliseconds(100));
 
+  // Ends the generation in progress at the next Poll(), whatever its period (runtime/trace
+  // FlightRecorder.WriteTo's forced advance: a dump that wants what happened up to now).
+  // Callable from any thread.
+  void RequestAdvance();
+
   // Polls until `stop` becomes true, `deadline` passes (if given) or Poll() returns false.
   void Run(const std::atomic<bool> &stop,
            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);

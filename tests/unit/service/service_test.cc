@@ -225,6 +225,33 @@ TEST(Service, MemoryCapRefusesAttachUntilItFits) {
   waitpid(p, nullptr, 0);
 }
 
+// /flight ends the generation in progress (RequestAdvance) instead of waiting for its
+// period: with 5 s generations, the first dump comes back well before the first one
+// would have ended on its own, and parses.
+TEST(Service, FlightAdvancesTheGenerationInProgress) {
+  testing::TempDir dir;
+  const std::string exe = dir.File("gotraced-test-advance");
+  std::filesystem::copy_file("/bin/sleep", exe);
+  std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  cfg.generation_period = std::chrono::milliseconds(5000);
+  Running r(cfg);
+  ASSERT_TRUE(r.Start());
+  pid_t p = Spawn(exe);
+  ASSERT_TRUE(WaitFor([&] { return State(r.svc, p) == "recording"; })) << State(r.svc, p);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto t0 = std::chrono::steady_clock::now();
+  int status = 0;
+  auto flight = Get(cfg.socket, "/flight?pid=" + std::to_string(p), &status);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_EQ(status, 200) << std::string(flight.begin(), flight.end());
+  EXPECT_LT(took, std::chrono::milliseconds(2500));
+  auto check = testing::RunTracecheck(flight, "service-advance");
+  EXPECT_TRUE(check.ok()) << check.errors << "\n" << check.path;
+  kill(p, SIGKILL);
+  waitpid(p, nullptr, 0);
+}
+
 TEST(Service, RefusesToStartOnABusySocket) {
   testing::TempDir dir;
   Config cfg = TestConfig(dir, "/nonexistent/*");
