@@ -18,6 +18,7 @@
 #include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/attach.h"
+#include "daemon/probes/version_support.h"
 #include "daemon/procmem/load_bias.h"
 #include "daemon/procmem/process_memory.h"
 #include "proto/bpf_config.h"
@@ -191,6 +192,13 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   auto plan = probes::PlanFor(*I.bin, I.layout, opts.plan);
   if (!plan) return gobin::Error{plan.error()};
   I.plan = std::move(*plan);
+  // A Go version outside the plan's range (probes/version_support.h) is traced only
+  // after a conclusive self-check, which needs the program running: not in launch mode.
+  if (I.plan.untested && !opts.self_check)
+    return gobin::Error{fmt::format("{} is outside the Go versions this gotraced was tested on (1.{} to 1.{}) and "
+                                    "needs the start-up self-check, which launch mode cannot run (the program has "
+                                    "not started): start it, then attach with --pid",
+                                    I.plan.name, probes::kOldestKnownMinor, probes::kNewestKnownMinor)};
   for (const auto &n : I.plan.notes) I.warnings.push_back(n);
 
   auto bias = procmem::LoadBias(opts.pid, I.bin->elf());
@@ -288,7 +296,11 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
       I.consumer->WaitAndDrain(I.Wrap(keep), std::chrono::milliseconds(5));
     }
     if (bad) return gobin::Error{"self-check failed: " + verdict};
+    if (!ok && I.plan.untested)
+      return gobin::Error{fmt::format("self-check inconclusive for {}, a Go version outside the plan's range: {}",
+                                      I.plan.name, verdict)};
     if (!ok) I.warnings.push_back("self-check inconclusive: " + verdict);
+    if (I.plan.untested) I.warnings.push_back(probes::ClassifyGoVersion(I.bin->go_version()).why);
   }
   return std::unique_ptr<Capture>(new Capture(std::move(impl)));
 }

@@ -6,6 +6,7 @@
 #include "daemon/gobin/dwarf_layout.h"
 #include "daemon/gobin/elf_file.h"
 #include "daemon/gobin/layout_tables.h"
+#include "daemon/gobin/legacy_block_reasons.h"
 #include "daemon/gobin/runtime_strings.h"
 
 namespace gotraced::gobin {
@@ -66,6 +67,8 @@ Result<RuntimeLayout> ResolveRuntimeLayout(const ElfFile &elf, const GoVersion &
   if (l.go_version.empty()) l.go_version = fmt::format("go{}.{}.{}", version.major, version.minor, version.patch);
   StringsFromBinary(elf, "runtime.waitReasonStrings", &l.wait_reason_strings, notes);
   StringsFromBinary(elf, "runtime.traceBlockReasonStrings", &l.trace_block_reason_strings, notes);
+  // Go <= 1.21: gopark's reason is a legacy trace event type (legacy_block_reasons.h).
+  if (l.trace_block_reason_strings.empty()) l.trace_block_reason_strings = LegacyBlockReasonStrings(version);
   StringsFromBinary(elf, "runtime.traceGoStopReasonStrings", &l.trace_go_stop_reason_strings, notes);
   StringsFromBinary(elf, "runtime.stwReasonStrings", &l.stw_reason_strings, notes);
   std::string missing;

@@ -203,7 +203,9 @@ void Model::OnGoStopExec(const Record &r) {
   encoder::StackId stack = encoder::kNoStack;
   if (r.kind != RecordKind::kGoEnd) stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
   std::string_view reason = r.reason;
-  if (reason.empty()) reason = "unspecified";
+  // The decoder names every GoBlock's reason; an empty one is Go <= 1.21's generic
+  // block (traceEvGoBlock, gobin/legacy_block_reasons.h), which Go's parser reads as "".
+  if (reason.empty() && r.kind != RecordKind::kGoBlock) reason = "unspecified";
   if (r.kind == RecordKind::kGoBlock) ++stats_.blocks;
   if (r.kind == RecordKind::kGoStop) ++stats_.stops;
   EmitGoStopExec(r.m, r.ts, r.kind, reason, stack);

@@ -369,7 +369,11 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       r.value = gs.startpc;
       r.flag = newv == kGwaiting;
       r.stack = std::move(pcs);
-      r.stack_skip = 2;
+      // Go 1.19 unwinds with gcallers (logical frames from gp.sched, skip 2: trace.go
+      // traceGoCreate): [systemstack_switch, newproc, <go statement's function>]; our
+      // frame-pointer walk from sched.bp has no newproc (systemstack pushes no frame),
+      // so one skip less. 1.21+ walk frame pointers in-process too (traceStackID).
+      r.stack_skip = cfg_.go_minor <= 19 ? 1 : 2;
       if (id == kNoG) {
         // Refilled cache: the id shows up in a later record of this g. The thread's later
         // records wait behind this create (Decode).
@@ -737,7 +741,8 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // preemptPark(gp): trace.GoPark(traceBlockPreempted, 0) (suspendG's preemption).
       Record r = Base(v, RecordKind::kGoBlock);
       if (c.deref[0]) r.g = c.deref[0];
-      r.reason = kBlockPreempted;
+      // Go <= 1.21: traceGoPark(traceEvGoBlock, 0), a generic block (reason "").
+      r.reason = cfg_.go_minor <= 21 ? std::string_view("") : kBlockPreempted;
       r.stack = std::move(pcs);
       r.stack_skip = 0;
       Emit(out, std::move(r));

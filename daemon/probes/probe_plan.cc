@@ -9,6 +9,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/version_support.h"
 #include "proto/bpf_config.h"
 
 namespace gotraced::probes {
@@ -213,9 +214,9 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
                                  const PlanOptions &opts) {
   ProbePlan plan;
   const auto &v = bin.go_version();
-  if (!v.known()) return gobin::Error{"unknown Go version (no build info): cannot choose a probe plan"};
-  if (v.major != 1 || v.minor < 19)
-    return gobin::Error{fmt::format("Go {}.{} is not supported (gotraced needs Go 1.19 or later)", v.major, v.minor)};
+  const VersionVerdict support = ClassifyGoVersion(v);
+  if (support.support == VersionSupport::kUnsupported) return gobin::Error{support.why};
+  plan.untested = support.support == VersionSupport::kUntested;
   plan.go_minor = v.minor;
   plan.name = fmt::format("go1.{}", v.minor);
   std::string missing;

@@ -109,6 +109,9 @@ struct ProbePlan {
   // when the record's caller is runtime.ready (checked on the code of this binary).
   bool ready_traceskip_spilled = false;
   std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
+  // The target's Go version is outside the range the plan was written for
+  // (version_support.h): Capture::Start then insists on a conclusive self-check.
+  bool untested = false;
 
   const ProbeSite *site(uint32_t probe_id) const {
     return probe_id < sites.size() ? &sites[probe_id] : nullptr;
