@@ -112,23 +112,26 @@ static __always_inline __u8 rdf8(__u64 base, __s32 off) { return (__u8)gt_read(b
 // pc/bp, atomicstatus, goid, waitreason, syncSafePoint, parentGoid, gopc; e.g. go1.26:
 // m at 48 .. gopc at 288). One read instead of up to ten; a field outside the copy, or a
 // g whose copy faulted, is read on its own (same value, same fault accounting).
+// There is no "copy failed" flag to branch on (a flag known 0 on one path and 1 on the
+// other multiplies the verifier's states): a failed copy is zeroed by the helper, a nil g
+// gets a zeroed copy, and a field of either reads 0, as a failed single read would.
 struct gview {
   __u64 g;
-  __u8 *buf;  // scratch gwin slot, valid when ok
-  bool ok;
+  __u8 *buf;  // scratch gwin slot; NULL: no copy, every field read on its own
 };
 
 static __always_inline void gview_load(struct gview *v, __u64 g, __u8 *buf) {
   v->g = g;
   v->buf = buf;
-  v->ok = false;
-  if (!g || !buf || cfg.g_m < 0) return;
-  if (bpf_probe_read_user(buf, GT_GWIN, (const void *)(g + cfg.g_m)) != 0) return;
-  v->ok = true;
+  if (!buf || cfg.g_m < 0) return;
+  if (!g)
+    __builtin_memset(buf, 0, GT_GWIN);
+  else if (bpf_probe_read_user(buf, GT_GWIN, (const void *)(g + cfg.g_m)) != 0)
+    count_fault();
 }
 
 static __always_inline __u64 gv_read(const struct gview *v, __s32 off, __u32 size) {
-  if (v->ok && off >= cfg.g_m && off - cfg.g_m <= GT_GWIN - (__s32)size) {
+  if (v->buf && cfg.g_m >= 0 && off >= cfg.g_m && off - cfg.g_m <= GT_GWIN - (__s32)size) {
     __u64 rel = (__u64)(off - cfg.g_m);
     asm volatile("%[r] &= 511" : [r] "+r"(rel));
     if (size == 8) return *(__u64 *)(v->buf + rel);
