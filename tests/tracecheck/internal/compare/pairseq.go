@@ -27,6 +27,14 @@ const pairRank = 16
 // events are missing. Keys are not used: a wrong reason must show as a
 // wrong reason, not as a missing event.
 func pairSeq(a, b []Rec, tol int64, pair func(x, y Rec)) (paired, refOnly, oursOnly int) {
+	return pairSeqBounded(a, b, tol, nil, pair)
+}
+
+// pairSeqBounded is pairSeq where upper(a[i]) says that REF record's time is
+// only an upper bound (Trace.Pushed): it pairs with an OURS record up to tol
+// after it or any time before it, its candidates taken around the rank that
+// the last REF record with a real time paired near.
+func pairSeqBounded(a, b []Rec, tol int64, upper func(Rec) bool, pair func(x, y Rec)) (paired, refOnly, oursOnly int) {
 	if len(a) == 0 || len(b) == 0 {
 		return 0, len(a), len(b)
 	}
@@ -65,14 +73,20 @@ func pairSeq(a, b []Rec, tol int64, pair func(x, y Rec)) (paired, refOnly, oursO
 		}
 	}
 	rowStart := make([]int32, len(a)+1)
+	off := 0 // near - i of the last REF record with a real time
 	for i := range a {
 		rowStart[i] = int32(len(cells))
 		t := a[i].T
-		near := sort.Search(len(b), func(k int) bool { return b[k].T >= t })
+		bound := upper != nil && upper(a[i])
+		near := min(max(i+off, 0), len(b))
+		if !bound {
+			near = sort.Search(len(b), func(k int) bool { return b[k].T >= t })
+			off = near - i
+		}
 		lo, hi := max(0, near-pairRank), min(len(b), near+pairRank+1)
 		for j := lo; j < hi; j++ {
 			d := absI64(b[j].T - t)
-			if d > tol {
+			if d > tol && !(bound && b[j].T < t) {
 				continue
 			}
 			c := cell{j: int32(j), prev: query(j), pairs: 1, dt: d}
@@ -154,4 +168,12 @@ func (c *cmp) windowed(refAll, oursAll []Rec) (a, b []Rec, pairs [][2]Rec) {
 		}
 	}
 	return a, b, pairs
+}
+
+// pushed reports whether a REF record's time is only an upper bound (inside
+// one of REF's Pushed spans).
+func (c *cmp) pushed(r Rec) bool {
+	ps := c.ref.Pushed
+	k := sort.Search(len(ps), func(k int) bool { return ps[k][1] >= r.T })
+	return k < len(ps) && ps[k][0] <= r.T
 }

@@ -59,3 +59,25 @@ func TestPairSeqMissingEvents(t *testing.T) {
 		t.Errorf("paired %d ref-only %d ours-only %d; want 98, 1, 1", p, ro, oo)
 	}
 }
+
+// REF events the reader pushed forward after a generation start (their times
+// are upper bounds, 1 ns apart) pair in order with OURS's true, 40 ms
+// earlier, stamps; without the bound they are all missing.
+func TestPairSeqPushedTimes(t *testing.T) {
+	var a, b []Rec
+	for i := 0; i < 300; i++ {
+		ts := int64(i) * 100_000
+		b = append(b, Rec{T: ts})
+		if i >= 100 && i < 200 {
+			ts = 20_000_000 + int64(i) // pushed to the generation start
+		}
+		a = append(a, Rec{T: ts})
+	}
+	upper := func(r Rec) bool { return r.T >= 20_000_000 && r.T < 20_001_000 }
+	if p, _, _ := pairSeqBounded(a, b, 5_000_000, upper, nil); p != 300 {
+		t.Errorf("paired %d with the bound, want 300", p)
+	}
+	if p, _, _ := pairSeq(a, b, 5_000_000, nil); p == 300 {
+		t.Errorf("paired all 300 without the bound: the case does not test the bound")
+	}
+}
