@@ -18,7 +18,8 @@
 // which is what the runtime reads from m.p / m.curg: no goroutine when the M runs the
 // scheduler on g0 (the runtime then reports g0's goid, 0 = none), the goroutine of a
 // syscall while it is in the kernel (m.curg stays set), and before Go 1.26 no P during a
-// syscall (reentersyscall clears m.p; 1.26 keeps it).
+// syscall (reentersyscall clears m.p; 1.26 keeps it). Samples of threads the runtime
+// does not profile (sysmon) were left out by the decoder (cpu_sample_decoder.cc).
 #include <algorithm>
 
 #include "daemon/model/model.h"

@@ -208,9 +208,15 @@ void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool
 }
 
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
-  if (v.kind() == GT_REC_CPU_SAMPLE) {  // not a runtime transition: nothing pending resolves on it
-    DecodeCpuSample(v, cfg_, out);
-    return;
+  if (cfg_.cpu_samples) {  // CPU samples (cpu_sample_decoder.cc); not runtime transitions
+    if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->curg != 0) cpu_profiled_tids_.insert(v.tid());
+    if (v.kind() == GT_REC_CPU_SAMPLE) {
+      if (cpu_profiled_tids_.count(v.tid()) != 0)
+        DecodeCpuSample(v, cfg_, out);
+      else
+        ++stats_.cpu_samples_unprofiled;
+      return;
+    }
   }
   if (!pending_fast_.empty() && v.go_ctx() != nullptr) {  // runtime records only (not sched_switch)
     auto pf = pending_fast_.find(v.tid());

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "daemon/capture/record_view.h"
@@ -39,6 +40,8 @@ struct DecoderConfig {
   // pushed below its entry SP there (runtime/symtab.go funcspdelta); nullopt outside Go
   // code. CPU samples use it to find a leaf's caller (cpu_sample_decoder.cc).
   std::function<std::optional<std::int32_t>(std::uint64_t pc)> sp_delta;
+  // CPU samples are captured (--cpu-hz): track which threads the runtime profiles.
+  bool cpu_samples = false;
 };
 
 struct DecoderStats {
@@ -48,6 +51,7 @@ struct DecoderStats {
   std::uint64_t unclassified = 0;  // casgstatus callers not in the table
   std::uint64_t unusable = 0;      // records missing what their event needs
   std::uint64_t deferred = 0;      // slow syscall exits resolved by a later record
+  std::uint64_t cpu_samples_unprofiled = 0;  // samples of threads the runtime does not profile
   std::uint64_t exits_fast = 0, exits_retaken = 0, exits_no_p = 0;  // Go 1.26 exitsyscall paths
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
@@ -100,6 +104,9 @@ class RecordDecoder {
   void TrimSyscallEntry(std::vector<std::uint64_t> &pcs);
   bool HasRole(probes::ProbeRole role) const;
 
+  // Threads seen running a goroutine (ctx.curg != 0): the runtime arms a thread's CPU
+  // profiling timer only in execute (cpu_sample_decoder.cc).
+  std::unordered_set<std::uint32_t> cpu_profiled_tids_;
   DecoderConfig cfg_;
   DecoderStats stats_;
   std::unordered_map<std::uint64_t, Site> sites_;  // caller pc -> site

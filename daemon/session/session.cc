@@ -214,6 +214,7 @@ bool Session::Start(std::string *error) {
     spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
   GobinSymbolizer *sym = I.sym.get();
   dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
+  dc.cpu_samples = I.options.events.cpu_hz > 0;
   dc.sp_delta = [&bin, bias = I.cap->load_bias()](std::uint64_t pc) -> std::optional<std::int32_t> {
     auto f = bin.pclntab().FuncForPC(pc - bias);
     if (!f) return std::nullopt;
@@ -295,6 +296,9 @@ bool Session::Stop(std::string *error) {
   if (I.options.events.cpu_hz)
     spdlog::info("gotraced: {} CPU samples at {} Hz ({} without a readable user stack)", ms.cpu_samples,
                  I.options.events.cpu_hz, ms.cpu_samples_dropped);
+  if (ds.cpu_samples_unprofiled)
+    spdlog::info("gotraced: {} CPU samples of threads that never ran a goroutine (sysmon) left out, as the runtime does",
+                 ds.cpu_samples_unprofiled);
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
   spdlog::debug("syscall exits: {} kept the P, {} retaken, {} without a P ({} resolved later)", ds.exits_fast,
                 ds.exits_retaken, ds.exits_no_p, ds.deferred);

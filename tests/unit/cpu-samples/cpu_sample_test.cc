@@ -93,6 +93,35 @@ TEST(CpuSampleDecode, BeforeGo126ASyscallHasNoP) {
   EXPECT_TRUE(r.flag);
 }
 
+// The runtime arms a thread's profiling timer in execute only (runtime/proc.go execute:
+// setThreadCPUProfiler), so sysmon and threads that never ran a goroutine have no samples.
+TEST(CpuSampleDecode, ThreadsThatNeverRanAGoroutineAreLeftOut) {
+  DecoderConfig cfg;
+  cfg.cpu_samples = true;
+  RecordDecoder dec(cfg);
+  auto sample = SampleBytes(0x1000, 0x7000, 0x7000, {0x2005}, 0, 0);  // tid 42
+  std::vector<Record> out;
+  dec.Decode(capture::RecordView(sample.data(), sample.size()), out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(dec.stats().cpu_samples_unprofiled, 1u);
+  // A runtime record of tid 42 with a current goroutine: from now on it is profiled.
+  gt_gstatus_record g{};
+  g.h.kind = GT_REC_GSTATUS;
+  g.h.tid = 42;
+  g.h.ts_ns = 900;
+  g.ctx.curg = 0xc000001000;
+  g.ctx.curg_goid = 7;
+  g.ctx.p_id = 0;
+  std::vector<std::uint8_t> gb(sizeof(g));
+  std::memcpy(gb.data(), &g, sizeof(g));
+  std::vector<Record> ignored;
+  dec.Decode(capture::RecordView(gb.data(), gb.size()), ignored);
+  dec.Decode(capture::RecordView(sample.data(), sample.size()), out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, RecordKind::kCPUSample);
+  EXPECT_EQ(dec.stats().cpu_samples_unprofiled, 1u);
+}
+
 Record Sample(std::uint64_t ts, ThreadId m, bool no_p_in_syscall = false) {
   Record r;
   r.kind = RecordKind::kCPUSample;
