@@ -429,7 +429,7 @@ func (c *cmp) pairPerG(a, b []Rec, pair func(x, y Rec)) (paired, refOnly, oursOn
 	}
 	slices.Sort(gs)
 	for _, g := range gs {
-		p, ro, oo := pairSeq(ga[g], gb[g], c.o.TolNS, pair)
+		p, ro, oo := pairSeqBounded(ga[g], gb[g], c.o.TolNS, c.pushed, pair)
 		paired, refOnly, oursOnly = paired+p, refOnly+ro, oursOnly+oo
 	}
 	for g, ys := range gb {

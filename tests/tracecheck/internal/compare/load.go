@@ -60,6 +60,13 @@ type Trace struct {
 
 	// Seen is every goroutine id that occurs in the file.
 	Seen map[int64]bool
+	// Pushed are the spans [first, last] of runs of events 1 ns apart: the
+	// reader moves an event stamped at or before its predecessor to the
+	// predecessor's time + 1 ns (x/exp/trace reader.go ReadEvent), so their
+	// times are upper bounds. A runtime trace shows such runs right after a
+	// generation start: Ms still writing the old generation (runtime/trace.go
+	// traceAdvance) stamp events earlier than the new generation's first ones.
+	Pushed [][2]int64
 }
 
 // Load parses path with x/exp/trace and extracts the comparable records.
@@ -77,6 +84,12 @@ func Load(path string) (*Trace, error) {
 		tm := int64(ev.Time())
 		if !started {
 			t.First, started = tm, true
+		} else if tm == t.Last+1 {
+			if n := len(t.Pushed); n > 0 && t.Pushed[n-1][1] == t.Last {
+				t.Pushed[n-1][1] = tm
+			} else {
+				t.Pushed = append(t.Pushed, [2]int64{tm, tm})
+			}
 		}
 		t.Last = tm
 		if g := ev.Goroutine(); g != trace.NoGoroutine {
