@@ -413,8 +413,8 @@ func (c *cmp) goroutines() {
 
 // pairPerG pairs two time-ordered record lists goroutine by goroutine, each
 // goroutine's records in order (pairSeq: the most pairs within TolNS, then
-// the nearest in time). Keys are not used for pairing: a wrong reason must
-// show as a wrong reason, not as a missing event.
+// the fewest with different keys, then the nearest in time): a wrong reason
+// shows as a wrong reason, not as a missing event.
 func (c *cmp) pairPerG(a, b []Rec, pair func(x, y Rec)) (paired, refOnly, oursOnly int) {
 	ga, gb := map[int64][]Rec{}, map[int64][]Rec{}
 	for _, r := range a {

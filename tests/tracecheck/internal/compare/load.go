@@ -63,9 +63,9 @@ type Trace struct {
 	// Pushed are the spans [first, last] of runs of events 1 ns apart: the
 	// reader moves an event stamped at or before its predecessor to the
 	// predecessor's time + 1 ns (x/exp/trace reader.go ReadEvent), so their
-	// times are upper bounds. A runtime trace shows such runs right after a
-	// generation start: Ms still writing the old generation (runtime/trace.go
-	// traceAdvance) stamp events earlier than the new generation's first ones.
+	// times are upper bounds. Kept: runs right after a generation's Sync, where
+	// a runtime trace has them: Ms still writing the old generation
+	// (runtime/trace.go traceAdvance) stamp events earlier than the new one's.
 	Pushed [][2]int64
 }
 
@@ -78,19 +78,22 @@ func Load(path string) (*Trace, error) {
 		return r
 	}
 	var monos []int64
-	started := false
+	started, afterSync := false, false
 	version, err := traceio.Walk(path, func(ev trace.Event) error {
 		t.Events++
 		tm := int64(ev.Time())
 		if !started {
 			t.First, started = tm, true
 		} else if tm == t.Last+1 {
+			// Only runs that start right at a generation's Sync: two events of
+			// one tick (64 ns, runtime/tracetime.go) are also 1 ns apart.
 			if n := len(t.Pushed); n > 0 && t.Pushed[n-1][1] == t.Last {
 				t.Pushed[n-1][1] = tm
-			} else {
+			} else if afterSync {
 				t.Pushed = append(t.Pushed, [2]int64{tm, tm})
 			}
 		}
+		afterSync = ev.Kind() == trace.EventSync
 		t.Last = tm
 		if g := ev.Goroutine(); g != trace.NoGoroutine {
 			t.Seen[int64(g)] = true

@@ -14,8 +14,9 @@ const pairRank = 16
 // pairSeq pairs two time-ordered record lists of one goroutine (a = REF,
 // b = OURS) in order: of all order-preserving pairings whose pairs are
 // within tol of each other it takes one with the most pairs, and among
-// those the smallest total time difference (a sparse longest-common-
-// subsequence over the candidates, O(n*pairRank*log m)).
+// those the fewest pairs with different keys, then the smallest total time
+// difference (a sparse longest-common-subsequence over the candidates,
+// O(n*pairRank*log m)).
 //
 // Pairing by time alone (nearest neighbour) fails when events of one
 // goroutine come closer together than the timestamps' disagreement: a 20k
@@ -24,8 +25,11 @@ const pairRank = 16
 // stamping points; one such event made the nearest-neighbour walk slip by
 // one for many events (go1.22 pingpong: 8% of blocks unpaired with equal
 // counts). Order is what both files agree on; time only decides which
-// events are missing. Keys are not used: a wrong reason must show as a
-// wrong reason, not as a missing event.
+// events are missing. Keys only choose between pairings with as many pairs
+// (a goroutine whose stamps disagree by more than its event spacing, e.g. a
+// send that the runtime stamped 50 us later than the probe next to the
+// receives that follow): a wrong reason still shows as a wrong reason, not
+// as a missing event.
 func pairSeq(a, b []Rec, tol int64, pair func(x, y Rec)) (paired, refOnly, oursOnly int) {
 	return pairSeqBounded(a, b, tol, nil, pair)
 }
@@ -42,10 +46,17 @@ func pairSeqBounded(a, b []Rec, tol int64, upper func(Rec) bool, pair func(x, y 
 		j     int32
 		prev  int32 // index into cells of the previous pair, -1 none
 		pairs int32
+		other int32 // pairs with different keys up to here
 		dt    int64 // total |time difference| of the pairs up to here
 	}
-	better := func(p1 int32, d1 int64, p2 int32, d2 int64) bool {
-		return p1 > p2 || (p1 == p2 && d1 < d2)
+	betterCell := func(x, y *cell) bool {
+		if x.pairs != y.pairs {
+			return x.pairs > y.pairs
+		}
+		if x.other != y.other {
+			return x.other < y.other
+		}
+		return x.dt < y.dt
 	}
 	// fen is a Fenwick tree over b's ranks (1-based) holding the best cell
 	// that ends at a rank <= j among the rows already done.
@@ -58,7 +69,7 @@ func pairSeqBounded(a, b []Rec, tol int64, upper func(Rec) bool, pair func(x, y 
 		best := int32(-1)
 		for k := j; k > 0; k -= k & -k {
 			c := fen[k]
-			if c >= 0 && (best < 0 || better(cells[c].pairs, cells[c].dt, cells[best].pairs, cells[best].dt)) {
+			if c >= 0 && (best < 0 || betterCell(&cells[c], &cells[best])) {
 				best = c
 			}
 		}
@@ -67,7 +78,7 @@ func pairSeqBounded(a, b []Rec, tol int64, upper func(Rec) bool, pair func(x, y 
 	update := func(j int, c int32) {
 		for k := j + 1; k < len(fen); k += k & -k {
 			o := fen[k]
-			if o < 0 || better(cells[c].pairs, cells[c].dt, cells[o].pairs, cells[o].dt) {
+			if o < 0 || betterCell(&cells[c], &cells[o]) {
 				fen[k] = c
 			}
 		}
@@ -90,8 +101,12 @@ func pairSeqBounded(a, b []Rec, tol int64, upper func(Rec) bool, pair func(x, y 
 				continue
 			}
 			c := cell{j: int32(j), prev: query(j), pairs: 1, dt: d}
+			if a[i].Key != b[j].Key {
+				c.other = 1
+			}
 			if c.prev >= 0 {
 				c.pairs += cells[c.prev].pairs
+				c.other += cells[c.prev].other
 				c.dt += cells[c.prev].dt
 			}
 			cells = append(cells, c)
