@@ -53,6 +53,7 @@ struct RecordOptions {
   std::string ring_size = "64M";
   std::string generation_period = "1s";
   bool quiet = false;
+  bool no_gc = false;
   std::int64_t cpu_hz = 0;
   std::vector<std::string> command;
 };
@@ -144,6 +145,7 @@ int RunRecord(const RecordOptions &o) {
   so.ring_bytes = *ring;
   so.generation_period = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
   so.launched = launch;
+  so.events.gc = !o.no_gc;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   session::Session session(so);
 
@@ -228,6 +230,7 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--generation-period", o->generation_period, "start a new trace generation this often")
       ->capture_default_str();
   app.add_flag("--quiet,-q", o->quiet, "no live status line");
+  app.add_flag("--no-gc", o->no_gc, "do not record GC, STW, heap metrics (no GC probes are attached)");
   app.add_option("--cpu-hz", o->cpu_hz,
                  "CPU samples per second of each thread's CPU time, written as the trace's CPU profile "
                  "samples (0 = off; 100 = runtime/pprof's rate)")

@@ -30,6 +30,15 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kGoDestroySyscall: return "GoDestroySyscall";
     case RecordKind::kGoSwitch: return "GoSwitch";
     case RecordKind::kCPUSample: return "CPUSample";
+    case RecordKind::kGCBegin: return "GCBegin";
+    case RecordKind::kGCEnd: return "GCEnd";
+    case RecordKind::kSTWBegin: return "STWBegin";
+    case RecordKind::kSTWEnd: return "STWEnd";
+    case RecordKind::kHeapAlloc: return "HeapAlloc";
+    case RecordKind::kHeapGoal: return "HeapGoal";
+    case RecordKind::kGoLabel: return "GoLabel";
+    case RecordKind::kGCMarkAssistBegin: return "GCMarkAssistBegin";
+    case RecordKind::kGCMarkAssistEnd: return "GCMarkAssistEnd";
   }
   return "?";
 }
@@ -164,6 +173,15 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGoDestroySyscall: OnGoDestroySyscall(r); break;
     case RecordKind::kGoSwitch: OnGoSwitch(r); break;
     case RecordKind::kCPUSample: OnCPUSample(r); break;  // model_cpu.cc
+    case RecordKind::kGCBegin:
+    case RecordKind::kGCEnd:
+    case RecordKind::kSTWBegin:
+    case RecordKind::kSTWEnd:
+    case RecordKind::kHeapAlloc:
+    case RecordKind::kHeapGoal:
+    case RecordKind::kGoLabel:
+    case RecordKind::kGCMarkAssistBegin:
+    case RecordKind::kGCMarkAssistEnd: OnGc(r); break;  // model_gc.cc
   }
   last_ts_ = std::max(last_ts_, r.ts);
 }
@@ -315,6 +333,7 @@ void Model::EndGeneration(std::uint64_t ts) {
   gen_start_ts_ = ts;
   // New generation: per-M timestamps restart with the new batches.
   StartGenerationStatuses(ts);
+  GcGenerationStart(ts);  // GCActive while a cycle is running (model_gc.cc)
 }
 
 }  // namespace gotraced::model

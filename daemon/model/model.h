@@ -36,6 +36,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "daemon/model/model_gc.h"
 #include "daemon/model/record.h"
 #include "daemon/model/sched_state.h"
 #include "daemon/model/snapshot.h"
@@ -71,6 +72,8 @@ struct ModelStats {
   std::uint64_t generations = 0;        // generations ended
   std::uint64_t generation_cuts = 0;    // generations ended early because of loss
   std::uint64_t queued = 0;             // records waiting in the per-M queues
+  std::uint64_t gc_events = 0;          // GC/STW/heap/label/assist events emitted (model_gc.cc)
+  std::uint64_t gc_dropped = 0;         // GC records with no valid place in the trace
   std::uint64_t cpu_samples = 0;        // CPUSample events written (model_cpu.cc)
   std::uint64_t cpu_samples_dropped = 0;  // samples without a readable user stack
 };
@@ -130,6 +133,10 @@ class Model {
   void OnGoCreateSyscall(const Record &r);
   void OnGoDestroySyscall(const Record &r);
   void OnGoSwitch(const Record &r);
+  // GC, STW, heap metrics, mark workers and assists (model_gc.cc).
+  void OnGc(const Record &r);
+  void GcGenerationStart(std::uint64_t ts);
+  bool GcContext(const Record &r, bool need_g);
   void OnCPUSample(const Record &r);  // model_cpu.cc
 
   // ---- emit primitives (model_emit.cc): write one event and update the state as
@@ -203,6 +210,7 @@ class Model {
   std::uint64_t first_gen_ = 0;     // writer generation number of the first generation
   std::uint64_t gen_start_ts_ = 0;  // ts the current generation started at (0 = not yet)
   std::uint64_t last_ts_ = 0;       // latest ts applied
+  GcModelState gc_;  // model_gc.h
   bool loss_pending_ = false;
   bool finished_ = false;
 };

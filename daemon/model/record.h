@@ -56,6 +56,20 @@ enum class RecordKind : std::uint8_t {
   // A CPU profile sample of this M (cpu_sample.h); stack = logical return PCs, flag = the
   // runtime clears m.p during syscalls (Go < 1.26). model_cpu.cc.
   kCPUSample,
+  // GC (traceruntime.go GCStart/GCDone, STWStart/STWDone, HeapAlloc, HeapGoal); the
+  // model's part is model_gc.cc. reason = STW reason string (kSTWBegin), value = bytes
+  // (kHeapAlloc: gcController.heapLive; kHeapGoal: the heap goal, 0 when GC is off).
+  kGCBegin,
+  kGCEnd,
+  kSTWBegin,
+  kSTWEnd,
+  kHeapAlloc,
+  kHeapGoal,
+  // GC mark workers and assists (traceruntime.go GoStart's GoLabel, GCMarkAssistStart/
+  // Done): reason = the label ("GC (dedicated)" ...), for the current goroutine.
+  kGoLabel,
+  kGCMarkAssistBegin,
+  kGCMarkAssistEnd,
 };
 
 std::string_view RecordKindName(RecordKind k);

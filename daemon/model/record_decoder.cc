@@ -258,6 +258,7 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
     skip_current_ = false;  // already decoded by ResolvePendingExit
     return;
   }
+  if (!assisting_.empty()) GcAssistEnd(v, out);  // record_decoder_gc.cc
   switch (v.kind()) {
     case GT_REC_GSTATUS: DecodeGstatus(v, out); break;
     case GT_REC_CALL: DecodeCall(v, out); break;
@@ -755,7 +756,8 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       return;
     }
     default:
-      ++stats_.ignored;  // GC / STW: not modelled yet (docs/model.md §6)
+      if (DecodeGcCall(v, site->role, pcs, out)) return;  // record_decoder_gc.cc
+      ++stats_.ignored;
       return;
   }
 }

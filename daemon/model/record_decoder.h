@@ -42,6 +42,12 @@ struct DecoderConfig {
   std::function<std::optional<std::int32_t>(std::uint64_t pc)> sp_delta;
   // CPU samples are captured (--cpu-hz): track which threads the runtime profiles.
   bool cpu_samples = false;
+  // runtime.stwReasonStrings of the target (gobin RuntimeLayout), index = stwReason.
+  std::vector<std::string> stw_reasons;
+  // gcController.heapLive is known to be 0 at the first record (launch mode: the probes
+  // are attached before the runtime allocates); otherwise HeapAlloc waits for the first
+  // resetLive (record_decoder_gc.cc).
+  bool heap_live_from_zero = false;
 };
 
 struct DecoderStats {
@@ -103,6 +109,17 @@ class RecordDecoder {
   // entersyscallblock, systemstack_switch) so the walk starts at gp.syscallpc's frame.
   void TrimSyscallEntry(std::vector<std::uint64_t> &pcs);
   bool HasRole(probes::ProbeRole role) const;
+  // GC / STW / heap / worker / assist CALL records (record_decoder_gc.cc); false: not a
+  // GC role.
+  bool DecodeGcCall(const capture::RecordView &v, probes::ProbeRole role, std::vector<std::uint64_t> &pcs,
+                    std::vector<Record> &out);
+  std::uint64_t heap_live_ = 0;  // the target's gcController.heapLive as of the last record
+  bool heap_known_ = false;      // heap_live_ is the runtime's (not a partial sum)
+  bool heap_started_ = false;    // a heap record was seen (heap_live_from_zero applied)
+  // Threads whose goroutine is in gcAssistAlloc1 (goid): the assist ends at its
+  // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
+  std::unordered_map<std::uint32_t, Goid> assisting_;
+  void GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out);
 
   // Threads seen running a goroutine (ctx.curg != 0): the runtime arms a thread's CPU
   // profiling timer only in execute (cpu_sample_decoder.cc).

@@ -9,6 +9,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/gc_sites.h"
 #include "daemon/probes/version_support.h"
 #include "proto/bpf_config.h"
 
@@ -30,6 +31,11 @@ std::string_view ProbeRoleName(ProbeRole r) {
     case ProbeRole::kSTWStart: return "stopTheWorld";
     case ProbeRole::kSTWDone: return "startTheWorld";
     case ProbeRole::kSyscallReleaseP: return "syscallReleaseP";
+    case ProbeRole::kGCHeapUpdate: return "heapLiveUpdate";
+    case ProbeRole::kGCHeapReset: return "heapLiveReset";
+    case ProbeRole::kGCHeapGoal: return "heapGoal";
+    case ProbeRole::kGCDrain: return "gcDrain";
+    case ProbeRole::kGCAssist: return "gcAssistAlloc1";
     case ProbeRole::kCount: break;
   }
   return "?";
@@ -72,10 +78,23 @@ const std::vector<Want> &Wants() {
       {ProbeRole::kProcResize, "runtime.procresize", GT_CALL_STACK, false, 0, 0, false},
       // suspendG's preemption park bypasses casgstatus (casGToPreemptScan).
       {ProbeRole::kPreemptPark, "runtime.preemptPark", GT_CALL_ARG0_G | GT_CALL_STACK, false, 0, 0, false},
-      {ProbeRole::kGCStart, "runtime.gcStart", GT_CALL_STACK, false, 0, 0, true},
+      // GC (docs/probe-plan.md §3.9). gcStart may return without starting a cycle (its
+      // trigger re-test under work.startSema fails); gcBgMarkStartWorkers is called once
+      // it has written GCBegin (mgc.go gcStart, 1.19-1.27).
+      {ProbeRole::kGCStart, "runtime.gcBgMarkStartWorkers", GT_CALL_STACK, false, 0, 0, true},
       {ProbeRole::kGCDone, "runtime.gcMarkTermination", 0, false, 0, 0, true},
       {ProbeRole::kSTWStart, "runtime.stopTheWorldWithSema", GT_CALL_STACK, false, 0, 0, true},
       {ProbeRole::kSTWDone, "runtime.startTheWorldWithSema", 0, false, 0, 0, true},
+      // Heap metrics (mgcpacer.go): heapLive changes only in update (Add) and resetLive
+      // (Store). HeapGoal (gcPaceScavenger, a frameless leaf): gc_sites.cc.
+      {ProbeRole::kGCHeapUpdate, "runtime.(*gcControllerState).update", 0, false, 0, 0, true},
+      {ProbeRole::kGCHeapReset, "runtime.(*gcControllerState).resetLive", 0, false, 0, 0, true},
+      // Mark workers: gcBgMarkWorker drains through gcDrain with per-mode flags (mgcmark.go
+      // gcDrainMarkWorker*), the GoLabel the runtime writes at the worker's GoStart.
+      {ProbeRole::kGCDrain, "runtime.gcDrain", 0, false, 0, 0, true},
+      // Mark assists: gcAssistAlloc writes GCMarkAssistStart, then does the work in
+      // gcAssistAlloc1 on the system stack (mgcmark.go).
+      {ProbeRole::kGCAssist, "runtime.gcAssistAlloc1", GT_CALL_STACK, false, 0, 0, true},
   };
   return w;
 }
@@ -311,6 +330,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     }
     plan.sites.push_back(std::move(s));
   }
+  if (opts.gc_probes) AddGcSites(bin, plan);  // gc_sites.cc
   return plan;
 }
 

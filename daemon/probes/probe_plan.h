@@ -46,12 +46,25 @@ enum class ProbeRole : uint16_t {
                           // which bypasses casgstatus (casGToPreemptScan)
   kHandoffP = 8,          // runtime.handoffp(pp) entry+4; caller_pc says who (retake =>
                           // the P was stolen from a syscall: ProcSteal on Go <= 1.25)
-  kGCStart = 9,           // runtime.gcStart entry+4 (GCBegin follows)
+  kGCStart = 9,           // runtime.gcBgMarkStartWorkers entry+4: gcStart decided to start
+                          // a cycle and has just written GCBegin (mgc.go gcStart)
   kGCDone = 10,           // runtime.gcMarkTermination entry+4 (GCEnd)
   kSTWStart = 11,         // runtime.stopTheWorldWithSema(reason) entry+4 (STWBegin)
   kSTWDone = 12,          // runtime.startTheWorldWithSema entry+4 (STWEnd)
   kSyscallReleaseP = 13,  // runtime.syscallingThread.releaseP entry (Go >= 1.26): sysmon /
                           // STW takes a P from a thread in a syscall (ProcSteal)
+  // 20..29: GC details (docs/probe-plan.md §3.9; records decoded in
+  // daemon/model/record_decoder_gc.cc). Gaps are named "?".
+  kGCHeapUpdate = 20,     // runtime.(*gcControllerState).update(dHeapLive, dHeapScan) entry+4:
+                          // heapLive += dHeapLive, HeapAlloc(heapLive) when != 0
+  kGCHeapReset = 21,      // runtime.(*gcControllerState).resetLive(bytesMarked) entry+4:
+                          // heapLive = bytesMarked, HeapAlloc(bytesMarked)
+  kGCHeapGoal = 22,       // runtime.gcPaceScavenger(memoryLimit, heapGoal, lastHeapGoal)
+                          // entry+4: right after gcControllerCommit's HeapGoal
+  kGCDrain = 23,          // runtime.gcDrain(gcw, flags) entry+4: a mark worker's drain;
+                          // flags say dedicated / fractional / idle (GoLabel)
+  kGCAssist = 24,         // runtime.gcAssistAlloc1(gp, scanWork) entry+4: mark assist work
+                          // (GCMarkAssistBegin was just written by gcAssistAlloc)
   kCount
 };
 std::string_view ProbeRoleName(ProbeRole r);

@@ -176,6 +176,7 @@ bool Session::Start(std::string *error) {
   co.ring_bytes = I.options.ring_bytes;
   co.snapshot = !I.options.launched;
   co.self_check = !I.options.launched;
+  co.plan.gc_probes = I.options.events.gc;  // GC, STW, heap metrics (docs/probe-plan.md §3.9)
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
   auto cap = capture::Capture::Start(co);
   if (!cap) return fail(cap.error());
@@ -214,6 +215,8 @@ bool Session::Start(std::string *error) {
     spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
   GobinSymbolizer *sym = I.sym.get();
   dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
+  dc.stw_reasons = layout.stw_reason_strings;
+  dc.heap_live_from_zero = I.options.launched;
   dc.cpu_samples = I.options.events.cpu_hz > 0;
   dc.sp_delta = [&bin, bias = I.cap->load_bias()](std::uint64_t pc) -> std::optional<std::int32_t> {
     auto f = bin.pclntab().FuncForPC(pc - bias);

@@ -148,9 +148,16 @@ INSTANTIATE_TEST_SUITE_P(AllGo, PlanTest, ::testing::ValuesIn(Cases()), [](const
 });
 
 TEST(ProbeRole, NamesAreDistinct) {
+  // Values are grouped by owner (user annotations 30..39): gaps are named "?".
   std::set<std::string_view> names;
-  for (int i = 0; i < int(ProbeRole::kCount); i++) names.insert(ProbeRoleName(ProbeRole(i)));
-  EXPECT_EQ(names.size(), size_t(ProbeRole::kCount));
+  size_t named = 0;
+  for (int i = 0; i < int(ProbeRole::kCount); i++) {
+    if (ProbeRoleName(ProbeRole(i)) == "?") continue;
+    ++named;
+    names.insert(ProbeRoleName(ProbeRole(i)));
+  }
+  EXPECT_EQ(names.size(), named);
+  EXPECT_GE(named, size_t(14));
   EXPECT_EQ(ProbeRoleName(ProbeRole::kCount), "?");
 }
 

@@ -160,6 +160,7 @@ func Compare(ref, ours *Trace, o Options) (*Report, error) {
 	c.annotations()
 	c.metrics()
 	c.cpu() // cpu.go
+	c.gc()  // gc.go
 	rep.Pass = true
 	for _, row := range rep.Rows {
 		if row.Checked && !row.Pass {
@@ -255,7 +256,7 @@ func shifted(t *Trace, d int64) *Trace {
 		c.Syncs[i] = s + d
 	}
 	for _, p := range []*[]Rec{&c.Creates, &c.Exits, &c.Blocks, &c.Unblocks, &c.Stops, &c.Syscalls,
-		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics, &c.Samples} {
+		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics, &c.Samples, &c.Labels} {
 		rs := make([]Rec, len(*p))
 		for i, r := range *p {
 			r.T += d

@@ -56,6 +56,7 @@ type Trace struct {
 	RegionEnds []Rec
 	Logs       []Rec // Key = task|category|message
 	Metrics    []Rec // Key = name, Val = value
+	Labels     []Rec // GoLabel, Key = label, G = labelled goroutine (gc.go)
 	Samples    []Rec // CPU samples (EventStackSample), Key = leaf function (cpu.go)
 
 	// Seen is every goroutine id that occurs in the file.
@@ -130,6 +131,13 @@ func Load(path string) (*Trace, error) {
 			t.Logs = append(t.Logs, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(l.Task), l.Category, l.Message)}, ev.Stack()))
 		case trace.EventStackSample:
 			t.Samples = append(t.Samples, withStack(Rec{T: tm, G: int64(ev.Goroutine()), Key: leafFunc(ev.Stack())}, trace.NoStack))
+		case trace.EventLabel:
+			l := ev.Label()
+			g := int64(-1)
+			if l.Resource.Kind == trace.ResourceGoroutine {
+				g = int64(l.Resource.Goroutine())
+			}
+			t.Labels = append(t.Labels, withStack(Rec{T: tm, G: g, Key: l.Label}, trace.NoStack))
 		case trace.EventMetric:
 			m := ev.Metric()
 			var v uint64

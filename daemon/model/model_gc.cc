@@ -1,0 +1,162 @@
+// GC events: GCBegin/GCEnd/GCActive, STWBegin/STWEnd, HeapAlloc/HeapGoal.
+//
+// Authorities: runtime/traceruntime.go (GCActive, GCStart, GCDone, STWStart, STWDone,
+// HeapAlloc, HeapGoal: all eventWriter(GoRunning, ProcRunning)), runtime/trace.go
+// (StartTrace: seqGC = 1; traceAdvance: "Emit a GCActive event in the new generation if
+// necessary") and what the reader checks, internal/trace/order.go:
+//   * advanceGCBegin/GCEnd/GCActive: seq must be the last GC event's + 1; GCBegin not
+//     while a cycle runs; GCEnd not while none runs (nor "undetermined": the first GC
+//     event of a trace may be GCActive, in the first generation only, and then needs no
+//     M/P/G); all others need M, P and G (userGoReqs).
+//   * advanceGoRangeBegin/End (STW): a range on the current goroutine; STWEnd needs the
+//     range open on that goroutine.
+//   * advanceHeapMetric: M and P, G optional.
+#include <fmt/format.h>
+
+#include "daemon/model/model.h"
+
+namespace gotraced::model {
+
+namespace {
+bool Valid(Goid g) { return g != kNoG && g != kUnknownG; }
+}  // namespace
+
+// Brings the record's M to what the event needs (a running P, and with need_g the
+// record's goroutine running on it), repairing like OnProcsChange does.
+bool Model::GcContext(const Record &r, bool need_g) {
+  const Goid g = r.g == kUnknownG ? st_.M(r.m).g : r.g;
+  if (!EnsureProc(r, r.p)) return false;
+  if (!need_g) return true;
+  return Valid(g) && EnsureRunning(r, g);
+}
+
+void Model::OnGc(const Record &r) {
+  auto dropped = [&] {
+    ++stats_.gc_dropped;
+    ++stats_.records_discarded;
+  };
+  auto emitted = [&](encoder::EmitStatus s) {
+    Count(s);
+    if (s == encoder::EmitStatus::kOk) ++stats_.gc_events;
+  };
+  switch (r.kind) {
+    case RecordKind::kGCBegin: {
+      if (!GcContext(r, true)) return dropped();
+      const std::uint64_t ts = Ts(r.m, r.ts);
+      if (gc_.running) {
+        // The previous cycle's end was not seen (lost record): close it here.
+        Repair(r, "GCBegin while a GC cycle is open: GCEnd first");
+        ++stats_.repair_events;
+        emitted(w_.GCEnd(r.m, ts, gc_.next_seq++));
+      }
+      encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, st_.M(r.m).g == 1);
+      emitted(w_.GCBegin(r.m, ts, gc_.next_seq++, stack));
+      gc_.running = gc_.any = true;
+      return;
+    }
+    case RecordKind::kGCEnd: {
+      if (!gc_.running) {
+        // A cycle that began before the capture: order.go accepts GCActive as the
+        // trace's first GC event in the first generation (the runtime's StartTrace
+        // writes it when it starts during a cycle). Otherwise the end has no begin.
+        if (gc_.any || !FirstGeneration()) return dropped();
+        emitted(w_.GCActive(r.m, Ts(r.m, r.ts), gc_.next_seq++));
+        gc_.running = gc_.any = true;
+      }
+      if (!GcContext(r, true)) return dropped();
+      emitted(w_.GCEnd(r.m, Ts(r.m, r.ts), gc_.next_seq++));
+      gc_.running = false;
+      return;
+    }
+    case RecordKind::kSTWBegin: {
+      if (!GcContext(r, true)) return dropped();
+      const Goid g = st_.M(r.m).g;
+      const std::uint64_t ts = Ts(r.m, r.ts);
+      if (gc_.stw_g == g) {
+        // Its STWEnd was not seen: the range must be closed before it can begin again.
+        Repair(r, "STWBegin inside an open STW range: STWEnd first");
+        ++stats_.repair_events;
+        emitted(w_.STWEnd(r.m, ts));
+      }
+      encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
+      emitted(w_.STWBegin(r.m, ts, r.reason, stack));
+      gc_.stw_g = g;
+      return;
+    }
+    case RecordKind::kSTWEnd: {
+      // startTheWorld runs on the goroutine that stopped the world; without the range
+      // open on this M's goroutine (STW began before the capture) there is nothing to end.
+      const MState &ms = st_.M(r.m);
+      const GoState *gs = st_.G(ms.g);
+      if (gc_.stw_g == kNoG || ms.g != gc_.stw_g || ms.p == kNoP || gs == nullptr ||
+          gs->status != encoder::GoStatus::kRunning)
+        return dropped();
+      emitted(w_.STWEnd(r.m, Ts(r.m, r.ts)));
+      gc_.stw_g = kNoG;
+      return;
+    }
+    case RecordKind::kHeapAlloc:
+    case RecordKind::kHeapGoal: {
+      if (!GcContext(r, false)) return dropped();
+      const std::uint64_t ts = Ts(r.m, r.ts);
+      emitted(r.kind == RecordKind::kHeapAlloc ? w_.HeapAlloc(r.m, ts, r.value) : w_.HeapGoal(r.m, ts, r.value));
+      return;
+    }
+    case RecordKind::kGoLabel: {
+      if (!GcContext(r, true)) return dropped();
+      const Goid g = st_.M(r.m).g;
+      const GoState *gs = st_.G(g);
+      if (gs == nullptr) return dropped();
+      const std::pair<std::uint64_t, std::uint64_t> run{gs->seq_gen, gs->seq};
+      auto it = gc_.labelled.find(g);
+      if (it != gc_.labelled.end() && it->second == run) return;  // this run has its label
+      gc_.labelled[g] = run;
+      emitted(w_.GoLabel(r.m, Ts(r.m, r.ts), r.reason));
+      return;
+    }
+    case RecordKind::kGCMarkAssistBegin: {
+      if (!GcContext(r, true)) return dropped();
+      const Goid g = st_.M(r.m).g;
+      if (gc_.assist.count(g)) return;  // gcAssistAlloc's retry: the same assist
+      encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
+      emitted(w_.GCMarkAssistBegin(r.m, Ts(r.m, r.ts), stack));
+      gc_.assist.insert(g);
+      return;
+    }
+    case RecordKind::kGCMarkAssistEnd: {
+      const MState &ms = st_.M(r.m);
+      const GoState *gs = st_.G(ms.g);
+      if (ms.g != r.g || !gc_.assist.count(r.g) || ms.p == kNoP || gs == nullptr ||
+          gs->status != encoder::GoStatus::kRunning)
+        return dropped();
+      emitted(w_.GCMarkAssistEnd(r.m, Ts(r.m, r.ts)));
+      gc_.assist.erase(r.g);
+      return;
+    }
+    default:
+      return dropped();
+  }
+}
+
+// runtime/trace.go traceAdvance: a new generation that starts during a cycle (gcphase
+// _GCmark or _GCmarktermination) opens with GCActive, written by a running goroutine on a
+// running P. Any M of ours that holds both will do; without one the event is left out,
+// which the reader tolerates (the cycle stays open across generations, order.go keeps
+// gcState and gcSeq, and the next GCEnd is the next sequence number).
+void Model::GcGenerationStart(std::uint64_t ts) {
+  if (!gc_.running) return;
+  for (auto &[m, ms] : st_.ms) {
+    if (ms.p == kNoP || ms.g == kNoG) continue;
+    const GoState *gs = st_.G(ms.g);
+    const ProcState *ps = st_.P(ms.p);
+    if (gs == nullptr || gs->status != encoder::GoStatus::kRunning || ps == nullptr ||
+        ps->status != encoder::ProcStatus::kRunning)
+      continue;
+    encoder::EmitStatus s = w_.GCActive(m, Ts(m, ts), gc_.next_seq++);
+    Count(s);
+    if (s == encoder::EmitStatus::kOk) ++stats_.gc_events;
+    return;
+  }
+}
+
+}  // namespace gotraced::model

@@ -1,0 +1,28 @@
+// The GC part of the model's state: what internal/trace/order.go keeps about GC cycles
+// (gcSeq, gcState) and the goroutine-bound STW range it checks (gState.rangeState), so
+// model_gc.cc only writes GC events the reader accepts.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "daemon/model/record.h"
+
+namespace gotraced::model {
+
+struct GcModelState {
+  // Next GC sequence number: runtime/trace.go StartTrace sets trace.seqGC = 1 and every
+  // GCActive/GCBegin/GCEnd takes the next one (traceruntime.go); order.go wants each GC
+  // event's seq to be the previous one + 1 (advanceGCBegin/GCEnd/GCActive).
+  std::uint64_t next_seq = 1;
+  bool running = false;  // between GCBegin (or GCActive) and GCEnd
+  bool any = false;      // a GC event was written: GCActive may open the first generation only
+  Goid stw_g = kNoG;     // goroutine holding an open STW range (STWBegin written, no STWEnd)
+  std::unordered_set<Goid> assist;  // goroutines with an open GCMarkAssist range
+  // Worker goroutine -> (generation, sequence number) of the run it was labelled in: the
+  // runtime writes one GoLabel per GoStart of a mark worker.
+  std::unordered_map<Goid, std::pair<std::uint64_t, std::uint64_t>> labelled;
+};
+
+}  // namespace gotraced::model

@@ -1,0 +1,159 @@
+// GC, STW and heap-metric CALL records -> model records (docs/probe-plan.md §3.9).
+//
+// Per record, the runtime call it stands for (Go 1.22/1.23 trace2runtime.go /
+// traceruntime.go, 1.26/1.27 traceruntime.go; the sites are the same in 1.19-1.27):
+//   kGCStart  runtime.gcBgMarkStartWorkers entry: mgc.go gcStart has just written
+//             trace.GCStart() -> GCBegin with tl.stack(3) (traceStack's caller, GCStart,
+//             gcStart dropped: the stack starts at gcStart's caller). Our walk is on the
+//             goroutine's own stack (REGS): [return into gcStart, gcStart's caller, ...],
+//             so one logical frame (gcStart) is skipped.
+//   kGCDone   runtime.gcMarkTermination entry -> GCEnd (trace.GCDone() is in its body,
+//             before startTheWorldWithSema: the event order STWBegin, GCEnd, STWEnd holds).
+//   kSTWStart runtime.stopTheWorldWithSema(reason) -> STWBegin(stwReasonStrings[reason]),
+//             tl.stack(2) taken on the system stack from curg.sched, which is also our
+//             walk (SCHED): skip 2.
+//   kSTWDone  runtime.startTheWorldWithSema -> STWEnd.
+//   kGCHeapUpdate  (*gcControllerState).update(dHeapLive, dHeapScan): RBX = dHeapLive;
+//             mgcpacer.go: `live := gcController.heapLive.Add(dHeapLive)`, then
+//             HeapAlloc(live) when dHeapLive != 0.
+//   kGCHeapReset   (*gcControllerState).resetLive(bytesMarked): RBX = bytesMarked;
+//             heapLive.Store(bytesMarked), HeapAlloc(bytesMarked).
+//   kGCHeapGoal    gcPaceScavenger(memoryLimit, heapGoal, lastHeapGoal): RBX = the goal
+//             gcControllerCommit got from gcController.trigger() right after writing
+//             HeapGoal(), which reads the same gcController.heapGoal() under the heap lock.
+//             traceruntime.go HeapGoal writes 0 when heap-based triggering is off
+//             (goal == ^0 or gcPercent < 0); with GOGC=off the goal is the memory limit's
+//             (~MaxInt64 by default), so goals >= 2^62 are written as 0.
+//   kGCDrain  gcDrain(gcw, flags): RBX = flags. Mark workers drain with
+//             gcDrainFlushBgCredit (+gcDrainIdle / gcDrainFractional) (mgcmark.go
+//             gcDrainMarkWorkerIdle/Dedicated/Fractional; flags 0 is mark termination's own
+//             drain): GoLabel(gcMarkWorkerModeStrings[mode]) for the worker goroutine, which
+//             the runtime writes right after the worker's GoStart (traceruntime.go GoStart:
+//             pp.gcMarkWorkerMode != gcMarkWorkerNotWorker). The model writes one per run.
+//   kGCAssist gcAssistAlloc1(gp, scanWork) on the system stack: gcAssistAlloc has just
+//             written GCMarkAssistStart (stack(1) from the user stack: our SCHED walk
+//             starts at systemstack_switch, skip 1 leaves gcAssistAlloc's frame; the runtime's
+//             stack also holds the traceLocker.GCMarkAssistStart frame). The assist ends at
+//             gcAssistAlloc1's casgstatus(gp, _Gwaiting, _Grunning) (GCMarkAssistEnd; the
+//             runtime writes it when gcAssistAlloc returns, after a gcParkAssist park if
+//             the debt is still unpaid: ours then ends before the park). The model opens
+//             one assist per goroutine (the retry loop calls gcAssistAlloc1 again inside
+//             the same assist).
+// heapLive has no other writers (mgcpacer.go), so the decoder keeps it as resetLive's
+// value plus the deltas since; before the first resetLive it is known only when the
+// capture started before the runtime allocated anything (launch mode).
+#include "daemon/model/record_decoder.h"
+
+namespace gotraced::model {
+
+namespace {
+constexpr std::string_view kUnknownStw = "unknown";
+// runtime/mgcmark.go gcDrainFlags and mgc.go gcMarkWorkerModeStrings (1.20-1.27).
+constexpr std::uint64_t kDrainFlushBgCredit = 2, kDrainIdle = 4, kDrainFractional = 8;
+constexpr std::string_view kLabelDedicated = "GC (dedicated)";
+constexpr std::string_view kLabelFractional = "GC (fractional)";
+constexpr std::string_view kLabelIdle = "GC (idle)";
+constexpr std::uint32_t kGwaiting = 4, kGrunning = 2;
+constexpr std::uint64_t kGoalOff = std::uint64_t{1} << 62;
+}  // namespace
+
+bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole role,
+                                 std::vector<std::uint64_t> &pcs, std::vector<Record> &out) {
+  const gt_call_record &c = *v.call();
+  if (!heap_started_) {
+    heap_started_ = true;
+    heap_known_ = cfg_.heap_live_from_zero;
+  }
+  switch (role) {
+    case probes::ProbeRole::kGCStart: {
+      Record r = Base(v, RecordKind::kGCBegin);
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kGCDone:
+      Emit(out, Base(v, RecordKind::kGCEnd));
+      return true;
+    case probes::ProbeRole::kSTWStart: {
+      Record r = Base(v, RecordKind::kSTWBegin);
+      const std::size_t reason = c.args[0] & 0xff;  // stwReason is a uint8
+      r.reason = reason < cfg_.stw_reasons.size() ? std::string_view(cfg_.stw_reasons[reason]) : kUnknownStw;
+      r.stack = std::move(pcs);
+      r.stack_skip = 2;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kSTWDone:
+      Emit(out, Base(v, RecordKind::kSTWEnd));
+      return true;
+    case probes::ProbeRole::kGCHeapUpdate: {
+      const auto delta = static_cast<std::int64_t>(c.args[1]);
+      if (delta == 0) {
+        ++stats_.ignored;  // update() writes nothing when heapLive does not change
+        return true;
+      }
+      heap_live_ += static_cast<std::uint64_t>(delta);
+      if (!heap_known_) {
+        ++stats_.ignored;
+        return true;
+      }
+      Record r = Base(v, RecordKind::kHeapAlloc);
+      r.value = heap_live_;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kGCHeapReset: {
+      heap_live_ = c.args[1];
+      heap_known_ = true;
+      Record r = Base(v, RecordKind::kHeapAlloc);
+      r.value = heap_live_;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kGCHeapGoal: {
+      Record r = Base(v, RecordKind::kHeapGoal);
+      r.value = c.args[1] >= kGoalOff ? 0 : c.args[1];
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kGCDrain: {
+      const std::uint64_t flags = c.args[1];
+      if (!(flags & kDrainFlushBgCredit)) {
+        ++stats_.ignored;  // not a mark worker's drain
+        return true;
+      }
+      Record r = Base(v, RecordKind::kGoLabel);
+      r.reason = (flags & kDrainIdle) ? kLabelIdle : (flags & kDrainFractional) ? kLabelFractional : kLabelDedicated;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kGCAssist: {
+      Record r = Base(v, RecordKind::kGCMarkAssistBegin);
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      if (r.g != kNoG) assisting_[v.tid()] = r.g;
+      Emit(out, std::move(r));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// The end of a thread's assist: gcAssistAlloc1's casgstatus(gp, _Gwaiting, _Grunning) of
+// the assisting goroutine (its only _Gwaiting -> _Grunning on its own thread).
+void RecordDecoder::GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out) {
+  auto it = assisting_.find(v.tid());
+  if (it == assisting_.end()) return;
+  const gt_gstatus_record *gs = v.gstatus();
+  if (gs == nullptr || gs->goid != it->second || (gs->oldval & 0xfff) != kGwaiting ||
+      (gs->newval & 0xfff) != kGrunning)
+    return;
+  Record r = Base(v, RecordKind::kGCMarkAssistEnd);
+  r.g = it->second;
+  assisting_.erase(it);
+  Emit(out, std::move(r));
+}
+
+}  // namespace gotraced::model

@@ -1,0 +1,71 @@
+#include "daemon/probes/gc_sites.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/go_binary.h"
+
+namespace gotraced::probes {
+
+namespace {
+
+// runtime.gcPaceScavenger(memoryLimit int64, heapGoal, lastHeapGoal uint64) is a frameless
+// leaf (no stack check, no PUSHQ BP): its entry would be single-stepped. Its first
+// instructions (mgcscavenge.go: `memoryLimitGoal := uint64(float64(memoryLimit) *
+// (1 - reduceExtraPercent/100.0))`) touch only X0/X1 and the flags, then branch:
+//   XORPS X0,X0; CVTSI2SDQ AX,X0; MOVSD $c(SB),X1; MULSD X0,X1; MOVSD $c(SB),X0;
+//   UCOMISD X1,X0; JBE rel8
+// (identical in go1.22, 1.23, 1.26, 1.27). At that JBE (emulated by the kernel) RBX still
+// holds heapGoal. Returns its address, or nothing when the code differs.
+std::optional<uint64_t> PaceScavengerSite(const gobin::GoBinary &bin) {
+  const gobin::FunctionSym *f = bin.FindFunction("runtime.gcPaceScavenger");
+  if (!f) return std::nullopt;
+  auto code = bin.elf().ReadVirtual(f->entry, 40);
+  if (!code || code->size() < 36) return std::nullopt;
+  const auto &b = *code;
+  // -1 = any byte (RIP-relative displacements of the two constants).
+  static constexpr std::array<int, 36> kShape = {
+      0x0f, 0x57, 0xc0,                                      // XORPS X0, X0
+      0xf2, 0x48, 0x0f, 0x2a, 0xc0,                          // CVTSI2SDQ AX, X0
+      0xf2, 0x0f, 0x10, 0x0d, -1,   -1,   -1,   -1,          // MOVSD c(RIP), X1
+      0xf2, 0x0f, 0x59, 0xc8,                                // MULSD X0, X1
+      0xf2, 0x0f, 0x10, 0x05, -1,   -1,   -1,   -1,          // MOVSD c(RIP), X0
+      0x66, 0x0f, 0x2e, 0xc1,                                // UCOMISD X1, X0
+      0x76, -1,                                              // JBE rel8
+      0xf2, 0x48};                                           // (next: CVTTSD2SIQ)
+  for (size_t i = 0; i < kShape.size(); i++)
+    if (kShape[i] >= 0 && b[i] != uint8_t(kShape[i])) return std::nullopt;
+  return f->entry + 32;  // the JBE
+}
+
+}  // namespace
+
+void AddGcSites(const gobin::GoBinary &bin, ProbePlan &plan) {
+  auto at = PaceScavengerSite(bin);
+  if (!at) {
+    plan.notes.push_back("runtime.gcPaceScavenger: unexpected code, HeapGoal not recorded");
+    return;
+  }
+  auto off = bin.elf().VaddrToFileOffset(*at);
+  if (!off) {
+    plan.notes.push_back("runtime.gcPaceScavenger: site not backed by the file, HeapGoal not recorded");
+    return;
+  }
+  ProbeSite s;
+  s.id = uint16_t(plan.sites.size());
+  s.role = ProbeRole::kGCHeapGoal;
+  s.function = "runtime.gcPaceScavenger";
+  s.kind = SiteKind::kEntry;  // registers as at entry: RAX, RBX, RCX are the arguments
+  s.vaddr = *at;
+  s.file_offset = *off;
+  s.flags = 0;
+  s.required = false;
+  s.insn = "JBE at entry+0x20 (frameless leaf: only X0, X1 and flags written before it)";
+  plan.sites.push_back(std::move(s));
+}
+
+}  // namespace gotraced::probes

@@ -1,0 +1,13 @@
+// GC sites of the probe plan that the generic entry / entry+4 rule cannot place
+// (docs/probe-plan.md §3.9). The rest of the GC rows are in probe_plan.cc's table.
+#pragma once
+
+#include "daemon/probes/probe_plan.h"
+
+namespace gotraced::probes {
+
+// Appends the kGCHeapGoal site (runtime.gcPaceScavenger) when its code has the expected
+// shape; otherwise a note says HeapGoal is not recorded. Never a single-stepped site.
+void AddGcSites(const gobin::GoBinary &bin, ProbePlan &plan);
+
+}  // namespace gotraced::probes

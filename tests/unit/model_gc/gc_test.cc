@@ -1,0 +1,330 @@
+// GC events: the decoder (record_decoder_gc.cc) and the model (model_gc.cc), with Go's
+// parser as the judge (order.go's GC sequence and range rules, docs/probe-plan.md §3.9).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+
+#include "daemon/model/record_decoder.h"
+#include "tests/unit/model/model_test_util.h"
+
+namespace gotraced::model::testing {
+namespace {
+
+#define EXPECT_ACCEPTED(res) \
+  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
+
+Record Gc(RecordKind k, std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t value = 0,
+          std::string_view reason = {}) {
+  Record r;
+  r.kind = k;
+  r.ts = ts;
+  r.m = m;
+  r.p = p;
+  r.g = g;
+  r.value = value;
+  r.reason = reason;
+  return r;
+}
+
+// A forced GC as runtime.GC runs it, with a generation boundary in the mark phase: the
+// second generation must open with GCActive (trace.go traceAdvance) and the cycle end
+// with the next sequence number.
+TEST(ModelGc, CycleAcrossGenerations) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      Gc(RecordKind::kHeapAlloc, 115, 1, 0, 1, 4 << 20),
+      Gc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      Gc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GC sweep termination"),
+      Gc(RecordKind::kSTWEnd, 140, 1, 0, 1),
+      Gc(RecordKind::kHeapGoal, 145, 1, 0, 1, 8 << 20),
+  });
+  h.model.CutGeneration(200);
+  h.PushAll({
+      Gc(RecordKind::kSTWBegin, 300, 1, 0, 1, 0, "GC mark termination"),
+      Gc(RecordKind::kGCEnd, 310, 1, 0, 1),
+      Gc(RecordKind::kHeapAlloc, 315, 1, 0, 1, 3 << 20),
+      Gc(RecordKind::kSTWEnd, 320, 1, 0, 1),
+      RGoEnd(400, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("gc-cycle");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("ranges", "GC concurrent mark phase"), 1);
+  EXPECT_EQ(res.Int("range_actives", "GC concurrent mark phase"), 1);
+  EXPECT_EQ(res.Int("ranges", "stop-the-world (GC sweep termination)"), 1);
+  EXPECT_EQ(res.Int("ranges", "stop-the-world (GC mark termination)"), 1);
+  EXPECT_EQ(res.Int("range_ends", "stop-the-world (GC mark termination)"), 1);
+  EXPECT_EQ(res.Int("metrics", "/memory/classes/heap/objects:bytes"), 2);
+  EXPECT_EQ(res.Int("metrics", "/gc/heap/goal:bytes"), 1);
+  const ModelStats s = h.model.stats();
+  EXPECT_EQ(s.gc_events, 10u);  // HeapAlloc x2, HeapGoal, GCBegin, GCActive, GCEnd, 2 STWBegin, 2 STWEnd
+  EXPECT_EQ(s.gc_dropped, 0u);
+  EXPECT_EQ(s.inconsistencies, 0u) << h.model.last_repair();
+}
+
+// Attached in the middle of a cycle: the first GC record is its end. The reader accepts
+// GCActive as the first GC event of the first generation, so the end is kept; an STWEnd
+// whose STWBegin predates the capture has no range to end and is dropped.
+TEST(ModelGc, AttachDuringACycle) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoStart(110, 1, 0, 7),
+      Gc(RecordKind::kSTWEnd, 115, 1, 0, 7),
+      Gc(RecordKind::kGCEnd, 120, 1, 0, 7),
+      Gc(RecordKind::kGCBegin, 200, 1, 0, 7),
+      Gc(RecordKind::kGCEnd, 300, 1, 0, 7),
+  });
+  CheckResult res = h.Finish("gc-attach");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("range_actives", "GC concurrent mark phase"), 1);
+  EXPECT_EQ(res.Int("ranges", "GC concurrent mark phase"), 1);
+  EXPECT_EQ(res.Int("range_ends", "GC concurrent mark phase"), 2);
+  EXPECT_EQ(h.model.stats().gc_dropped, 1u);  // the STWEnd
+}
+
+// Lost records: a GCEnd without a cycle after the first generation is dropped (the
+// reader would reject it); a second GCBegin closes the cycle whose end was lost; a
+// second STWBegin on the same goroutine closes the open range first.
+TEST(ModelGc, LostEndsAreRepaired) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+  });
+  h.model.CutGeneration(150);
+  h.PushAll({
+      Gc(RecordKind::kGCEnd, 200, 1, 0, 1),
+      Gc(RecordKind::kGCBegin, 210, 1, 0, 1),
+      Gc(RecordKind::kGCBegin, 220, 1, 0, 1),
+      Gc(RecordKind::kSTWBegin, 230, 1, 0, 1, 0, "GC sweep termination"),
+      Gc(RecordKind::kSTWBegin, 240, 1, 0, 1, 0, "GOMAXPROCS"),
+      Gc(RecordKind::kSTWEnd, 250, 1, 0, 1),
+      Gc(RecordKind::kSTWEnd, 260, 1, 0, 1),
+      Gc(RecordKind::kGCEnd, 270, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("gc-lost");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("ranges", "GC concurrent mark phase"), 2);
+  EXPECT_EQ(res.Int("range_ends", "GC concurrent mark phase"), 2);
+  EXPECT_EQ(res.Int("ranges", "stop-the-world (GOMAXPROCS)"), 1);
+  const ModelStats s = h.model.stats();
+  EXPECT_EQ(s.gc_dropped, 2u);  // the first GCEnd, the second STWEnd
+  EXPECT_EQ(s.repair_events, 2u);
+}
+
+// A mark worker is labelled once per run (traceruntime.go GoStart writes GoLabel after
+// each GoStart of a worker; a dedicated worker may drain twice in one run); a mark assist
+// is one range per goroutine even when gcAssistAlloc's retry loop works twice.
+TEST(ModelGc, WorkerLabelsAndAssists) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoCreate(106, 1, 0, 1, 20),
+      RGoStart(110, 1, 0, 1),
+      Gc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      Gc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 1),
+      Gc(RecordKind::kGCMarkAssistBegin, 135, 1, 0, 1),
+      Gc(RecordKind::kGCMarkAssistEnd, 140, 1, 0, 1),
+      Gc(RecordKind::kGCMarkAssistEnd, 141, 1, 0, 1),  // no open assist: dropped
+      RGoBlock(150, 1, 0, 1, "sync"),
+      RGoStart(160, 1, 0, 20),
+      Gc(RecordKind::kGoLabel, 161, 1, 0, 20, 0, "GC (fractional)"),
+      Gc(RecordKind::kGoLabel, 162, 1, 0, 20, 0, "GC (fractional)"),
+      RGoBlock(170, 1, 0, 20, "GC worker (idle)"),
+      RGoUnblock(175, 1, 0, kNoG, 20),
+      RGoStart(180, 1, 0, 20),
+      Gc(RecordKind::kGoLabel, 181, 1, 0, 20, 0, "GC (idle)"),
+      Gc(RecordKind::kGCEnd, 190, 1, 0, 20),
+  });
+  CheckResult res = h.Finish("gc-workers");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("labels"), 2);
+  EXPECT_EQ(res.Int("ranges", "GC mark assist"), 1);
+  EXPECT_EQ(res.Int("range_ends", "GC mark assist"), 1);
+  EXPECT_EQ(h.model.stats().gc_dropped, 1u);
+}
+
+// ---- decoder ----
+
+enum : std::uint32_t {
+  kSiteGcStart, kSiteGcDone, kSiteStw, kSiteStwDone, kSiteUpdate, kSiteReset, kSiteGoal, kSiteDrain, kSiteAssist, kSiteCas
+};
+
+probes::ProbePlan Plan() {
+  probes::ProbePlan plan;
+  plan.name = "test";
+  plan.go_minor = 26;
+  for (probes::ProbeRole role : {probes::ProbeRole::kGCStart, probes::ProbeRole::kGCDone,
+                                 probes::ProbeRole::kSTWStart, probes::ProbeRole::kSTWDone,
+                                 probes::ProbeRole::kGCHeapUpdate, probes::ProbeRole::kGCHeapReset,
+                                 probes::ProbeRole::kGCHeapGoal, probes::ProbeRole::kGCDrain,
+                                 probes::ProbeRole::kGCAssist, probes::ProbeRole::kCasgstatus}) {
+    probes::ProbeSite s;
+    s.id = static_cast<std::uint16_t>(plan.sites.size());
+    s.role = role;
+    plan.sites.push_back(s);
+  }
+  return plan;
+}
+
+std::vector<std::uint8_t> Call(std::uint64_t ts, std::uint32_t site, std::uint64_t rax, std::uint64_t rbx,
+                               std::vector<std::uint64_t> stack = {}) {
+  gt_call_record r{};
+  r.h.ts_ns = ts;
+  r.h.tgid = 1;
+  r.h.tid = 101;
+  r.h.kind = GT_REC_CALL;
+  r.ctx.p_id = 0;
+  r.ctx.p = 0xd000;
+  r.ctx.curg = 0xc000000100;
+  r.ctx.curg_goid = 1;
+  r.probe_id = site;
+  r.args[0] = rax;
+  r.args[1] = rbx;
+  r.has_stack = stack.empty() ? 0 : 1;
+  std::vector<std::uint8_t> out(reinterpret_cast<const std::uint8_t *>(&r), reinterpret_cast<const std::uint8_t *>(&r) + sizeof r);
+  if (!stack.empty()) {
+    gt_stack_tail t{};
+    t.nframes = static_cast<std::uint16_t>(stack.size());
+    t.source = GT_STACK_REGS;
+    out.insert(out.end(), reinterpret_cast<const std::uint8_t *>(&t), reinterpret_cast<const std::uint8_t *>(&t) + sizeof t);
+    out.insert(out.end(), reinterpret_cast<const std::uint8_t *>(stack.data()),
+               reinterpret_cast<const std::uint8_t *>(stack.data()) + stack.size() * 8);
+  }
+  return out;
+}
+
+// casgstatus(gp, oldv, newv) of goroutine goid by its own thread 101.
+std::vector<std::uint8_t> Cas(std::uint64_t ts, std::uint64_t goid, std::uint32_t oldv, std::uint32_t newv) {
+  gt_gstatus_record r{};
+  r.h.ts_ns = ts;
+  r.h.tgid = 1;
+  r.h.tid = 101;
+  r.h.kind = GT_REC_GSTATUS;
+  r.ctx.p_id = 0;
+  r.ctx.p = 0xd000;
+  r.ctx.curg = 0xc000000100;
+  r.ctx.curg_goid = 1;
+  r.ctx.caller_pc = 0x9999;  // symbolizes to nothing: unclassified for the scheduler
+  r.probe_id = kSiteCas;
+  r.gp = 0xc000000000 + goid * 0x100;
+  r.goid = goid;
+  r.oldval = oldv;
+  r.newval = newv;
+  return {reinterpret_cast<const std::uint8_t *>(&r), reinterpret_cast<const std::uint8_t *>(&r) + sizeof r};
+}
+
+struct Decoder {
+  explicit Decoder(bool from_zero) {
+    DecoderConfig c;
+    c.plan = &plan;
+    c.stw_reasons = {"unknown", "GC mark termination", "GOMAXPROCS"};
+    c.heap_live_from_zero = from_zero;
+    dec = std::make_unique<RecordDecoder>(std::move(c));
+  }
+  probes::ProbePlan plan = Plan();
+  std::unique_ptr<RecordDecoder> dec;
+  std::vector<Record> out;
+  void Feed(const std::vector<std::uint8_t> &bytes) {
+    capture::RecordView v(bytes.data(), bytes.size());
+    ASSERT_TRUE(v.valid());
+    dec->Decode(v, out);
+  }
+};
+
+// heapLive = resetLive's value + update's deltas (mgcpacer.go); a zero delta writes
+// nothing; a goal of ~0 or beyond 2^62 (GC off) is written as 0 (traceruntime.go
+// HeapGoal); STW reasons come from stwReasonStrings; GCBegin skips gcStart's frame.
+TEST(GcDecoder, HeapLiveAndReasons) {
+  Decoder d(/*from_zero=*/true);
+  d.Feed(Call(100, kSiteUpdate, 0xabc, 8192));
+  d.Feed(Call(110, kSiteUpdate, 0xabc, 0));
+  d.Feed(Call(120, kSiteUpdate, 0xabc, static_cast<std::uint64_t>(std::int64_t{-4096})));
+  d.Feed(Call(130, kSiteGcStart, 0, 0, {0x4000, 0x4100}));
+  d.Feed(Call(140, kSiteStw, 1, 0, {0x4200}));
+  d.Feed(Call(150, kSiteReset, 0xabc, 1 << 20));
+  d.Feed(Call(160, kSiteUpdate, 0xabc, 8192));
+  d.Feed(Call(170, kSiteGoal, 0x7fffffffffffffff, 2 << 20));
+  d.Feed(Call(180, kSiteGoal, 0x7fffffffffffffff, ~std::uint64_t{0}));
+  d.Feed(Call(185, kSiteGoal, 0x7fffffffffffffff, std::uint64_t{0x7fffffffff000000}));
+  d.Feed(Call(190, kSiteStw, 9, 0, {0x4200}));
+  ASSERT_EQ(d.out.size(), 10u);
+  EXPECT_EQ(d.out[0].kind, RecordKind::kHeapAlloc);
+  EXPECT_EQ(d.out[0].value, 8192u);
+  EXPECT_EQ(d.out[1].value, 4096u);
+  EXPECT_EQ(d.out[2].kind, RecordKind::kGCBegin);
+  EXPECT_EQ(d.out[2].stack_skip, 1u);
+  EXPECT_EQ(d.out[2].stack.size(), 2u);
+  EXPECT_EQ(d.out[3].kind, RecordKind::kSTWBegin);
+  EXPECT_EQ(d.out[3].reason, "GC mark termination");
+  EXPECT_EQ(d.out[3].stack_skip, 2u);
+  EXPECT_EQ(d.out[4].value, 1u << 20);
+  EXPECT_EQ(d.out[5].value, (1u << 20) + 8192);
+  EXPECT_EQ(d.out[6].kind, RecordKind::kHeapGoal);
+  EXPECT_EQ(d.out[6].value, 2u << 20);
+  EXPECT_EQ(d.out[7].value, 0u);
+  EXPECT_EQ(d.out[8].value, 0u);
+  EXPECT_EQ(d.out[9].reason, "unknown");  // out of the table
+}
+
+// gcDrain's flags name the worker mode (mgcmark.go gcDrainMarkWorker*; flags 0 is not a
+// worker); an assist opened at gcAssistAlloc1 ends at the goroutine's own
+// _Gwaiting -> _Grunning on that thread, not at another goroutine's.
+TEST(GcDecoder, WorkerModesAndAssistEnd) {
+  Decoder d(/*from_zero=*/true);
+  d.Feed(Call(100, kSiteDrain, 0xc0, 2 | 1));
+  d.Feed(Call(110, kSiteDrain, 0xc0, 2));
+  d.Feed(Call(120, kSiteDrain, 0xc0, 8 | 2 | 1));
+  d.Feed(Call(130, kSiteDrain, 0xc0, 4 | 2 | 1));
+  d.Feed(Call(140, kSiteDrain, 0xc0, 0));
+  d.Feed(Call(150, kSiteAssist, 0xc000000100, 1000, {0x4000, 0x4100}));
+  d.Feed(Cas(160, 1, 2, 4));  // casGToWaitingForSuspendG: still assisting
+  d.Feed(Cas(165, 7, 4, 2));  // another goroutine
+  d.Feed(Cas(170, 1, 4, 2));  // the end
+  d.Feed(Cas(180, 1, 4, 2));
+  std::vector<std::string_view> labels;
+  std::vector<RecordKind> kinds;
+  for (const Record &r : d.out) {
+    kinds.push_back(r.kind);
+    if (r.kind == RecordKind::kGoLabel) labels.push_back(r.reason);
+  }
+  ASSERT_EQ(labels.size(), 4u);
+  EXPECT_EQ(labels[0], "GC (dedicated)");
+  EXPECT_EQ(labels[1], "GC (dedicated)");
+  EXPECT_EQ(labels[2], "GC (fractional)");
+  EXPECT_EQ(labels[3], "GC (idle)");
+  int begins = 0, ends = 0;
+  for (const Record &r : d.out) {
+    if (r.kind == RecordKind::kGCMarkAssistBegin) {
+      ++begins;
+      EXPECT_EQ(r.stack_skip, 1u);
+    }
+    if (r.kind == RecordKind::kGCMarkAssistEnd) {
+      ++ends;
+      EXPECT_EQ(r.ts, 170u);
+      EXPECT_EQ(r.g, 1u);
+    }
+  }
+  EXPECT_EQ(begins, 1);
+  EXPECT_EQ(ends, 1);
+}
+
+// Attached mid-run: heapLive is unknown until the first resetLive.
+TEST(GcDecoder, HeapLiveUnknownUntilReset) {
+  Decoder d(/*from_zero=*/false);
+  d.Feed(Call(100, kSiteUpdate, 0xabc, 8192));
+  d.Feed(Call(110, kSiteReset, 0xabc, 3 << 20));
+  d.Feed(Call(120, kSiteUpdate, 0xabc, 8192));
+  ASSERT_EQ(d.out.size(), 2u);
+  EXPECT_EQ(d.out[0].value, 3u << 20);
+  EXPECT_EQ(d.out[1].value, (3u << 20) + 8192);
+}
+
+}  // namespace
+}  // namespace gotraced::model::testing
