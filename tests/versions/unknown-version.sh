@@ -16,6 +16,8 @@ BUILD=${1:?usage: unknown-version.sh BUILD MATRIX_OUT}
 OUT=${2:?}
 GOTRACED=$BUILD/cli/gotraced
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../fidelity/lib.sh
+source "$HERE/../fidelity/lib.sh"
 TOOLS=$BUILD/tools
 DIR=$OUT/unknown
 rm -rf "$DIR"
@@ -66,20 +68,26 @@ for b in "$src27" "$src27s" "$src19"; do
   fi
 done
 
-# attach NAME BINARY: runs BINARY -wait 3s -o NAME.ref, attaches gotraced --pid once it
-# printed "ready", waits for both (gotraced stops when the program exits). Sets ERR.
+# attach NAME BINARY: runs BINARY -wait 30s -o NAME.ref, attaches gotraced --pid once it
+# printed "ready", sends SIGUSR1 once gotraced holds its probes, waits for both (gotraced stops when the program exits). Sets ERR.
 attach() {
   local name=$1 bin=$2 log=$DIR/$1.log tout=$DIR/$1.target.log tpid gpid i rc=0 grc=0
   ERR=
-  "$bin" -wait 3s -o "$DIR/$name.ref" >"$tout" 2>&1 &
+  "$bin" -wait 30s -o "$DIR/$name.ref" >"$tout" 2>&1 &
   tpid=$!
   for ((i = 0; i < 100; i++)); do
     grep -q '^ready' "$tout" 2>/dev/null && break
     sleep 0.05
   done
-  timeout -k 5 40 "$GOTRACED" --quiet --pid "$tpid" --out "$DIR/$name.trace" >"$log" 2>&1 &
+  # Not under timeout(1): fid_wait_attached looks at gotraced's own descriptors.
+  "$GOTRACED" --quiet --pid "$tpid" --out "$DIR/$name.trace" >"$log" 2>&1 &
   gpid=$!
+  fid_wait_attached "$gpid" 30 || true  # a refusal shows in gotraced's exit status
+  sleep 0.3
+  kill -USR1 "$tpid" 2>/dev/null || true
   wait "$tpid" || rc=$?
+  for ((i = 0; i < 300; i++)); do kill -0 "$gpid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$gpid" 2>/dev/null && kill -KILL "$gpid"
   wait "$gpid" || grc=$?
   if ((rc != 0)); then
     ERR="the program exited $rc: $(tail -n1 "$tout")"

@@ -19,22 +19,34 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/trace"
 	"sync"
+	"syscall"
 	"time"
 )
 
 func main() {
 	out := flag.String("o", "", "write the in-process runtime/trace here (empty: no in-process trace)")
-	wait := flag.Duration("wait", 0, "print \"ready\", then sleep in short steps this long before starting "+
-		"(gotraced --pid attaches meanwhile; its self-check needs goroutine transitions)")
+	wait := flag.Duration("wait", 0, "print \"ready\", then sleep in short steps until SIGUSR1 or this long "+
+		"before starting (gotraced --pid attaches meanwhile; its self-check needs goroutine transitions)")
 	flag.Parse()
 	if *wait > 0 {
+		// Until SIGUSR1 (the test has seen gotraced attach) or the timeout.
+		go1 := make(chan os.Signal, 1)
+		signal.Notify(go1, syscall.SIGUSR1)
 		fmt.Println("ready")
+	waiting:
 		for end := time.Now().Add(*wait); time.Now().Before(end); {
-			time.Sleep(2 * time.Millisecond)
+			select {
+			case <-go1:
+				break waiting
+			default:
+				time.Sleep(2 * time.Millisecond)
+			}
 		}
+		signal.Stop(go1)
 	}
 	if *out != "" {
 		f, err := os.Create(*out)
@@ -56,7 +68,7 @@ func main() {
 	trace.WithRegion(ctx, "pingpong", func() { pingpong(1500) })
 	trace.WithRegion(ctx, "mutex", func() { mutexes(4, 400) })
 	trace.WithRegion(ctx, "spawn", func() { spawn(40) })
-	trace.WithRegion(ctx, "syscalls", func() { syscalls(100) })
+	trace.WithRegion(ctx, "syscalls", func() { syscalls(400) })
 	trace.WithRegion(ctx, "sleep", func() { sleeps(5) })
 	trace.WithRegion(ctx, "gc", func() {
 		sink = make([][]byte, 0, 256)
