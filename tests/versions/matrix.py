@@ -67,8 +67,10 @@ LEGACY = ("1.19", "1.21")
 # Cells seen failing intermittently, with what was seen; reported (marked "known"), not
 # asserted, until fixed. Remove an entry once its cause is fixed.
 KNOWN = {
-    ("1.21", "cgo", "syscalls"): "1 of 4 runs: the 50 cgo calls' syscalls (cgocall -> entersyscall) "
-                                 "missing from gotraced's trace (458 ref, 409 ours); cause not found yet",
+    ("1.21", "cgo", "syscalls"): "1 of 4 runs: 458 ref vs 409 ours in the compared window although "
+                                 "gotraced wrote all 470 (its summary); the 50 cgo calls at the end of the "
+                                 "run did not pair (legacy-format clock drift near the window's end? not "
+                                 "verified)",
 }
 
 
