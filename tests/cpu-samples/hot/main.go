@@ -1,8 +1,8 @@
 // hot: a CPU-bound Go program for tests/suites/47-cpu-samples.sh. One goroutine spins
 // until the process has used -cpu of CPU time (not wall time: on a loaded machine the
-// sample count must still be predictable), spending about 3/4 of its time in hotSpin and 1/4 in coldSpin (same loop,
-// a quarter of the iterations), so a CPU profile's samples have a known top function
-// and a known share. With -self FILE it records its own execution trace with CPU
+// sample count must still be predictable), spending about 3/4 of its time in hotSpin and
+// 1/4 in coldSpin (same loop, a third of hotSpin's iterations), so a CPU profile's
+// samples have a known top function and a known share. With -self FILE it records its own execution trace with CPU
 // profiling on (runtime/trace.Start + runtime/pprof.StartCPUProfile: the runtime then
 // writes the CPU samples into the trace), the reference gotraced's samples are compared
 // with. At exit it prints the process's CPU time ("cpu_seconds=X", getrusage user+sys).
@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
@@ -30,11 +31,15 @@ func spin(n int, x uint64) uint64 {
 	return x
 }
 
-//go:noinline
-func hotSpin(x uint64) uint64 { return spin(300000, x) }
+// The work per round varies at random (same 3:1 ratio on average): a perfectly periodic
+// loop could alias with the sampling period (perf's CPU clock fires every 1/hz exactly)
+// and put most samples in the same phase of the loop.
 
 //go:noinline
-func coldSpin(x uint64) uint64 { return spin(100000, x) }
+func hotSpin(n int, x uint64) uint64 { return spin(3*n, x) }
+
+//go:noinline
+func coldSpin(n int, x uint64) uint64 { return spin(n, x) }
 
 func main() {
 	budget := flag.Duration("cpu", 1500*time.Millisecond, "spin until the process used this much CPU time")
@@ -61,8 +66,9 @@ func main() {
 	}
 	x := uint64(1)
 	for cpuTime() < *budget {
-		x = hotSpin(x)
-		x = coldSpin(x)
+		n := 50000 + rand.Intn(100000)
+		x = hotSpin(n, x)
+		x = coldSpin(n, x)
 	}
 	sink = x
 	fmt.Printf("cpu_seconds=%.3f\n", cpuTime().Seconds())
