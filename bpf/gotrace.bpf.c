@@ -577,6 +577,8 @@ int gt_casgstatus(struct pt_regs *ctx) {
   return 0;
 }
 
+#include "bpf/user.bpf.h"  // user_hit: runtime/trace annotation sites (GT_REC_USER)
+
 // ---- any other runtime site ---------------------------------------------------------
 
 SEC("uprobe")
@@ -588,6 +590,8 @@ int gt_call(struct pt_regs *ctx) {
     if (cc) cc->morestack_skips++;
     return 0;
   }
+  __u64 cookie = bpf_get_attach_cookie(ctx);
+  if (cookie & GT_USER_COOKIE_USER) return user_hit(ctx, cookie);
   __u32 zero = 0;
   struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;

@@ -210,6 +210,11 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   I.skel = gotrace__open();
   if (!I.skel) return gobin::Error{LoadError(errno)};
   FillConfig(I.plan, opts.pid, &I.skel->rodata->cfg);
+  // User annotations: the runtime's tracer flag, read at StartRegion/Logf (bpf/user.bpf.h).
+  if (I.plan.user_tracing_flag_vaddr) {
+    I.skel->rodata->gt_user_tracing_addr = I.plan.user_tracing_flag_vaddr + I.bias;
+    I.skel->rodata->gt_user_tracing_size = I.plan.user_tracing_flag_size;
+  }
   bpf_map__set_max_entries(I.skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
   if (!opts.plan.syscall_tracepoints) {
     bpf_program__set_autoload(I.skel->progs.gt_sys_enter, false);

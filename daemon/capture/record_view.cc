@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace gotraced::capture {
@@ -17,6 +18,7 @@ const char *RecordKindName(uint16_t kind) {
     case GT_REC_TASK_EXIT: return "TASK_EXIT";
     case GT_REC_EXEC: return "EXEC";
     case GT_REC_TASK_NEW: return "TASK_NEW";
+    case GT_REC_USER: return "USER";
     case GT_REC_CPU_SAMPLE: return "CPU_SAMPLE";
     default: return "?";
   }
@@ -33,6 +35,7 @@ size_t RecordBodySize(uint16_t kind) {
     case GT_REC_TASK_EXIT:
     case GT_REC_EXEC:
     case GT_REC_TASK_NEW: return sizeof(gt_task_record);
+    case GT_REC_USER: return sizeof(gt_user_record);
     case GT_REC_CPU_SAMPLE: return sizeof(gt_cpu_sample_record);
     default: return 0;
   }
@@ -45,6 +48,7 @@ RecordView::RecordView(const void *data, size_t size) : data_(static_cast<const 
   uint8_t has_stack = 0;
   if (header().kind == GT_REC_GSTATUS) has_stack = reinterpret_cast<const gt_gstatus_record *>(data_)->has_stack;
   if (header().kind == GT_REC_CALL) has_stack = reinterpret_cast<const gt_call_record *>(data_)->has_stack;
+  if (header().kind == GT_REC_USER) has_stack = reinterpret_cast<const gt_user_record *>(data_)->call.has_stack;
   if (header().kind == GT_REC_CPU_SAMPLE) has_stack = 1;  // always carries its (maybe empty) stack
   if (has_stack) {
     if (size_ < body + sizeof(gt_stack_tail)) return;
@@ -82,9 +86,13 @@ const gt_hello_record *RecordView::hello() const {
 const gt_cpu_sample_record *RecordView::cpu_sample() const {
   return valid_ && header().kind == GT_REC_CPU_SAMPLE ? reinterpret_cast<const gt_cpu_sample_record *>(data_) : nullptr;
 }
+const gt_user_record *RecordView::user() const {
+  return valid_ && header().kind == GT_REC_USER ? reinterpret_cast<const gt_user_record *>(data_) : nullptr;
+}
 const gt_go_ctx *RecordView::go_ctx() const {
   if (auto *g = gstatus()) return &g->ctx;
   if (auto *c = call()) return &c->ctx;
+  if (auto *u = user()) return &u->call.ctx;
   return nullptr;
 }
 const gt_stack_tail *RecordView::stack_tail() const {
@@ -126,6 +134,13 @@ std::string RecordView::Describe() const {
     out += fmt::format(" probe={} flags={:#x} args=[{:#x} {:#x} {:#x}] deref=[{} {} {:#x} {}]", c->probe_id, c->flags,
                        c->args[0], c->args[1], c->args[2], c->deref[0], c->deref[1], c->deref[2], c->deref[3]);
     out += ctx_str(c->ctx);
+  } else if (auto *u = user()) {
+    auto str = [&](int i) {
+      return std::string(reinterpret_cast<const char *>(u->str[i]), std::min<uint32_t>(u->str_len[i], GT_USER_STR_MAX));
+    };
+    out += fmt::format(" probe={} args=[{:#x} {:#x}] str=[\"{}\" \"{}\"]", u->call.probe_id, u->call.args[0],
+                       u->call.args[1], str(0), str(1));
+    out += ctx_str(u->call.ctx);
   } else if (auto *s = sched_switch()) {
     out += fmt::format(" prev={}/{} state={} -> next={}/{}", s->prev_tgid, s->prev_tid, s->prev_state, s->next_tgid,
                        s->next_tid);

@@ -38,8 +38,9 @@ class RecordView {
   const gt_syscall_record *syscall() const;   // SYS_ENTER or SYS_EXIT
   const gt_task_record *task() const;         // TASK_EXIT, EXEC or TASK_NEW
   const gt_hello_record *hello() const;
+  const gt_user_record *user() const;         // USER (runtime/trace annotation sites)
   const gt_cpu_sample_record *cpu_sample() const;
-  // The Go context of a GSTATUS or CALL record, else nullptr.
+  // The Go context of a GSTATUS, CALL or USER record, else nullptr.
   const gt_go_ctx *go_ctx() const;
 
   // The stack tail of a GSTATUS/CALL record, or nullptr when it carries none.

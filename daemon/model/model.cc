@@ -29,6 +29,11 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kGoCreateSyscall: return "GoCreateSyscall";
     case RecordKind::kGoDestroySyscall: return "GoDestroySyscall";
     case RecordKind::kGoSwitch: return "GoSwitch";
+    case RecordKind::kUserTaskBegin: return "UserTaskBegin";
+    case RecordKind::kUserTaskEnd: return "UserTaskEnd";
+    case RecordKind::kUserRegionBegin: return "UserRegionBegin";
+    case RecordKind::kUserRegionEnd: return "UserRegionEnd";
+    case RecordKind::kUserLog: return "UserLog";
     case RecordKind::kCPUSample: return "CPUSample";
     case RecordKind::kGCBegin: return "GCBegin";
     case RecordKind::kGCEnd: return "GCEnd";
@@ -172,6 +177,11 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGoCreateSyscall: OnGoCreateSyscall(r); break;
     case RecordKind::kGoDestroySyscall: OnGoDestroySyscall(r); break;
     case RecordKind::kGoSwitch: OnGoSwitch(r); break;
+    case RecordKind::kUserTaskBegin:
+    case RecordKind::kUserTaskEnd:
+    case RecordKind::kUserRegionBegin:
+    case RecordKind::kUserRegionEnd:
+    case RecordKind::kUserLog: OnUser(r); break;
     case RecordKind::kCPUSample: OnCPUSample(r); break;  // model_cpu.cc
     case RecordKind::kGCBegin:
     case RecordKind::kGCEnd:

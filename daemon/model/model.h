@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "daemon/model/model_gc.h"
+#include "daemon/model/model_user.h"
 #include "daemon/model/record.h"
 #include "daemon/model/sched_state.h"
 #include "daemon/model/snapshot.h"
@@ -133,6 +134,7 @@ class Model {
   void OnGoCreateSyscall(const Record &r);
   void OnGoDestroySyscall(const Record &r);
   void OnGoSwitch(const Record &r);
+  void OnUser(const Record &r);  // tasks, regions, logs (model_user.cc)
   // GC, STW, heap metrics, mark workers and assists (model_gc.cc).
   void OnGc(const Record &r);
   void GcGenerationStart(std::uint64_t ts);
@@ -211,6 +213,7 @@ class Model {
   std::uint64_t gen_start_ts_ = 0;  // ts the current generation started at (0 = not yet)
   std::uint64_t last_ts_ = 0;       // latest ts applied
   GcModelState gc_;  // model_gc.h
+  UserModelState user_;  // model_user.h
   bool loss_pending_ = false;
   bool finished_ = false;
 };

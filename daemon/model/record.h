@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -70,7 +71,14 @@ enum class RecordKind : std::uint8_t {
   kGoLabel,
   kGCMarkAssistBegin,
   kGCMarkAssistEnd,
-};
+  // User annotations (runtime/trace; model_user.cc). value = task id; kUserTaskBegin:
+  // value2 = parent task, text = task type; kUserRegion*: text = region type, kUserLog:
+  // text = category, text2 = message.
+  kUserTaskBegin,
+  kUserTaskEnd,
+  kUserRegionBegin,
+  kUserRegionEnd,
+  kUserLog,};
 
 std::string_view RecordKindName(RecordKind k);
 
@@ -87,6 +95,8 @@ struct Record {
   std::uint64_t value = 0;    // kProcsChange: procs; kGoCreate: start pc
   bool flag = false;          // kGoCreate: parked (GoCreateBlocked); kGoSwitch: destroy
   std::string_view reason;    // kGoBlock/kGoStop; must point to static storage
+  std::uint64_t value2 = 0;   // kUserTaskBegin: parent task id
+  std::string text, text2;    // kUser*: the annotation's strings (owned)
 
   std::uint32_t stack_skip = 0;
   std::vector<std::uint64_t> stack;  // physical return addresses, leaf first

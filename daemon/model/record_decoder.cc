@@ -262,6 +262,7 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
   switch (v.kind()) {
     case GT_REC_GSTATUS: DecodeGstatus(v, out); break;
     case GT_REC_CALL: DecodeCall(v, out); break;
+    case GT_REC_USER: DecodeUser(v, out); break;  // record_decoder_user.cc
     default: ++stats_.ignored; break;  // sched_switch, raw syscalls, task records: not trace events
   }
 }

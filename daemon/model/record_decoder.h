@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <unordered_set>
 #include <vector>
 
 #include "daemon/capture/record_view.h"
@@ -109,6 +110,10 @@ class RecordDecoder {
   // entersyscallblock, systemstack_switch) so the walk starts at gp.syscallpc's frame.
   void TrimSyscallEntry(std::vector<std::uint64_t> &pcs);
   bool HasRole(probes::ProbeRole role) const;
+  // User annotations (record_decoder_user.cc).
+  void DecodeUser(const capture::RecordView &v, std::vector<Record> &out);
+  std::uint64_t UserTaskOfContext(const gt_user_record &u) const;
+  std::unordered_set<std::uint64_t> user_live_tasks_;  // tasks created, not yet ended
   // GC / STW / heap / worker / assist CALL records (record_decoder_gc.cc); false: not a
   // GC role.
   bool DecodeGcCall(const capture::RecordView &v, probes::ProbeRole role, std::vector<std::uint64_t> &pcs,

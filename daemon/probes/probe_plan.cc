@@ -9,6 +9,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/user_sites.h"
 #include "daemon/probes/gc_sites.h"
 #include "daemon/probes/version_support.h"
 #include "proto/bpf_config.h"
@@ -31,6 +32,12 @@ std::string_view ProbeRoleName(ProbeRole r) {
     case ProbeRole::kSTWStart: return "stopTheWorld";
     case ProbeRole::kSTWDone: return "startTheWorld";
     case ProbeRole::kSyscallReleaseP: return "syscallReleaseP";
+    case ProbeRole::kUserTaskCreate: return "userTaskCreate";
+    case ProbeRole::kUserTaskEnd: return "userTaskEnd";
+    case ProbeRole::kUserRegion: return "userRegion";
+    case ProbeRole::kUserLog: return "userLog";
+    case ProbeRole::kUserStartRegion: return "trace.StartRegion";
+    case ProbeRole::kUserLogf: return "trace.Logf";
     case ProbeRole::kGCHeapUpdate: return "heapLiveUpdate";
     case ProbeRole::kGCHeapReset: return "heapLiveReset";
     case ProbeRole::kGCHeapGoal: return "heapGoal";
@@ -331,6 +338,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     plan.sites.push_back(std::move(s));
   }
   if (opts.gc_probes) AddGcSites(bin, plan);  // gc_sites.cc
+  if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
   return plan;
 }
 

@@ -53,6 +53,17 @@ enum class ProbeRole : uint16_t {
   kSTWDone = 12,          // runtime.startTheWorldWithSema entry+4 (STWEnd)
   kSyscallReleaseP = 13,  // runtime.syscallingThread.releaseP entry (Go >= 1.26): sysmon /
                           // STW takes a P from a thread in a syscall (ProcSteal)
+  // 30..39: user annotations (GT_REC_USER records; daemon/probes/user_sites.cc). The
+  // runtime half of runtime/trace (runtime/traceruntime.go, linknamed as
+  // runtime/trace.user*), called by the package whether or not tracing is on ...
+  kUserTaskCreate = 30,   // runtime/trace.userTaskCreate(id, parentID, taskType) entry+4
+  kUserTaskEnd = 31,      // runtime/trace.userTaskEnd(id) entry+4
+  kUserRegion = 32,       // runtime/trace.userRegion(id, mode, name) entry+4
+  kUserLog = 33,          // runtime/trace.userLog(id, category, message) entry+4
+  // ... and the package functions that return before calling the runtime when tracing
+  // is off (runtime/trace/annotation.go: `if !IsEnabled()`).
+  kUserStartRegion = 34,  // runtime/trace.StartRegion(ctx, regionType) entry+4
+  kUserLogf = 35,         // runtime/trace.Logf(ctx, category, format, args...) entry+4
   // 20..29: GC details (docs/probe-plan.md §3.9; records decoded in
   // daemon/model/record_decoder_gc.cc). Gaps are named "?".
   kGCHeapUpdate = 20,     // runtime.(*gcControllerState).update(dHeapLive, dHeapScan) entry+4:
@@ -85,6 +96,7 @@ struct ProbeSite {
   uint32_t flags = 0;        // GT_CALL_* (cookie bits 16..31) for CALL sites
   bool required = true;      // attach failure of a required site fails the plan
   std::string insn;          // the probed instruction, for humans ("PUSHQ BP", "JBE")
+  uint32_t cookie_hi = 0;    // cookie bits 32..63 (GT_USER_COOKIE_* >> 32 for user sites)
 };
 
 // The .rodata the BPF program reads (bpf/gotrace.bpf.c `cfg`). Offsets in bytes, -1 when
@@ -121,6 +133,10 @@ struct ProbePlan {
   // calls casgstatus, so gt_gstatus_record::caller_spill[1] is GoUnblock's traceskip
   // when the record's caller is runtime.ready (checked on the code of this binary).
   bool ready_traceskip_spilled = false;
+  // The runtime's "in-process tracer on" flag (gobin GlobalId::kTraceEnabled; link-time
+  // address, size 1 or 8), read at the StartRegion/Logf sites (user_sites.cc); 0 = none.
+  uint64_t user_tracing_flag_vaddr = 0;
+  uint32_t user_tracing_flag_size = 0;
   std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
   // The target's Go version is outside the range the plan was written for
   // (version_support.h): Capture::Start then insists on a conclusive self-check.
@@ -136,6 +152,7 @@ struct PlanOptions {
   bool sched_switch = true;          // M on/off CPU
   bool gc_probes = true;             // gcStart / gcMarkTermination / STW
   bool stacks = true;                // stack walks for the events that carry one
+  bool user_probes = true;           // runtime/trace tasks, regions, logs (user_sites.cc)
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:
@@ -144,8 +161,10 @@ struct PlanOptions {
 gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout,
                                  const PlanOptions &opts = {});
 
-// Cookie for a site: probe id | flags << 16.
-inline uint64_t CookieFor(const ProbeSite &s) { return uint64_t{s.id} | (uint64_t{s.flags} << 16); }
+// Cookie for a site: probe id | flags << 16 | cookie_hi << 32.
+inline uint64_t CookieFor(const ProbeSite &s) {
+  return uint64_t{s.id} | (uint64_t{s.flags} << 16) | (uint64_t{s.cookie_hi} << 32);
+}
 
 // Human-readable plan (one line per site) for capture-dump / inspect.
 std::string DescribePlan(const ProbePlan &plan);

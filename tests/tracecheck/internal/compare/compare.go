@@ -153,6 +153,7 @@ func Compare(ref, ours *Trace, o Options) (*Report, error) {
 	c.blocks()
 	c.unblocks()
 	c.syscalls()
+	c.user() // user.go (before stacks: adds its pairs)
 	c.stacks()
 	c.stops()
 	c.exits()
