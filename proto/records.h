@@ -61,8 +61,6 @@ enum gt_record_kind {
   GT_REC_TASK_NEW = 9,      // struct gt_task_record: task_newtask (new thread) in the target
   GT_REC_USER = 11,         // struct gt_user_record: a runtime/trace annotation site (tasks,
                             // regions, logs); 12 is reserved for user annotations too
-  GT_REC_USER = 11,         // struct gt_user_record: a runtime/trace annotation site (tasks,
-                            // regions, logs); 12 is reserved for user annotations too
   GT_REC_CPU_SAMPLE = 10,   // struct gt_cpu_sample_record: a CPU-clock perf sample of a target thread
   GT_REC_KIND_COUNT
 };
@@ -309,38 +307,6 @@ struct gt_user_record {
   // struct gt_stack_tail + pcs follow when call.has_stack.
 };
 
-// ---------------------------------------------------------------------------------
-// GT_REC_USER: a hit of a user-annotation site (ProbeRole kUser*: runtime/trace's
-// runtime half trace_userTaskCreate/userTaskEnd/userRegion/userLog, and the package
-// functions that return early when tracing is off, StartRegion and Logf). It is a
-// gt_call_record (ctx, argument registers, optional stack) plus up to two Go strings
-// copied from the target. Which registers hold the strings is the plan's choice, passed
-// in attach cookie bits 32..47 (GT_USER_COOKIE_*): BPF copies, the daemon interprets.
-#define GT_USER_STR_MAX 128  // bytes copied per string (longer ones are cut; len says)
-// A cookie nibble names one string: 0 = none; 1..5 = the string header (ptr, len) is in
-// args[n-1], args[n] (ABIInternal registers RAX, RBX, RCX, RDI, RSI, R8).
-#define GT_USER_COOKIE_STR0_SHIFT 32
-#define GT_USER_COOKIE_STR1_SHIFT 36
-// Cookie bit 40: arg1 (RBX) is the data word of a context.Context: copy the first 6
-// words it points to into ctx_words (a *context.valueCtx is {Context, key, val}) and the
-// word that ctx_words[5] (val's data pointer) points to into ctx_val0.
-#define GT_USER_COOKIE_CTX_ARG1 (1ull << 40)
-// Cookie bit 41: the site is a user-annotation site (gt_call writes a GT_REC_USER).
-#define GT_USER_COOKIE_USER (1ull << 41)
-// At sites with GT_USER_COOKIE_CTX_ARG1 (StartRegion, Logf), call.deref[1] = 1 when the
-// runtime's "tracer on" flag was read (its address is in bpf/user.bpf.h's .rodata) and
-// call.deref[0] = its value: package runtime/trace calls the runtime from these functions
-// only while tracing is on.
-
-struct gt_user_record {
-  struct gt_call_record call;  // call.h.kind = GT_REC_USER; call.has_stack as in CALL
-  gt_u32 str_len[2];           // full lengths from the string headers (0 when none)
-  gt_u64 ctx_words[6];         // GT_USER_COOKIE_CTX_ARG1 only, else 0
-  gt_u64 ctx_val0;             // *(u64*)ctx_words[5], else 0
-  gt_u8 str[2][GT_USER_STR_MAX];  // the first min(str_len, GT_USER_STR_MAX) bytes
-  // struct gt_stack_tail + pcs follow when call.has_stack.
-};
-
 // Per-CPU counters (BPF_MAP_TYPE_PERCPU_ARRAY "counters", one entry). Per CPU so the hot
 // path never does a locked add on a cache line shared by all CPUs; the daemon sums them.
 struct gt_cpu_counters {
@@ -366,7 +332,6 @@ static_assert(sizeof(struct gt_go_ctx) == 88, "go ctx layout");
 static_assert(sizeof(struct gt_stack_tail) == 24, "stack tail layout");
 static_assert(sizeof(struct gt_gstatus_record) % 8 == 0, "gstatus layout");
 static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
-static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
 static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
 static_assert(sizeof(struct gt_cpu_sample_record) == 80, "cpu sample layout");
 #endif
