@@ -62,6 +62,7 @@ struct scratch {
   struct walk w;
   __u8 swin[GT_SWIN + 16];    // +16: a masked frame offset's 16 bytes stay inside
   __u8 gwin[3][512 + 8];      // R14's g, m->curg, casgstatus' gp (offsets masked to 511)
+  __u8 gwin_tail[GT_GWIN];    // gview_load's second-page read may end past gwin[2]'s 520
 };
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -124,10 +125,24 @@ static __always_inline void gview_load(struct gview *v, __u64 g, __u8 *buf) {
   v->g = g;
   v->buf = buf;
   if (!buf || cfg.g_m < 0) return;
-  if (!g)
+  if (!g) {
     __builtin_memset(buf, 0, GT_GWIN);
-  else if (bpf_probe_read_user(buf, GT_GWIN, (const void *)(g + cfg.g_m)) != 0)
-    count_fault();
+    return;
+  }
+  __u64 src = g + (__u64)cfg.g_m;
+  __u64 first = 4096 - (src & 4095);  // bytes of the copy on src's page
+  if (first >= GT_GWIN) {
+    if (bpf_probe_read_user(buf, GT_GWIN, (const void *)src) != 0) count_fault();
+    return;
+  }
+  // The copy crosses a page boundary: read each page on its own. A g fresh from malg
+  // (newproc1 on Go <= 1.21 allocates it just before the Gdead->Grunnable casgstatus)
+  // can end on a page nothing has written yet; the helper cannot fault it in, so one
+  // read across the boundary would fail as a whole and zero fields that newproc1 did
+  // write (startpc, gopc). Untouched memory reads 0 here, which is what those fields
+  // hold, so the second read's failure is not counted as a fault.
+  if (bpf_probe_read_user(buf, (__u32)first, (const void *)src) != 0) count_fault();
+  bpf_probe_read_user(buf + first, (__u32)(GT_GWIN - first), (const void *)(src + first));
 }
 
 static __always_inline __u64 gv_read(const struct gview *v, __s32 off, __u32 size) {
