@@ -82,7 +82,9 @@ func topKeys(rs []Rec, n int) string {
 	for k := range cnt {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return cnt[keys[i]] > cnt[keys[j]] || cnt[keys[i]] == cnt[keys[j]] && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return cnt[keys[i]] > cnt[keys[j]] || cnt[keys[i]] == cnt[keys[j]] && keys[i] < keys[j]
+	})
 	out := ""
 	for i, k := range keys {
 		if i == n {

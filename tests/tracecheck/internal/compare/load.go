@@ -119,7 +119,7 @@ func Load(path string) (*Trace, error) {
 			t.Tasks = append(t.Tasks, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), uint64(k.Parent), k.Type)}, ev.Stack()))
 		case trace.EventTaskEnd:
 			k := ev.Task()
-			t.TaskEnds = append(t.TaskEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), k.Type)}, ev.Stack()))
+			t.TaskEnds = append(t.TaskEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID))}, ev.Stack())) // id only: a file that starts after the task's begin (a flight-recorder window) has no type for it
 		case trace.EventRegionBegin:
 			r := ev.Region()
 			t.Regions = append(t.Regions, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))

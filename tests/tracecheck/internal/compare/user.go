@@ -13,7 +13,8 @@ import (
 // REF record in the window has an OURS record with the same key and on the
 // same goroutine, and OURS has no extra one (match figure 1.0):
 //   - task begins: id, parent id, type;
-//   - task ends: id (and the type the reader attaches from the begin);
+//   - task ends: id (not the type the reader attaches from the begin: a
+//     flight-recorder window can hold the end without the begin);
 //   - region begins and ends: task id, region type;
 //   - logs: task id, category, message.
 // Paired records (same key and goroutine, in time order) also go to the
