@@ -64,16 +64,13 @@ go_for() {
 # field JSON EXPR: a value of samples.py's JSON.
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))" "$1" "$2"; }
 
-for v in 1.26 1.27 1.22 1.23; do
-  gocmd=$(go_for "$v" || true)
-  if [[ -z $gocmd ]]; then
-    echo "SKIP 47-cpu-samples: go$v: toolchain not installed (scripts/install-deps.sh installs it)"
-    continue
-  fi
+# check_version V: every check of one Go version (gocmd set by the caller).
+check_version() {
+  local v=$1
   bin=$WORK/hot-$v
   if ! (cd "$ROOT/tests/cpu-samples/hot" && $gocmd build -o "$bin" .) >"$WORK/build-$v.log" 2>&1; then
     bad "go$v: building tests/cpu-samples/hot: $(tail -3 "$WORK/build-$v.log")"
-    continue
+    return
   fi
 
   # One run gives both files: the program traces itself with CPU profiling on (REF: the
@@ -81,12 +78,12 @@ for v in 1.26 1.27 1.22 1.23; do
   if ! "$GOTRACED" --cpu-hz $HZ -q --out "$WORK/ours-$v.trace" -- "$bin" -cpu $CPU -self "$WORK/ref-$v.trace" \
     >"$WORK/run-$v.out" 2>"$WORK/run-$v.log"; then
     bad "go$v: gotraced --cpu-hz $HZ failed: $(tail -3 "$WORK/run-$v.log")"
-    continue
+    return
   fi
   cpu=$(sed -n 's/^cpu_seconds=//p' "$WORK/run-$v.out")
   if ! "$TOOLS/tracecheck" "$WORK/ours-$v.trace" >"$WORK/ours-$v.json" 2>"$WORK/ours-$v.check"; then
     bad "go$v: tracecheck rejects ours: $(head -5 "$WORK/ours-$v.check")"
-    continue
+    return
   fi
   ours=$("$TOOLS/tracecheck" --events-json "$WORK/ours-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
   ref=$("$TOOLS/tracecheck" --events-json "$WORK/ref-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.hotSpin)
@@ -133,5 +130,26 @@ rows = [r for r in json.load(open(sys.argv[1]))['rows'] if r['class'] == 'cpu sa
 print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if rows else 'missing')" "$WORK/cmp-$v.json" 2>&1 || echo error)
   [[ $row == True* ]] && ok "go$v: tracecompare cpu leaf-share match ${row#True }" ||
     bad "go$v: tracecompare cpu leaf-share row: $row $(head -3 "$WORK/cmp-$v.err")"
+}
+
+total=$fail  # the checks above the loop (e.g. the refused --cpu-hz)
+for v in 1.26 1.27 1.22 1.23; do
+  gocmd=$(go_for "$v" || true)
+  if [[ -z $gocmd ]]; then
+    echo "SKIP 47-cpu-samples: go$v: toolchain not installed (scripts/install-deps.sh installs it)"
+    continue
+  fi
+  fail=0
+  check_version "$v"
+  if ((fail)); then
+    # The sample mix of a 1.5 CPU-second run on a loaded 2-core machine can fall outside
+    # a 3-sigma band now and then; a version fails only if its second run fails too. The
+    # first run's lines above stay in the log.
+    echo "47-cpu-samples: go$v: a check failed; running go$v once more, only this second run counts"
+    fail=0
+    check_version "$v"
+  fi
+  ((fail)) && total=1
 done
-exit $fail
+exit $total
+
