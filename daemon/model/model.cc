@@ -243,15 +243,20 @@ void Model::ProcessUpTo(std::uint64_t watermark, bool drain) {
 
 void Model::Advance(std::uint64_t watermark) {
   ProcessUpTo(watermark, false);
-  if (loss_pending_) {
-    loss_pending_ = false;
-    ++stats_.generation_cuts;
+  if ((loss_pending_ || cut_pending_) && !StwHoldsCut(watermark)) {
+    if (loss_pending_) ++stats_.generation_cuts;
+    loss_pending_ = cut_pending_ = false;
     EndGeneration(std::max(watermark, last_ts_));
   }
 }
 
 void Model::CutGeneration(std::uint64_t ts) {
   ProcessUpTo(ts, false);
+  if (StwHoldsCut(ts)) {
+    cut_pending_ = true;  // Advance cuts once the STW range has ended (model_gc.cc)
+    return;
+  }
+  cut_pending_ = false;
   loss_pending_ = false;
   EndGeneration(std::max(ts, last_ts_));
 }
@@ -333,6 +338,12 @@ void Model::StartGenerationStatuses(std::uint64_t ts) {
     GoState &g = st_.gs[id];
     bool bound = g.status == GoStatus::kRunning || g.status == GoStatus::kSyscall;
     EmitGoStatus(bound ? g.m : encoder::kNoThread, ts, id, bound ? g.m : encoder::kNoThread, g.status);
+    // Like the runtime's writeGoStatus (tracestatus.go): a goroutine inside a mark assist
+    // says so in every generation, so a window that starts here can end the assist.
+    if (gc_.assist.count(id)) {
+      const ThreadId batch = bound ? g.m : encoder::kNoThread;
+      Count(w_.GCMarkAssistActive(batch, Ts(batch, ts), id));
+    }
   }
 }
 

@@ -138,6 +138,8 @@ class Model {
   // GC, STW, heap metrics, mark workers and assists (model_gc.cc).
   void OnGc(const Record &r);
   void GcGenerationStart(std::uint64_t ts);
+  // True while an open STW range keeps a generation cut waiting (model_gc.cc).
+  bool StwHoldsCut(std::uint64_t ts);
   bool GcContext(const Record &r, bool need_g);
   void OnCPUSample(const Record &r);  // model_cpu.cc
 
@@ -215,6 +217,7 @@ class Model {
   GcModelState gc_;  // model_gc.h
   UserModelState user_;  // model_user.h
   bool loss_pending_ = false;
+  bool cut_pending_ = false;  // a cut waits for an STW range to end (StwHoldsCut)
   bool finished_ = false;
 };
 

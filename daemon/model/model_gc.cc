@@ -81,6 +81,7 @@ void Model::OnGc(const Record &r) {
       encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
       emitted(w_.STWBegin(r.m, ts, r.reason, stack));
       gc_.stw_g = g;
+      gc_.stw_ts = r.ts;
       return;
     }
     case RecordKind::kSTWEnd: {
@@ -143,6 +144,31 @@ void Model::OnGc(const Record &r) {
 // running P. Any M of ours that holds both will do; without one the event is left out,
 // which the reader tolerates (the cycle stays open across generations, order.go keeps
 // gcState and gcSeq, and the next GCEnd is the next sequence number).
+// The runtime never ends a generation inside a stop-the-world: traceAdvance holds
+// worldsema (runtime/trace.go), and the format has no STWActive, so a range that crossed a
+// boundary would end in a generation whose string table does not hold its reason (the
+// reader then names the end after whatever string has that id), and a window that starts
+// after the begin would end a range it never saw. A cut asked for while a range is open
+// waits for its STWEnd; after kStwHoldNs (the STWEnd was lost) the range is closed here,
+// as a repair, on the M that runs its goroutine.
+bool Model::StwHoldsCut(std::uint64_t ts) {
+  constexpr std::uint64_t kStwHoldNs = 500'000'000;
+  if (gc_.stw_g == kNoG) return false;
+  if (ts < gc_.stw_ts + kStwHoldNs) return true;
+  for (auto &[m, ms] : st_.ms) {
+    if (ms.g != gc_.stw_g || ms.p == kNoP) continue;
+    const GoState *gs = st_.G(ms.g);
+    if (gs == nullptr || gs->status != encoder::GoStatus::kRunning) continue;
+    ++stats_.repair_events;
+    last_repair_ = fmt::format("STW range of goroutine {} open for {} ms at a generation cut: STWEnd written",
+                               gc_.stw_g, (ts - gc_.stw_ts) / 1'000'000);
+    Count(w_.STWEnd(m, Ts(m, std::max(ts, last_ts_))));
+    break;
+  }
+  gc_.stw_g = kNoG;
+  return false;
+}
+
 void Model::GcGenerationStart(std::uint64_t ts) {
   if (!gc_.running) return;
   for (auto &[m, ms] : st_.ms) {

@@ -19,6 +19,7 @@ struct GcModelState {
   bool running = false;  // between GCBegin (or GCActive) and GCEnd
   bool any = false;      // a GC event was written: GCActive may open the first generation only
   Goid stw_g = kNoG;     // goroutine holding an open STW range (STWBegin written, no STWEnd)
+  std::uint64_t stw_ts = 0;  // when that range began (record time)
   std::unordered_set<Goid> assist;  // goroutines with an open GCMarkAssist range
   // Worker goroutine -> (generation, sequence number) of the run it was labelled in: the
   // runtime writes one GoLabel per GoStart of a mark worker.

@@ -150,6 +150,89 @@ TEST(ModelGc, WorkerLabelsAndAssists) {
   EXPECT_EQ(h.model.stats().gc_dropped, 1u);
 }
 
+// The runtime never cuts a generation inside a stop-the-world (traceAdvance holds
+// worldsema): a cut asked for while an STW range is open waits for its STWEnd, so the
+// range's reason stays in its generation's string table and a window starting at the
+// cut has no end without a begin (suite 60 soak: "stop-the-world (runtime.gopark)"
+// ended while not open, the end named after the next generation's string of that id).
+TEST(ModelGc, CutWaitsForStwEnd) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      Gc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GC sweep termination"),
+  });
+  h.model.CutGeneration(135);
+  EXPECT_EQ(h.model.generation_start(), 100u);  // held: the range is open
+  h.PushAll({
+      Gc(RecordKind::kSTWEnd, 140, 1, 0, 1),
+      RGoEnd(400, 1, 0, 1),
+  });
+  h.model.Advance(150);
+  EXPECT_EQ(h.model.generation_start(), 150u);  // cut once the range ended
+  CheckResult res = h.Finish("gc-stw-cut");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("generations"), 2);
+  EXPECT_EQ(res.Int("ranges", "stop-the-world (GC sweep termination)"), 1);
+  EXPECT_EQ(res.Int("range_ends", "stop-the-world (GC sweep termination)"), 1);
+  EXPECT_EQ(h.model.stats().repair_events, 0u);
+}
+
+// An STW range whose end was lost holds a cut at most 500 ms: then the range is closed
+// at the cut (a repair) and its late STWEnd, if any, is dropped.
+TEST(ModelGc, LostStwEndReleasesTheCut) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      Gc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GOMAXPROCS"),
+  });
+  h.model.CutGeneration(1000);
+  EXPECT_EQ(h.model.generation_start(), 100u);
+  h.model.CutGeneration(600'000'000);
+  EXPECT_EQ(h.model.generation_start(), 600'000'000u);
+  h.PushAll({
+      Gc(RecordKind::kSTWEnd, 600'000'100, 1, 0, 1),
+      RGoEnd(600'000'200, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("gc-stw-lost");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("ranges", "stop-the-world (GOMAXPROCS)"), 1);
+  EXPECT_EQ(res.Int("range_ends", "stop-the-world (GOMAXPROCS)"), 1);
+  EXPECT_EQ(h.model.stats().repair_events, 1u);
+  EXPECT_EQ(h.model.stats().gc_dropped, 1u);  // the late STWEnd
+}
+
+// A goroutine inside a mark assist at a generation start says so (GCMarkAssistActive,
+// as the runtime's writeGoStatus does), so the assist's end is accepted in a window
+// that starts after its begin; here the assist spans two cuts and parks in between.
+TEST(ModelGc, AssistActiveAtGenerationStart) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      Gc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      Gc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 1),
+      RGoBlock(140, 1, 0, 1, "GC assist wait"),
+  });
+  h.model.CutGeneration(200);
+  h.model.CutGeneration(300);
+  h.PushAll({
+      RGoUnblock(310, 1, 0, kNoG, 1),
+      RGoStart(320, 1, 0, 1),
+      Gc(RecordKind::kGCMarkAssistEnd, 330, 1, 0, 1),
+      Gc(RecordKind::kGCEnd, 340, 1, 0, 1),
+      RGoEnd(400, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("gc-assist-active");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("range_actives", "GC mark assist"), 2);
+  EXPECT_EQ(res.Int("range_ends", "GC mark assist"), 1);
+}
+
 // ---- decoder ----
 
 enum : std::uint32_t {
