@@ -54,6 +54,7 @@ struct RecordOptions {
   std::string generation_period = "1s";
   bool quiet = false;
   bool no_gc = false;
+  bool no_user = false;
   std::int64_t cpu_hz = 0;
   std::vector<std::string> command;
 };
@@ -146,6 +147,7 @@ int RunRecord(const RecordOptions &o) {
   so.generation_period = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
   so.launched = launch;
   so.events.gc = !o.no_gc;
+  so.events.user = !o.no_user;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   session::Session session(so);
 
@@ -231,6 +233,8 @@ std::function<int()> RegisterRecord(CLI::App &app) {
       ->capture_default_str();
   app.add_flag("--quiet,-q", o->quiet, "no live status line");
   app.add_flag("--no-gc", o->no_gc, "do not record GC, STW, heap metrics (no GC probes are attached)");
+  app.add_flag("--no-user", o->no_user,
+               "do not record user tasks, regions and logs (no runtime/trace annotation probes are attached)");
   app.add_option("--cpu-hz", o->cpu_hz,
                  "CPU samples per second of each thread's CPU time, written as the trace's CPU profile "
                  "samples (0 = off; 100 = runtime/pprof's rate)")

@@ -102,4 +102,30 @@ PY
     fail=1
   fi
 done
+
+# --no-user: the same program, no annotation probe attached, no user event written.
+v=${versions[0]}
+dir=$OUT/$v-no-user
+rm -rf "$dir"
+mkdir -p "$dir"
+if [[ ! -x $OUT/targets/$v/fidelity ]]; then
+  echo "FAIL 52-user-annotations --no-user: no target built for $v"
+  fail=1
+elif ! timeout -k 5 60 "$GOTRACED" --quiet --no-user --out "$dir/ours.trace" -- "$OUT/targets/$v/fidelity" -workload annotations \
+  >"$dir/gotraced.log" 2>&1; then
+  echo "FAIL 52-user-annotations --no-user: gotraced failed: $(tail -n2 "$dir/gotraced.log" | tr '\n' ' ')"
+  fail=1
+elif ! "$BUILD/tools/tracecheck" "$dir/ours.trace" --events-json >"$dir/events.jsonl" 2>"$dir/tracecheck.err"; then
+  echo "FAIL 52-user-annotations --no-user: tracecheck rejects the trace: $(head -n1 "$dir/tracecheck.err")"
+  fail=1
+else
+  n_user=$(grep -c -E '"kind": ?"(TaskBegin|TaskEnd|RegionBegin|RegionEnd|Log)"' "$dir/events.jsonl" || true)
+  n_all=$(wc -l <"$dir/events.jsonl")
+  if [[ $n_user -ne 0 || $n_all -lt 100 ]]; then
+    echo "FAIL 52-user-annotations --no-user: $n_user user events among $n_all (want 0 among >= 100)"
+    fail=1
+  else
+    echo "ok 52-user-annotations --no-user $v: 0 user events among $n_all events"
+  fi
+fi
 exit $fail
