@@ -16,23 +16,16 @@ versions=("$@")
 ((${#versions[@]})) || versions=(go1.26 go1.27 go1.22 go1.23)
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
-# gocmd VERSION: the command line that runs that toolchain's go (shared/CONTRIBUTING:
-# Debian Gos need GOTOOLCHAIN=local; 1.27 comes through the module proxy).
-gocmd() {
-  case $1 in
-    go1.26) echo "env GOTOOLCHAIN=local go" ;;
-    go1.27) echo "env GOTOOLCHAIN=go1.27.3 go" ;;
-    go1.19 | go1.21 | go1.22 | go1.23) echo "env GOTOOLCHAIN=local /usr/lib/go-${1#go}/bin/go" ;;
-    *) return 1 ;;
-  esac
-}
+# go_for: the toolchain of a version.
+# shellcheck source=../lib/suite.sh
+source "$root/tests/lib/suite.sh"
 
 rc=0
 cd "$root/tests/fidelity/targets"
 for v in "${versions[@]}"; do
   dir=$out/$v
   mkdir -p "$dir"
-  if ! g=$(gocmd "$v"); then
+  if ! g=$(go_for "$v"); then
     echo "build-targets: unknown Go version $v" >&2
     rc=1
     continue

@@ -10,22 +10,19 @@
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
+SUITE=45-record-smoke
 GOTRACED=$BUILD/cli/gotraced
 TOOLS=$BUILD/tools
 WORK=$BUILD/record-smoke
 fail=0
 ok() { echo "ok   45-record-smoke: $*"; }
 bad() { echo "FAIL 45-record-smoke: $*"; fail=1; }
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
 
-if [[ ! -x $GOTRACED ]]; then
-  echo "FAIL 45-record-smoke: $GOTRACED is not built"
-  exit 1
-fi
-if ! selftest=$("$GOTRACED" selftest 2>&1); then
-  echo "SKIP 45-record-smoke: this machine cannot run gotraced's BPF programs: $selftest"
-  exit 0
-fi
-bash "$ROOT/scripts/build-tools.sh" "$BUILD" >/dev/null
+need_gotraced
+need_bpf
+build_tools
 
 rm -rf "$WORK"
 mkdir -p "$WORK/prog"

@@ -22,6 +22,7 @@
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
+SUITE=47-cpu-samples
 GOTRACED=$BUILD/cli/gotraced
 TOOLS=$BUILD/tools
 WORK=$BUILD/cpu-samples
@@ -31,16 +32,12 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 fail=0
 ok() { echo "ok   47-cpu-samples: $*"; }
 bad() { echo "FAIL 47-cpu-samples: $*"; fail=1; }
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
 
-if [[ ! -x $GOTRACED ]]; then
-  echo "FAIL 47-cpu-samples: $GOTRACED is not built"
-  exit 1
-fi
-if ! selftest=$("$GOTRACED" selftest 2>&1); then
-  echo "SKIP 47-cpu-samples: this machine cannot run gotraced's BPF programs: $selftest"
-  exit 0
-fi
-bash "$ROOT/scripts/build-tools.sh" "$BUILD" >/dev/null
+need_gotraced
+need_bpf
+build_tools
 rm -rf "$WORK"
 mkdir -p "$WORK"
 
@@ -51,15 +48,6 @@ elif grep -q -- "--cpu-hz" <<<"$out"; then
 else
   bad "--cpu-hz 5000 refused without naming the flag: $out"
 fi
-
-# go_for VERSION: the go command of that toolchain (empty when not installed).
-go_for() {
-  case $1 in
-    1.26) command -v go ;;
-    1.27) GOTOOLCHAIN=go1.27.3 go version >/dev/null 2>&1 && echo "env GOTOOLCHAIN=go1.27.3 go" ;;
-    *) [[ -x /usr/lib/go-$1/bin/go ]] && echo "env GOTOOLCHAIN=local /usr/lib/go-$1/bin/go" ;;
-  esac
-}
 
 # field JSON EXPR: a value of samples.py's JSON.
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))" "$1" "$2"; }
@@ -132,23 +120,21 @@ print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if
     bad "go$v: tracecompare cpu leaf-share row: $row $(head -3 "$WORK/cmp-$v.err")"
 }
 
+version_failed() { ((fail)); }
+forget_failure() { fail=0; }
+
 total=$fail  # the checks above the loop (e.g. the refused --cpu-hz)
 for v in 1.26 1.27 1.22 1.23; do
-  gocmd=$(go_for "$v" || true)
-  if [[ -z $gocmd ]]; then
+  if ! gocmd=$(go_for "$v") || ! $gocmd version >/dev/null 2>&1; then
     echo "SKIP 47-cpu-samples: go$v: toolchain not installed (scripts/install-deps.sh installs it)"
     continue
   fi
   fail=0
-  check_version "$v"
-  if ((fail)); then
-    # The sample mix of a 1.5 CPU-second run on a loaded 2-core machine can fall outside
-    # a 3-sigma band now and then; a version fails only if its second run fails too. The
-    # first run's lines above stay in the log.
-    echo "47-cpu-samples: go$v: a check failed; running go$v once more, only this second run counts"
-    fail=0
-    check_version "$v"
-  fi
+  # The sample mix of a 1.5 CPU-second run on a loaded 2-core machine can fall outside
+  # a 3-sigma band now and then; a version fails only if its second run fails too. The
+  # first run's lines stay in the log.
+  run_twice_on_fail version_failed forget_failure \
+    "47-cpu-samples: go$v: a check failed; running go$v once more, only this second run counts" -- check_version "$v"
   ((fail)) && total=1
 done
 exit $total

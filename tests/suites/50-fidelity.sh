@@ -26,6 +26,9 @@ fi
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 # shellcheck source=../fidelity/lib.sh
 source "$ROOT/tests/fidelity/lib.sh"
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
+SUITE=50-fidelity
 GOTRACED=$BUILD/cli/gotraced
 TOOLS=$BUILD/tools
 FID=$BUILD/fidelity
@@ -34,11 +37,8 @@ read -r -a versions <<<"${FIDELITY_VERSIONS:-go1.26 go1.27 go1.22 go1.23}"
 read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun annotations}"
 RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
 
-if [[ ! -x $GOTRACED ]]; then
-  echo "FAIL 50-fidelity: $GOTRACED is not built (cmake --build $BUILD)"
-  exit 1
-fi
-bash "$ROOT/scripts/build-tools.sh" "$BUILD"
+need_gotraced
+build_tools
 build_ok=1
 bash "$ROOT/tests/fidelity/build-targets.sh" "$FID/targets" "${versions[@]}" || build_ok=0
 ((build_ok)) || echo "50-fidelity: some targets could not be built (see above); their runs fail"
@@ -115,27 +115,32 @@ run_one() {
   echo "$v $w: $verdict in $((SECONDS - t0))s${err:+: $err}"
 }
 
-# A run that misses a threshold is run once more and only the second result counts:
-# one lost or late probe hit among 10-30 events of a small workload is enough to miss
-# the 2% count threshold on a loaded 2-core machine. Both results are printed and the
-# first is kept (runs/<ver>/<workload>.first/, retried.jsonl), so a retry is never silent;
-# a workload that fails twice fails the suite.
+# The last run missed a threshold by table.py's verdict: below a threshold, or a paired
+# block with another reason (an error is not retried).
+last_run_missed() {
+  tail -n1 "$results" | python3 -c 'import json,sys; sys.path.insert(0, sys.argv[1]); import table
+r = json.loads(sys.stdin.read()); c = r["compare"]
+sys.exit(0 if (not r["error"] and c and (not c["pass"] or table.wrong_reasons(c))) else 1)' "$ROOT/tests/fidelity"
+}
+# Moves the last run's result line to retried.jsonl and its directory to <workload>.first.
+keep_first_run() {
+  tail -n1 "$results" >>"$retried"
+  sed -i '$d' "$results"
+  rm -rf "$RUNS/$v/$w.first"
+  mv "$RUNS/$v/$w" "$RUNS/$v/$w.first"
+}
+
+# A run that misses a threshold is run once more and only the second result counts
+# (run_twice_on_fail, tests/lib/suite.sh): one lost or late probe hit among 10-30 events
+# of a small workload is enough to miss the 2% count threshold on a loaded 2-core
+# machine. Both results are printed and the first is kept (runs/<ver>/<workload>.first/,
+# retried.jsonl), so a retry is never silent; a workload that fails twice fails the suite.
 retried=$RUNS/retried.jsonl
 : >"$retried"
 for v in "${versions[@]}"; do
   for w in "${workloads[@]}"; do
-    run_one "$v" "$w"
-    # table.py's verdict: below a threshold, or a paired block with another reason.
-    if tail -n1 "$results" | python3 -c 'import json,sys; sys.path.insert(0, sys.argv[1]); import table
-r = json.loads(sys.stdin.read()); c = r["compare"]
-sys.exit(0 if (not r["error"] and c and (not c["pass"] or table.wrong_reasons(c))) else 1)' "$ROOT/tests/fidelity"; then
-      tail -n1 "$results" >>"$retried"
-      sed -i '$d' "$results"
-      rm -rf "$RUNS/$v/$w.first"
-      mv "$RUNS/$v/$w" "$RUNS/$v/$w.first"
-      echo "$v $w: missed a threshold; running it once more (first result kept in $RUNS/$v/$w.first)"
-      run_one "$v" "$w"
-    fi
+    run_twice_on_fail last_run_missed keep_first_run \
+      "$v $w: missed a threshold; running it once more (first result kept in $RUNS/$v/$w.first)" -- run_one "$v" "$w"
   done
 done
 if [[ -s $retried ]]; then

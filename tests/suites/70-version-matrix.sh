@@ -29,15 +29,15 @@ RUNS=$OUT/runs
 read -r -a versions <<<"${VERSION_MATRIX_VERSIONS:-1.19 1.21 1.22 1.23 1.26 1.27}"
 read -r -a flavours <<<"${VERSION_MATRIX_FLAVOURS:-default strip pie cgo}"
 RUN_TIMEOUT=${VERSION_MATRIX_RUN_TIMEOUT:-40}
+SUITE=70-version-matrix
 t_start=$SECONDS
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
 
-if [[ ! -x $GOTRACED ]]; then
-  echo "FAIL 70-version-matrix: $GOTRACED is not built (cmake --build $BUILD)"
-  exit 1
-fi
+need_gotraced
 # shellcheck source=../fidelity/lib.sh
 source "$ROOT/tests/fidelity/lib.sh"
-bash "$ROOT/scripts/build-tools.sh" "$BUILD" || { echo "FAIL 70-version-matrix: tracecheck/tracecompare do not build"; exit 1; }
+build_tools
 bash "$ROOT/tests/versions/build-targets.sh" "$OUT/bin" "${versions[*]}" "${flavours[*]}"
 echo "70-version-matrix: targets ready in $((SECONDS - t_start))s"
 

@@ -15,21 +15,14 @@ read -r -a flavours <<<"${3:-default strip pie cgo}"
 mkdir -p "$out"
 src=$here/target
 
-# gobin VERSION: that toolchain's go command (docs/CONTRIBUTING-agents.md: Debian Gos
-# need GOTOOLCHAIN=local; 1.27 comes from the module proxy's toolchain module).
-gobin() {
-  case $1 in
-    1.19 | 1.21 | 1.22 | 1.23) echo "/usr/lib/go-$1/bin/go" ;;
-    1.26) echo "/usr/local/go/bin/go" ;;
-    1.27) echo "/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64/bin/go" ;;
-    *) return 1 ;;
-  esac
-}
+# go_for: the toolchain of a version.
+# shellcheck source=../lib/suite.sh
+source "$here/../lib/suite.sh"
 
 build_cell() {
   local v=$1 f=$2 dir=$out/$1-$2 go
   mkdir -p "$dir"
-  if ! go=$(gobin "$v") || [[ ! -x $go ]]; then
+  if ! go=$(go_for "$v") || ! $go version >/dev/null 2>&1; then
     echo "FAIL: no toolchain for go$v (${go:-unknown version}; scripts/install-deps.sh installs it)" >"$dir/build.result"
     return
   fi
@@ -42,14 +35,14 @@ build_cell() {
     *) echo "FAIL: unknown flavour $f" >"$dir/build.result"; return ;;
   esac
   local stamp
-  stamp=$({ cat "$src"/*.go "$src/go.mod" "$here/build-targets.sh"; "$go" version; echo "${env[*]} ${args[*]}"; } |
+  stamp=$({ cat "$src"/*.go "$src/go.mod" "$here/build-targets.sh"; $go version; echo "${env[*]} ${args[*]}"; } |
     sha256sum | cut -c1-16)
   if [[ -x $dir/target && -f $dir/stamp && $(cat "$dir/stamp") == "$stamp" ]]; then
     echo ok >"$dir/build.result"
     return
   fi
   rm -f "$dir/target" "$dir/stamp"
-  if (cd "$src" && env "${env[@]}" "$go" "${args[@]}" .) >"$dir/build.log" 2>&1; then
+  if (cd "$src" && env "${env[@]}" $go "${args[@]}" .) >"$dir/build.log" 2>&1; then
     echo "$stamp" >"$dir/stamp"
     echo ok >"$dir/build.result"
   else

@@ -1,0 +1,66 @@
+# What the suite scripts (tests/suites/NN-*.sh) and their target builders share. Source
+# it; it defines functions only. The suite-facing ones read, when called:
+#   SUITE   the suite's name as its lines print it (45-record-smoke ...)
+#   ROOT    the repository, BUILD the build directory, GOTRACED the gotraced binary.
+
+# need_gotraced: fails the suite (exit 1) when gotraced is not built.
+need_gotraced() {
+  if [[ ! -x $GOTRACED ]]; then
+    echo "FAIL $SUITE: $GOTRACED is not built (cmake --build $BUILD)"
+    exit 1
+  fi
+}
+
+# need_bpf: skips the suite (exit 0, saying why) when this machine cannot load BPF
+# programs at all (`gotraced selftest` fails: not root, no BTF ...).
+need_bpf() {
+  local selftest
+  if ! selftest=$("$GOTRACED" selftest 2>&1); then
+    echo "SKIP $SUITE: this machine cannot run gotraced's BPF programs: $selftest"
+    exit 0
+  fi
+}
+
+# build_tools: tracecheck and tracecompare into $BUILD/tools (scripts/build-tools.sh;
+# quick when up to date). Fails the suite (exit 1) when they do not build; go's own
+# errors are on stderr.
+build_tools() {
+  if ! bash "$ROOT/scripts/build-tools.sh" "$BUILD" >/dev/null; then
+    echo "FAIL $SUITE: tracecheck/tracecompare do not build"
+    exit 1
+  fi
+}
+
+# go_for VERSION (1.26 or go1.26): the command line that runs that toolchain's go, to be
+# used unquoted ($g build ...); returns 1 for a version this project does not know.
+# Whether the toolchain is installed is the caller's question ($g version).
+# docs/CONTRIBUTING-agents.md: the Debian Gos need GOTOOLCHAIN=local (never switch on a
+# go.mod line); 1.27 is the module proxy's toolchain module, run by the machine's go.
+go_for() {
+  case ${1#go} in
+    1.26) echo "env GOTOOLCHAIN=local go" ;;
+    1.27) echo "env GOTOOLCHAIN=go1.27.3 go" ;;
+    1.19 | 1.21 | 1.22 | 1.23) echo "env GOTOOLCHAIN=local /usr/lib/go-${1#go}/bin/go" ;;
+    *) return 1 ;;
+  esac
+}
+
+# run_twice_on_fail MISSED KEEP MESSAGE -- RUN ARGS...
+# The suites' one retry rule, for checks whose figures are noisy on a loaded 2-core
+# machine (a lost probe hit among 10-30 events, a 3-sigma sample band): RUN ARGS runs;
+# when MISSED (a command, status 0 = the run missed a threshold) says so, KEEP puts the
+# first run's results aside (they stay in the log and on disk), MESSAGE is printed, and
+# RUN ARGS runs once more: only this second run counts. Never silent, never a third run.
+# MISSED and KEEP run in this shell, so they may read and set the caller's variables;
+# RUN runs as a plain command (not in an || list), so the caller's set -e holds in it.
+run_twice_on_fail() {
+  local missed=$1 keep=$2 message=$3
+  [[ $4 == -- ]] || { echo "run_twice_on_fail: usage: MISSED KEEP MESSAGE -- RUN ARGS..." >&2; return 2; }
+  shift 4
+  "$@"
+  if $missed; then
+    $keep
+    echo "$message"
+    "$@"
+  fi
+}
