@@ -10,47 +10,31 @@ namespace {
 #define EXPECT_ACCEPTED(res) \
   ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
 
-Record U(RecordKind k, std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t task, std::string text = {},
-         std::string text2 = {}) {
-  Record r;
-  r.ts = ts;
-  r.m = m;
-  r.kind = k;
-  r.p = p;
-  r.g = g;
-  r.value = task;
-  r.text = std::move(text);
-  r.text2 = std::move(text2);
-  r.stack = {0x7000 + ts, 0x7100};
-  r.stack_skip = 1;
-  return r;
-}
-
 // A task created on g1 and ended on g2 (another M), a child task, regions nested on two
 // goroutines, logs with and without a task: everything written, nothing repaired.
 TEST(ModelUser, TasksRegionsLogsAcrossGoroutines) {
   Harness h;
-  Record child = U(RecordKind::kUserTaskBegin, 150, 1, 0, 1, 2, "child");
+  Record child = RUser(RecordKind::kUserTaskBegin, 150, 1, 0, 1, 2, "child");
   child.value2 = 1;
   h.PushAll({
       RProcStart(100, 1, 0),
       RGoCreate(110, 1, 0, kNoG, 1),
       RGoStart(120, 1, 0, 1),
-      U(RecordKind::kUserTaskBegin, 130, 1, 0, 1, 1, "request"),
-      U(RecordKind::kUserLog, 140, 1, 0, 1, 1, "round", "begin"),
+      RUser(RecordKind::kUserTaskBegin, 130, 1, 0, 1, 1, "request"),
+      RUser(RecordKind::kUserLog, 140, 1, 0, 1, 1, "round", "begin"),
       child,
       RGoCreate(160, 1, 0, 1, 2),
-      U(RecordKind::kUserRegionBegin, 170, 1, 0, 1, 1, "tail"),
+      RUser(RecordKind::kUserRegionBegin, 170, 1, 0, 1, 1, "tail"),
       RProcStart(200, 2, 1),
       RGoStart(210, 2, 1, 2),
-      U(RecordKind::kUserRegionBegin, 220, 2, 1, 2, 2, "work"),
-      U(RecordKind::kUserRegionBegin, 230, 2, 1, 2, 2, "inner"),
-      U(RecordKind::kUserLog, 240, 2, 1, 2, 0, "", "no task"),
-      U(RecordKind::kUserRegionEnd, 250, 2, 1, 2, 2, "inner"),
-      U(RecordKind::kUserRegionEnd, 260, 2, 1, 2, 2, "work"),
-      U(RecordKind::kUserTaskEnd, 270, 2, 1, 2, 2),
-      U(RecordKind::kUserTaskEnd, 280, 2, 1, 2, 1),  // ended on another goroutine
-      U(RecordKind::kUserRegionEnd, 290, 1, 0, 1, 1, "tail"),
+      RUser(RecordKind::kUserRegionBegin, 220, 2, 1, 2, 2, "work"),
+      RUser(RecordKind::kUserRegionBegin, 230, 2, 1, 2, 2, "inner"),
+      RUser(RecordKind::kUserLog, 240, 2, 1, 2, 0, "", "no task"),
+      RUser(RecordKind::kUserRegionEnd, 250, 2, 1, 2, 2, "inner"),
+      RUser(RecordKind::kUserRegionEnd, 260, 2, 1, 2, 2, "work"),
+      RUser(RecordKind::kUserTaskEnd, 270, 2, 1, 2, 2),
+      RUser(RecordKind::kUserTaskEnd, 280, 2, 1, 2, 1),  // ended on another goroutine
+      RUser(RecordKind::kUserRegionEnd, 290, 1, 0, 1, 1, "tail"),
   });
   CheckResult res = h.Finish("user_basic");
   EXPECT_ACCEPTED(res);
@@ -74,15 +58,15 @@ TEST(ModelUser, ReaderRulesAreKept) {
       RGoCreate(110, 1, 0, kNoG, 1),
       RGoStart(120, 1, 0, 1),
       RGoCreate(125, 1, 0, 1, 2),
-      U(RecordKind::kUserTaskBegin, 130, 1, 0, 1, 7, "t"),
-      U(RecordKind::kUserTaskBegin, 140, 1, 0, 1, 7, "t"),  // duplicate: dropped
-      U(RecordKind::kUserRegionBegin, 150, 1, 0, 1, 7, "outer"),
-      U(RecordKind::kUserRegionBegin, 160, 1, 0, 1, 7, "lost-end"),
-      U(RecordKind::kUserRegionEnd, 170, 1, 0, 1, 7, "nowhere"),  // matches nothing: dropped
-      U(RecordKind::kUserRegionEnd, 180, 1, 0, 1, 7, "outer"),    // closes lost-end first
-      U(RecordKind::kUserLog, 190, 1, 0, 2, 7, "c", "g2 is not running"),  // dropped
-      U(RecordKind::kUserRegionEnd, 200, 1, 0, 1, 7, "begun before the trace"),  // none open: kept
-      U(RecordKind::kUserTaskEnd, 210, 1, 0, 1, 7),
+      RUser(RecordKind::kUserTaskBegin, 130, 1, 0, 1, 7, "t"),
+      RUser(RecordKind::kUserTaskBegin, 140, 1, 0, 1, 7, "t"),  // duplicate: dropped
+      RUser(RecordKind::kUserRegionBegin, 150, 1, 0, 1, 7, "outer"),
+      RUser(RecordKind::kUserRegionBegin, 160, 1, 0, 1, 7, "lost-end"),
+      RUser(RecordKind::kUserRegionEnd, 170, 1, 0, 1, 7, "nowhere"),  // matches nothing: dropped
+      RUser(RecordKind::kUserRegionEnd, 180, 1, 0, 1, 7, "outer"),    // closes lost-end first
+      RUser(RecordKind::kUserLog, 190, 1, 0, 2, 7, "c", "g2 is not running"),  // dropped
+      RUser(RecordKind::kUserRegionEnd, 200, 1, 0, 1, 7, "begun before the trace"),  // none open: kept
+      RUser(RecordKind::kUserTaskEnd, 210, 1, 0, 1, 7),
   });
   CheckResult res = h.Finish("user_rules");
   EXPECT_ACCEPTED(res);
@@ -102,13 +86,13 @@ TEST(ModelUser, RegionAcrossGenerations) {
       RProcStart(100, 1, 0),
       RGoCreate(110, 1, 0, kNoG, 1),
       RGoStart(120, 1, 0, 1),
-      U(RecordKind::kUserTaskBegin, 130, 1, 0, 1, 3, "long"),
-      U(RecordKind::kUserRegionBegin, 140, 1, 0, 1, 3, "span"),
+      RUser(RecordKind::kUserTaskBegin, 130, 1, 0, 1, 3, "long"),
+      RUser(RecordKind::kUserRegionBegin, 140, 1, 0, 1, 3, "span"),
   });
   h.model.CutGeneration(150);
   h.PushAll({
-      U(RecordKind::kUserRegionEnd, 160, 1, 0, 1, 3, "span"),
-      U(RecordKind::kUserTaskEnd, 170, 1, 0, 1, 3),
+      RUser(RecordKind::kUserRegionEnd, 160, 1, 0, 1, 3, "span"),
+      RUser(RecordKind::kUserTaskEnd, 170, 1, 0, 1, 3),
   });
   CheckResult res = h.Finish("user_generations");
   EXPECT_ACCEPTED(res);

@@ -55,7 +55,7 @@ class RawBuilder {
     r.m_block_reason = block_reason;
     r.m_trace_skip = trace_skip;
     r.has_stack = stack.empty() ? 0 : 1;
-    return WithStack(&r, sizeof r, stack, GT_STACK_SCHED);
+    return RawRecord(r, stack, GT_STACK_SCHED);
   }
 
   std::vector<std::uint8_t> Call(std::uint64_t ts, std::uint32_t probe_id, std::int32_t p, std::uint64_t curg_goid,
@@ -68,7 +68,7 @@ class RawBuilder {
     std::memcpy(r.args, args.data(), sizeof r.args);
     std::memcpy(r.deref, deref.data(), sizeof r.deref);
     r.has_stack = stack.empty() ? 0 : 1;
-    return WithStack(&r, sizeof r, stack, source);
+    return RawRecord(r, stack, source);
   }
 
   std::uint8_t block_reason = 0, trace_skip = 0;
@@ -88,19 +88,6 @@ class RawBuilder {
     c.curg_goid = curg_goid;
     c.caller_pc = caller;
     c.p_syscalltick = p_tick;
-  }
-  std::vector<std::uint8_t> WithStack(const void *body, std::size_t n, const std::vector<std::uint64_t> &stack,
-                                      std::uint8_t source) {
-    std::vector<std::uint8_t> out(static_cast<const std::uint8_t *>(body), static_cast<const std::uint8_t *>(body) + n);
-    if (stack.empty()) return out;
-    gt_stack_tail t{};
-    t.nframes = static_cast<std::uint16_t>(stack.size());
-    t.source = source;
-    const auto *tp = reinterpret_cast<const std::uint8_t *>(&t);
-    out.insert(out.end(), tp, tp + sizeof t);
-    const auto *sp = reinterpret_cast<const std::uint8_t *>(stack.data());
-    out.insert(out.end(), sp, sp + stack.size() * 8);
-    return out;
   }
   std::uint32_t tid_;
 };

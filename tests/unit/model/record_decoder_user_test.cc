@@ -7,6 +7,7 @@
 
 #include "daemon/capture/record_view.h"
 #include "daemon/model/record_decoder.h"
+#include "tests/unit/model/record_builders.h"
 
 namespace gotraced::model {
 namespace {
@@ -64,15 +65,7 @@ struct Raw {
   std::vector<std::uint8_t> Bytes() {
     stack = {0x4000, 0x4100, 0x4200};
     r.call.has_stack = 1;
-    std::vector<std::uint8_t> out(reinterpret_cast<const std::uint8_t *>(&r),
-                                  reinterpret_cast<const std::uint8_t *>(&r) + sizeof r);
-    gt_stack_tail t{};
-    t.nframes = static_cast<std::uint16_t>(stack.size());
-    t.source = GT_STACK_REGS;
-    out.insert(out.end(), reinterpret_cast<const std::uint8_t *>(&t), reinterpret_cast<const std::uint8_t *>(&t) + sizeof t);
-    out.insert(out.end(), reinterpret_cast<const std::uint8_t *>(stack.data()),
-               reinterpret_cast<const std::uint8_t *>(stack.data()) + stack.size() * 8);
-    return out;
+    return testing::RawRecord(r, stack, GT_STACK_REGS);
   }
 };
 

@@ -1,9 +1,12 @@
-// Helpers shared by the service tests: temp dirs, tracecheck (Go's parser) on bytes.
+// Helpers shared by the service tests: temp dirs, tracecheck (Go's parser) on bytes
+// (tests/unit/common/tracecheck_runner.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "tests/unit/common/tracecheck_runner.h"
 
 namespace gotraced::service::testing {
 
@@ -15,14 +18,11 @@ struct TempDir {
   std::string File(const std::string &name) const { return path + "/" + name; }
 };
 
-struct CheckResult {
-  int exit_code = -1;
-  std::string json, errors, path;
-  bool ok() const { return exit_code == 0; }
-};
-// $GOTRACED_BUILD/tools/tracecheck (built on demand by scripts/build-tools.sh); "" if it
-// cannot be had.
-std::string TracecheckPath();
-CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name);
+using testutil::CheckResult;
+using testutil::TracecheckPath;
+// tracecheck on bytes written to <tmp>/gotraced-service-tests/<name>.trace.
+inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name) {
+  return testutil::RunTracecheck(bytes, name, "gotraced-service-tests");
+}
 
 }  // namespace gotraced::service::testing

@@ -1,0 +1,34 @@
+// Go's own parser as the judge of a unit test's trace: tracecheck
+// ($GOTRACED_BUILD/tools/tracecheck, built on demand by scripts/build-tools.sh) run on
+// bytes written to a file, its JSON summary on stdout and its complaints on stderr.
+// Shared by the model and the service tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gotraced::testutil {
+
+struct CheckResult {
+  int exit_code = -1;
+  std::string json;    // stdout
+  std::string errors;  // stderr
+  std::string path;    // where the trace was written
+  bool ok() const { return exit_code == 0; }
+  // Integer at a top-level key, or inside a top-level object: Int("creates"),
+  // Int("block_reasons", "chan receive"). -1 when absent.
+  long Int(std::string_view key, std::string_view sub = {}) const;
+};
+
+// Path to tracecheck; builds it once if missing. Empty (with a message on stderr) if it
+// cannot be had.
+std::string TracecheckPath();
+
+// Writes bytes to <tmp>/<dir>/<name>.trace and runs tracecheck on it. dir keeps the
+// suites' traces apart (each test runs as its own process under ctest -j).
+CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name,
+                          const std::string &dir);
+
+}  // namespace gotraced::testutil
