@@ -71,6 +71,24 @@ struct {
   __type(value, struct scratch);
 } scratch_map SEC(".maps");
 
+// Per thread: the m of the last g seen in R14 that was not m->curg (g0 or gsignal). Those
+// gs belong to one m for its whole life (runtime2.go `type m`: g0, gsignal; allocm sets
+// them once), and an m runs on one thread until it exits (extra Ms of cgo callbacks move
+// between threads, hence the check against R14 rather than trusting the thread alone),
+// so on a hit in the scheduler (casgstatus from execute, park_m, ready, goexit0: all on
+// g0) m comes from here instead of a copy of g0. Task storage is freed with the thread,
+// so a reused tid starts empty.
+struct m_cache {
+  __u64 g;
+  __u64 m;
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct m_cache);
+} m_cache_map SEC(".maps");
+
 static __always_inline struct gt_cpu_counters *cpu_counters(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&counters, &zero);
@@ -214,12 +232,24 @@ struct gviews {
   struct gview curg;  // m->curg (the same copy when curg == R14)
 };
 
-// s == NULL: no copies, every field read on its own.
+// s == NULL: no copies, every field read on its own (and no m cache).
+// pc_later: the caller takes caller_pc from its stack walk when that starts from the
+// registers (walk_curg_v: pcs[0] is the same word); caller_pc is left 0 here when R14
+// is m->curg (the only case the walk starts from the registers).
 static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool sys, struct gt_go_ctx *c,
-                                          struct scratch *s, struct gviews *v) {
+                                          struct scratch *s, struct gviews *v, bool pc_later) {
   __u64 g = ctx->r14;
-  gview_load(&v->self, g, s ? s->gwin[0] : NULL);
-  __u64 m = gv_read(&v->self, cfg.g_m, 8);
+  struct m_cache *mc = NULL;
+  if (s && g) mc = bpf_task_storage_get(&m_cache_map, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  __u64 m;
+  if (mc && mc->g == g) {
+    m = mc->m;
+    v->self.g = g;
+    v->self.buf = NULL;  // nothing else of a g0 is read; any read goes to the target
+  } else {
+    gview_load(&v->self, g, s ? s->gwin[0] : NULL);
+    m = gv_read(&v->self, cfg.g_m, 8);
+  }
   __u64 p, curg, mid, oldp = 0;
   if (cfg.m_win_off >= 0) {
     // One read for curg, p, oldp, id (each bpf_probe_read_user costs ~50-70 ns here).
@@ -236,10 +266,15 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
     mid = rdf64(m, cfg.m_id);
     if (sys) oldp = rdf64(m, cfg.m_oldp);
   }
-  if (curg == g)
+  if (curg == g) {
     v->curg = v->self;
-  else
+  } else {
     gview_load(&v->curg, curg, s ? s->gwin[1] : NULL);
+    if (mc && m && mc->g != g) {
+      mc->g = g;
+      mc->m = m;
+    }
+  }
   c->g = g;
   c->m = m;
   c->curg = curg;
@@ -254,7 +289,9 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
     c->p_id = p ? (__s32)rdf32(p, cfg.p_id) : -1;
     c->p_status = rdf32(p, cfg.p_status);
   }
-  if (flags & GT_SITE_FRAME_READY)
+  if (pc_later && curg == g)
+    c->caller_pc = 0;
+  else if (flags & GT_SITE_FRAME_READY)
     c->caller_pc = rd64(ctx->bp + 8);
   else
     c->caller_pc = rd64(ctx->sp);
@@ -274,7 +311,7 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
 static __always_inline __attribute__((unused)) void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool sys,
                                                                 struct gt_go_ctx *c) {
   struct gviews v;
-  read_go_ctx_v(ctx, flags, sys, c, NULL, &v);
+  read_go_ctx_v(ctx, flags, sys, c, NULL, &v, false);
 }
 
 // ---- stack walk --------------------------------------------------------------------
@@ -431,6 +468,19 @@ static __always_inline __attribute__((unused)) void walk_curg(struct pt_regs *ct
   walk_curg_v(ctx, flags, c, r, NULL);
 }
 
+// caller_pc after a walk asked for with pc_later (read_go_ctx_v): the walk's first PC
+// when it started from the registers (the word at SP, or [BP+8] at a frame-ready site:
+// what read_go_ctx_v would have read), else read now.
+static __always_inline void caller_pc_from_walk(struct pt_regs *ctx, __u32 flags, struct gt_go_ctx *c,
+                                                const struct stack_result *r) {
+  if (c->curg != ctx->r14) return;  // read_go_ctx_v read it
+  if (r->tail.source == GT_STACK_REGS && r->s && r->tail.nframes > 0) {
+    c->caller_pc = r->s->pcs[0];
+    return;
+  }
+  c->caller_pc = (flags & GT_SITE_FRAME_READY) ? rd64(ctx->bp + 8) : rd64(ctx->sp);
+}
+
 // Reserves a record of `body` bytes plus a stack tail sized for `nframes` (rounded up to
 // a size class so every reservation has a constant size, as the verifier requires).
 // Reserves a runtime-probe record: the body alone, or the body plus a stack tail rounded
@@ -525,7 +575,9 @@ int gt_casgstatus(struct pt_regs *ctx) {
   struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;
   struct gviews v;
-  read_go_ctx_v(ctx, st.flags, groups & GT_READ_SYSCALL, &c, s, &v);
+  bool want_stack = false;
+  if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
+  read_go_ctx_v(ctx, st.flags, groups & GT_READ_SYSCALL, &c, s, &v, want_stack);
   struct gview vgp;
   if (gp == c.curg)
     vgp = v.curg;
@@ -534,11 +586,11 @@ int gt_casgstatus(struct pt_regs *ctx) {
   else
     gview_load(&vgp, gp, s ? s->gwin[2] : NULL);
 
-  bool want_stack = false;
-  if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
-
   struct stack_result sr = {};
-  if (want_stack) walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
+  if (want_stack) {
+    walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
+    caller_pc_from_walk(ctx, st.flags, &c, &sr);
+  }
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
 
   const __u32 body = sizeof(struct gt_gstatus_record);
@@ -611,11 +663,14 @@ int gt_call(struct pt_regs *ctx) {
   struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;
   struct gviews v;
-  read_go_ctx_v(ctx, st.flags, true, &c, s, &v);
+  bool want_stack = st.flags & GT_CALL_STACK;
+  read_go_ctx_v(ctx, st.flags, true, &c, s, &v, want_stack);
 
   struct stack_result sr = {};
-  bool want_stack = st.flags & GT_CALL_STACK;
-  if (want_stack) walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
+  if (want_stack) {
+    walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
+    caller_pc_from_walk(ctx, st.flags, &c, &sr);
+  }
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
 
   const __u32 body = sizeof(struct gt_call_record);

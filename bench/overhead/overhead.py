@@ -73,20 +73,35 @@ def bpf_prog_stats(pid):
     return out
 
 
+def bpf_prog_names():
+    """{prog_id: name} of every loaded BPF program (bpftool prog show --json)."""
+    try:
+        c = subprocess.run(["bpftool", "prog", "show", "--json"], capture_output=True, text=True, timeout=10)
+        return {p["id"]: p.get("name", "?") for p in json.loads(c.stdout or "[]")}
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return {}
+
+
 def run(cmd, timeout, bpf_stats=None):
     """Runs cmd; returns (exit code, combined output, tree CPU ns from wait4). With a
     bpf_stats dict, polls the BPF programs cmd's process holds every 50 ms and leaves
-    the last figures seen per program there (the programs go when it exits)."""
+    the last figures seen per program there, {prog_id: (type, run_cnt, run_time_ns,
+    name)} (the programs go when it exits)."""
     with tempfile.TemporaryFile() as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         polls = 0
+        names = {}
         while True:
             pid, status, ru = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
             if bpf_stats is not None and polls % 5 == 0:
-                bpf_stats.update(bpf_prog_stats(p.pid))
+                seen = bpf_prog_stats(p.pid)
+                if any(i not in names for i in seen):
+                    names.update(bpf_prog_names())
+                for i, v in seen.items():
+                    bpf_stats[i] = v + (names.get(i, "?"),)
             polls += 1
             if time.monotonic() > deadline:
                 p.kill()
@@ -189,7 +204,7 @@ def main():
         base_cmd = [a.target, "-workload", w, "-scale", str(scale), "-timing", "-tmpdir", work]
         r = {"workload": w, "scale": scale, "base": [], "rt": [], "gotraced": [], "rt_events": None,
              "gt_events": [], "gt_records": [], "gt_daemon_cpu": [], "gt_uprobe_hits": [], "gt_uprobe_ns": [],
-             "gt_tp_hits": []}
+             "gt_tp_hits": [], "gt_prog": {}}
         for rep in range(reps):
             # base
             rc, out, _ = run(base_cmd, a.timeout)
@@ -232,6 +247,13 @@ def main():
                     r["gt_uprobe_hits"].append(sum(v[1] for v in up))
                     r["gt_uprobe_ns"].append(sum(v[2] for v in up))
                     r["gt_tp_hits"].append(sum(v[1] for v in tp))
+                    # Per program (gt_casgstatus, gt_call, ...): hits and ns summed over runs,
+                    # with the events of the same runs, for hits/event and ns/hit per program.
+                    for v in up:
+                        acc = r["gt_prog"].setdefault(v[3], [0, 0, 0])
+                        acc[0] += v[1]
+                        acc[1] += v[2]
+                        acc[2] += events or 0
             for f in (ref, ours):
                 if os.path.exists(f):
                     os.unlink(f)
@@ -305,6 +327,40 @@ def main():
             up[m.group(1)] = {"wall_ns": int(m.group(2)), "cpu_ns": int(m.group(3))}
     else:
         errors.append("%s is not built" % upcost)
+
+    # Table 3: where a recorded event's cost goes, per uprobe program and in total.
+    trap = up.get("after_check_empty", {}).get("cpu_ns")
+    print()
+    print("BPF programs (all gotraced runs): hits per emitted event and BPF ns per hit")
+    rows = []
+    for r in results:
+        for name, (hits, ns, ev) in sorted(r["gt_prog"].items()):
+            rows.append([r["workload"], name, "%d" % hits, "%.3f" % (hits / ev) if ev else "-",
+                         "%.0f" % (ns / hits) if hits else "-"])
+    if rows:
+        table(["workload", "program", "hits", "hits/ev", "bpf ns/hit"], rows)
+    print()
+    print("decomposition of the target CPU added per event (us): hits/ev x (trap + BPF per hit), the trap being")
+    print("the bare hit of an empty program measured above (after_check_empty, CPU); rest = measured - both;")
+    print("trap only = what hits/ev x trap alone costs; BPF budget = ns/hit left for BPF under the %.1f us target"
+          % MAX_US_PER_EVENT)
+    rows = []
+    for r in results:
+        hpe, bns, cpu = r.get("hits_per_event"), r.get("bpf_ns_per_hit"), r.get("us_cpu")
+        if hpe is None or bns is None or trap is None:
+            rows.append([r["workload"], r["scale"]] + ["-"] * 7)
+            continue
+        t_us, b_us = hpe * trap / 1e3, hpe * bns / 1e3
+        budget = (MAX_US_PER_EVENT * 1e3 / hpe) - trap
+        r.update(trap_us=t_us, bpf_us=b_us, bpf_budget_ns=budget)
+        f = lambda v: "-" if v is None else "%.2f" % v
+        rows.append([r["workload"], r["scale"], f(hpe), f(t_us), f(b_us), f(t_us + b_us), f(cpu),
+                     f(None if cpu is None else cpu - t_us - b_us), "%.0f" % budget])
+    table(["workload", "scale", "hits/ev", "trap", "bpf", "trap+bpf", "measured cpu", "rest",
+           "BPF budget ns/hit"], rows)
+    if trap is not None:
+        print("trap alone: %.0f ns per hit; at 1.0 hit/event it leaves %.0f ns of BPF per hit for %.1f us/event"
+              % (trap, MAX_US_PER_EVENT * 1e3 - trap, MAX_US_PER_EVENT))
 
     if a.json:
         with open(a.json, "w") as f:
