@@ -14,19 +14,6 @@ namespace {
 #define EXPECT_ACCEPTED(res) \
   ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
 
-Record Gc(RecordKind k, std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t value = 0,
-          std::string_view reason = {}) {
-  Record r;
-  r.kind = k;
-  r.ts = ts;
-  r.m = m;
-  r.p = p;
-  r.g = g;
-  r.value = value;
-  r.reason = reason;
-  return r;
-}
-
 // A forced GC as runtime.GC runs it, with a generation boundary in the mark phase: the
 // second generation must open with GCActive (trace.go traceAdvance) and the cycle end
 // with the next sequence number.
@@ -36,18 +23,18 @@ TEST(ModelGc, CycleAcrossGenerations) {
       RProcStart(100, 1, 0),
       RGoCreate(105, 1, 0, kNoG, 1),
       RGoStart(110, 1, 0, 1),
-      Gc(RecordKind::kHeapAlloc, 115, 1, 0, 1, 4 << 20),
-      Gc(RecordKind::kGCBegin, 120, 1, 0, 1),
-      Gc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GC sweep termination"),
-      Gc(RecordKind::kSTWEnd, 140, 1, 0, 1),
-      Gc(RecordKind::kHeapGoal, 145, 1, 0, 1, 8 << 20),
+      RGc(RecordKind::kHeapAlloc, 115, 1, 0, 1, 4 << 20),
+      RGc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      RGc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GC sweep termination"),
+      RGc(RecordKind::kSTWEnd, 140, 1, 0, 1),
+      RGc(RecordKind::kHeapGoal, 145, 1, 0, 1, 8 << 20),
   });
   h.model.CutGeneration(200);
   h.PushAll({
-      Gc(RecordKind::kSTWBegin, 300, 1, 0, 1, 0, "GC mark termination"),
-      Gc(RecordKind::kGCEnd, 310, 1, 0, 1),
-      Gc(RecordKind::kHeapAlloc, 315, 1, 0, 1, 3 << 20),
-      Gc(RecordKind::kSTWEnd, 320, 1, 0, 1),
+      RGc(RecordKind::kSTWBegin, 300, 1, 0, 1, 0, "GC mark termination"),
+      RGc(RecordKind::kGCEnd, 310, 1, 0, 1),
+      RGc(RecordKind::kHeapAlloc, 315, 1, 0, 1, 3 << 20),
+      RGc(RecordKind::kSTWEnd, 320, 1, 0, 1),
       RGoEnd(400, 1, 0, 1),
   });
   CheckResult res = h.Finish("gc-cycle");
@@ -73,10 +60,10 @@ TEST(ModelGc, AttachDuringACycle) {
   h.PushAll({
       RProcStart(100, 1, 0),
       RGoStart(110, 1, 0, 7),
-      Gc(RecordKind::kSTWEnd, 115, 1, 0, 7),
-      Gc(RecordKind::kGCEnd, 120, 1, 0, 7),
-      Gc(RecordKind::kGCBegin, 200, 1, 0, 7),
-      Gc(RecordKind::kGCEnd, 300, 1, 0, 7),
+      RGc(RecordKind::kSTWEnd, 115, 1, 0, 7),
+      RGc(RecordKind::kGCEnd, 120, 1, 0, 7),
+      RGc(RecordKind::kGCBegin, 200, 1, 0, 7),
+      RGc(RecordKind::kGCEnd, 300, 1, 0, 7),
   });
   CheckResult res = h.Finish("gc-attach");
   EXPECT_ACCEPTED(res);
@@ -98,14 +85,14 @@ TEST(ModelGc, LostEndsAreRepaired) {
   });
   h.model.CutGeneration(150);
   h.PushAll({
-      Gc(RecordKind::kGCEnd, 200, 1, 0, 1),
-      Gc(RecordKind::kGCBegin, 210, 1, 0, 1),
-      Gc(RecordKind::kGCBegin, 220, 1, 0, 1),
-      Gc(RecordKind::kSTWBegin, 230, 1, 0, 1, 0, "GC sweep termination"),
-      Gc(RecordKind::kSTWBegin, 240, 1, 0, 1, 0, "GOMAXPROCS"),
-      Gc(RecordKind::kSTWEnd, 250, 1, 0, 1),
-      Gc(RecordKind::kSTWEnd, 260, 1, 0, 1),
-      Gc(RecordKind::kGCEnd, 270, 1, 0, 1),
+      RGc(RecordKind::kGCEnd, 200, 1, 0, 1),
+      RGc(RecordKind::kGCBegin, 210, 1, 0, 1),
+      RGc(RecordKind::kGCBegin, 220, 1, 0, 1),
+      RGc(RecordKind::kSTWBegin, 230, 1, 0, 1, 0, "GC sweep termination"),
+      RGc(RecordKind::kSTWBegin, 240, 1, 0, 1, 0, "GOMAXPROCS"),
+      RGc(RecordKind::kSTWEnd, 250, 1, 0, 1),
+      RGc(RecordKind::kSTWEnd, 260, 1, 0, 1),
+      RGc(RecordKind::kGCEnd, 270, 1, 0, 1),
   });
   CheckResult res = h.Finish("gc-lost");
   EXPECT_ACCEPTED(res);
@@ -127,20 +114,20 @@ TEST(ModelGc, WorkerLabelsAndAssists) {
       RGoCreate(105, 1, 0, kNoG, 1),
       RGoCreate(106, 1, 0, 1, 20),
       RGoStart(110, 1, 0, 1),
-      Gc(RecordKind::kGCBegin, 120, 1, 0, 1),
-      Gc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 1),
-      Gc(RecordKind::kGCMarkAssistBegin, 135, 1, 0, 1),
-      Gc(RecordKind::kGCMarkAssistEnd, 140, 1, 0, 1),
-      Gc(RecordKind::kGCMarkAssistEnd, 141, 1, 0, 1),  // no open assist: dropped
+      RGc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      RGc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 1),
+      RGc(RecordKind::kGCMarkAssistBegin, 135, 1, 0, 1),
+      RGc(RecordKind::kGCMarkAssistEnd, 140, 1, 0, 1),
+      RGc(RecordKind::kGCMarkAssistEnd, 141, 1, 0, 1),  // no open assist: dropped
       RGoBlock(150, 1, 0, 1, "sync"),
       RGoStart(160, 1, 0, 20),
-      Gc(RecordKind::kGoLabel, 161, 1, 0, 20, 0, "GC (fractional)"),
-      Gc(RecordKind::kGoLabel, 162, 1, 0, 20, 0, "GC (fractional)"),
+      RGc(RecordKind::kGoLabel, 161, 1, 0, 20, 0, "GC (fractional)"),
+      RGc(RecordKind::kGoLabel, 162, 1, 0, 20, 0, "GC (fractional)"),
       RGoBlock(170, 1, 0, 20, "GC worker (idle)"),
       RGoUnblock(175, 1, 0, kNoG, 20),
       RGoStart(180, 1, 0, 20),
-      Gc(RecordKind::kGoLabel, 181, 1, 0, 20, 0, "GC (idle)"),
-      Gc(RecordKind::kGCEnd, 190, 1, 0, 20),
+      RGc(RecordKind::kGoLabel, 181, 1, 0, 20, 0, "GC (idle)"),
+      RGc(RecordKind::kGCEnd, 190, 1, 0, 20),
   });
   CheckResult res = h.Finish("gc-workers");
   EXPECT_ACCEPTED(res);
@@ -161,12 +148,12 @@ TEST(ModelGc, CutWaitsForStwEnd) {
       RProcStart(100, 1, 0),
       RGoCreate(105, 1, 0, kNoG, 1),
       RGoStart(110, 1, 0, 1),
-      Gc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GC sweep termination"),
+      RGc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GC sweep termination"),
   });
   h.model.CutGeneration(135);
   EXPECT_EQ(h.model.generation_start(), 100u);  // held: the range is open
   h.PushAll({
-      Gc(RecordKind::kSTWEnd, 140, 1, 0, 1),
+      RGc(RecordKind::kSTWEnd, 140, 1, 0, 1),
       RGoEnd(400, 1, 0, 1),
   });
   h.model.Advance(150);
@@ -187,14 +174,14 @@ TEST(ModelGc, LostStwEndReleasesTheCut) {
       RProcStart(100, 1, 0),
       RGoCreate(105, 1, 0, kNoG, 1),
       RGoStart(110, 1, 0, 1),
-      Gc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GOMAXPROCS"),
+      RGc(RecordKind::kSTWBegin, 130, 1, 0, 1, 0, "GOMAXPROCS"),
   });
   h.model.CutGeneration(1000);
   EXPECT_EQ(h.model.generation_start(), 100u);
   h.model.CutGeneration(600'000'000);
   EXPECT_EQ(h.model.generation_start(), 600'000'000u);
   h.PushAll({
-      Gc(RecordKind::kSTWEnd, 600'000'100, 1, 0, 1),
+      RGc(RecordKind::kSTWEnd, 600'000'100, 1, 0, 1),
       RGoEnd(600'000'200, 1, 0, 1),
   });
   CheckResult res = h.Finish("gc-stw-lost");
@@ -214,8 +201,8 @@ TEST(ModelGc, AssistActiveAtGenerationStart) {
       RProcStart(100, 1, 0),
       RGoCreate(105, 1, 0, kNoG, 1),
       RGoStart(110, 1, 0, 1),
-      Gc(RecordKind::kGCBegin, 120, 1, 0, 1),
-      Gc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 1),
+      RGc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      RGc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 1),
       RGoBlock(140, 1, 0, 1, "GC assist wait"),
   });
   h.model.CutGeneration(200);
@@ -223,8 +210,8 @@ TEST(ModelGc, AssistActiveAtGenerationStart) {
   h.PushAll({
       RGoUnblock(310, 1, 0, kNoG, 1),
       RGoStart(320, 1, 0, 1),
-      Gc(RecordKind::kGCMarkAssistEnd, 330, 1, 0, 1),
-      Gc(RecordKind::kGCEnd, 340, 1, 0, 1),
+      RGc(RecordKind::kGCMarkAssistEnd, 330, 1, 0, 1),
+      RGc(RecordKind::kGCEnd, 340, 1, 0, 1),
       RGoEnd(400, 1, 0, 1),
   });
   CheckResult res = h.Finish("gc-assist-active");
@@ -271,16 +258,7 @@ std::vector<std::uint8_t> Call(std::uint64_t ts, std::uint32_t site, std::uint64
   r.args[0] = rax;
   r.args[1] = rbx;
   r.has_stack = stack.empty() ? 0 : 1;
-  std::vector<std::uint8_t> out(reinterpret_cast<const std::uint8_t *>(&r), reinterpret_cast<const std::uint8_t *>(&r) + sizeof r);
-  if (!stack.empty()) {
-    gt_stack_tail t{};
-    t.nframes = static_cast<std::uint16_t>(stack.size());
-    t.source = GT_STACK_REGS;
-    out.insert(out.end(), reinterpret_cast<const std::uint8_t *>(&t), reinterpret_cast<const std::uint8_t *>(&t) + sizeof t);
-    out.insert(out.end(), reinterpret_cast<const std::uint8_t *>(stack.data()),
-               reinterpret_cast<const std::uint8_t *>(stack.data()) + stack.size() * 8);
-  }
-  return out;
+  return RawRecord(r, stack, GT_STACK_REGS);
 }
 
 // casgstatus(gp, oldv, newv) of goroutine goid by its own thread 101.
@@ -300,7 +278,7 @@ std::vector<std::uint8_t> Cas(std::uint64_t ts, std::uint64_t goid, std::uint32_
   r.goid = goid;
   r.oldval = oldv;
   r.newval = newv;
-  return {reinterpret_cast<const std::uint8_t *>(&r), reinterpret_cast<const std::uint8_t *>(&r) + sizeof r};
+  return RawRecord(r);
 }
 
 struct Decoder {
