@@ -18,6 +18,7 @@
 #include "daemon/model/model.h"
 #include "daemon/service/discovery.h"
 #include "daemon/service/recording.h"
+#include "daemon/session/model_counters.h"
 #include "encoder/trace_writer.h"
 
 namespace gotraced::service {
@@ -186,18 +187,10 @@ class SyntheticRecording final : public Recording {
     model::ModelStats ms = model_.stats();
     const encoder::WriterStats &ws = writer_.stats();
     std::lock_guard<std::mutex> lock(mu_);
+    session::FillModelCounters(ms, ws, stats_);
     stats_.records = records_;
     stats_.events = ms.events;
-    stats_.goroutines_live = ms.goroutines_live;
-    stats_.goroutines_created = ms.goroutines_created;
-    stats_.goroutines_ended = ms.goroutines_ended;
-    stats_.blocks = ms.blocks;
-    stats_.syscalls = ms.syscalls;
-    stats_.inconsistencies = ms.inconsistencies;
     stats_.records_discarded = ms.records_discarded;
-    stats_.generations = ws.generations;
-    stats_.generation_cuts = ms.generation_cuts;
-    stats_.bytes_written = ws.bytes;
   }
 
   RecordingOptions o_;

@@ -19,6 +19,7 @@
 #include "daemon/model/model.h"
 #include "daemon/model/record_decoder.h"
 #include "daemon/session/gobin_symbolizer.h"
+#include "daemon/session/model_counters.h"
 #include "daemon/session/snapshot_convert.h"
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
@@ -136,17 +137,9 @@ struct Session::Impl {
     stats.ring_bytes_read = cs.consumer.bytes;
     stats.target_exited = cs.target_exited;
     model::ModelStats ms = model->stats();
+    FillModelCounters(ms, writer->stats(), stats);
     stats.events = writer->stats().events;
-    stats.goroutines_live = ms.goroutines_live;
-    stats.goroutines_created = ms.goroutines_created;
-    stats.goroutines_ended = ms.goroutines_ended;
-    stats.blocks = ms.blocks;
-    stats.syscalls = ms.syscalls;
-    stats.inconsistencies = ms.inconsistencies;
     stats.records_discarded = ms.records_discarded + decoder->stats().unusable;
-    stats.generations = writer->stats().generations;
-    stats.generation_cuts = ms.generation_cuts;
-    stats.bytes_written = writer->stats().bytes;
   }
 };
 
