@@ -172,6 +172,7 @@ procmem::RuntimeGlobalAddrs GlobalAddrs(const gobin::GoBinary &bin, const gobin:
   a.allm = addr(gobin::GlobalId::kAllm);
   a.gomaxprocs = addr(gobin::GlobalId::kGomaxprocs);
   a.sched = addr(gobin::GlobalId::kSched);
+  a.gc_controller = addr(gobin::GlobalId::kGcController);
   return a;
 }
 

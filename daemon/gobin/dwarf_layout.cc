@@ -186,8 +186,7 @@ Result<RuntimeLayout> LayoutFromDwarf(const ElfFile &elf) {
   if (!dw) return Error{"DWARF: " + LibdwError()};
 
   std::vector<std::string> wanted;
-  for (auto s : {RuntimeStruct::kG, RuntimeStruct::kM, RuntimeStruct::kP, RuntimeStruct::kGobuf,
-                 RuntimeStruct::kSchedt})
+  for (auto s : kRuntimeStructs)
     wanted.emplace_back(RuntimeStructDwarfName(s));
 
   Collected c;
@@ -205,8 +204,7 @@ Result<RuntimeLayout> LayoutFromDwarf(const ElfFile &elf) {
 
   RuntimeLayout l;
   l.source = LayoutSource::kDwarf;
-  for (auto s : {RuntimeStruct::kG, RuntimeStruct::kM, RuntimeStruct::kP, RuntimeStruct::kGobuf,
-                 RuntimeStruct::kSchedt}) {
+  for (auto s : kRuntimeStructs) {
     auto it = c.structs.find(RuntimeStructDwarfName(s));
     if (it != c.structs.end()) RuntimeStructSize(l, s) = TypeSize(&it->second);
   }

@@ -33,8 +33,7 @@ RuntimeLayout FromRow(const TableRow &r) {
   RuntimeLayout l;
   l.source = LayoutSource::kTable;
   l.go_version = r.go_version;
-  for (auto s : {RuntimeStruct::kG, RuntimeStruct::kM, RuntimeStruct::kP, RuntimeStruct::kGobuf,
-                 RuntimeStruct::kSchedt})
+  for (auto s : kRuntimeStructs)
     for (const auto &[name, size] : r.sizes)
       if (std::string_view(name) == RuntimeStructDwarfName(s)) RuntimeStructSize(l, s) = size;
   for (const auto &spec : RuntimeFieldSpecs())
@@ -87,8 +86,7 @@ std::string FormatLayoutTableRow(const RuntimeLayout &l) {
   GoVersion v = GoVersion::Parse(l.go_version);
   std::string out = fmt::format("{{\n  {}, {}, {},\n  {{", Quote(l.go_version), v.major, v.minor);
   bool first = true;
-  for (auto s : {RuntimeStruct::kG, RuntimeStruct::kM, RuntimeStruct::kP, RuntimeStruct::kGobuf,
-                 RuntimeStruct::kSchedt}) {
+  for (auto s : kRuntimeStructs) {
     out += fmt::format("{}{{\"{}\", {}}}", first ? "" : ", ", RuntimeStructDwarfName(s), RuntimeStructSize(l, s));
     first = false;
   }

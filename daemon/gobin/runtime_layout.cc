@@ -22,6 +22,7 @@ const char *RuntimeStructDwarfName(RuntimeStruct s) {
     case RuntimeStruct::kP: return "runtime.p";
     case RuntimeStruct::kGobuf: return "runtime.gobuf";
     case RuntimeStruct::kSchedt: return "runtime.schedt";
+    case RuntimeStruct::kGcController: return "runtime.gcControllerState";
   }
   return "";
 }
@@ -33,6 +34,7 @@ int32_t &RuntimeStructSize(RuntimeLayout &l, RuntimeStruct s) {
     case RuntimeStruct::kP: return l.p.size;
     case RuntimeStruct::kGobuf: return l.gobuf.size;
     case RuntimeStruct::kSchedt: return l.sched.size;
+    case RuntimeStruct::kGcController: return l.gc_controller.size;
   }
   return l.g.size;
 }
@@ -124,6 +126,9 @@ std::vector<FieldSpec> MakeSpecs() {
       {S::kSchedt, "sched.npidle", {"npidle"}, GT_FIELD(sched, npidle), false},
       {S::kSchedt, "sched.gcwaiting", {"gcwaiting"}, GT_FIELD(sched, gcwaiting), false},
       {S::kSchedt, "sched.stopwait", {"stopwait"}, GT_FIELD(sched, stopwait), false},
+
+      // mgcpacer.go type gcControllerState: heapLive (1.19 .. 1.27).
+      {S::kGcController, "gcController.heapLive", {"heapLive"}, GT_FIELD(gc_controller, heap_live), false},
   };
 }
 #undef GT_FIELD
@@ -189,7 +194,7 @@ std::string DescribeLayout(const RuntimeLayout &l) {
 
 std::vector<std::string> DiffLayouts(const RuntimeLayout &a, const RuntimeLayout &b) {
   std::vector<std::string> d;
-  for (auto s : {S::kG, S::kM, S::kP, S::kGobuf, S::kSchedt}) {
+  for (auto s : kRuntimeStructs) {
     if (RuntimeStructSize(a, s) != RuntimeStructSize(b, s))
       d.push_back(fmt::format("sizeof({}): {} != {}", RuntimeStructDwarfName(s), RuntimeStructSize(a, s),
                               RuntimeStructSize(b, s)));

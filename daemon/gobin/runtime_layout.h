@@ -112,6 +112,15 @@ struct SchedtLayout {
   bool operator==(const SchedtLayout &) const = default;
 };
 
+// runtime.gcControllerState (the runtime.gcController global, mgcpacer.go). heap_live:
+// gcController.heapLive (uint64 in 1.19, atomic.Uint64 from 1.20: same offset, 8 bytes),
+// read at attach to seed the HeapAlloc values (record_decoder_gc.cc).
+struct GcControllerLayout {
+  int32_t size = 0;
+  FieldLoc heap_live;
+  bool operator==(const GcControllerLayout &) const = default;
+};
+
 // Where a RuntimeLayout came from.
 enum class LayoutSource { kNone, kDwarf, kTable };
 std::string_view LayoutSourceName(LayoutSource s);
@@ -122,6 +131,7 @@ struct RuntimeLayout {
   PLayout p;
   GobufLayout gobuf;
   SchedtLayout sched;
+  GcControllerLayout gc_controller;
 
   // Runtime constants: "_Grunning", "_Gscan", "_Pidle", "waitReasonChanReceive",
   // "traceBlockChanRecv", "traceEvGoBlockSend" (legacy), "traceGoStopPreempted",
@@ -156,7 +166,10 @@ inline constexpr uint32_t kGidle = 0, kGrunnable = 1, kGrunning = 2, kGsyscall =
 // generator, the drift test and `inspect`. Nothing else restates which struct member a
 // field is.
 
-enum class RuntimeStruct { kG, kM, kP, kGobuf, kSchedt };
+enum class RuntimeStruct { kG, kM, kP, kGobuf, kSchedt, kGcController };
+inline constexpr RuntimeStruct kRuntimeStructs[] = {RuntimeStruct::kG,     RuntimeStruct::kM,
+                                                    RuntimeStruct::kP,     RuntimeStruct::kGobuf,
+                                                    RuntimeStruct::kSchedt, RuntimeStruct::kGcController};
 
 struct FieldSpec {
   RuntimeStruct in;

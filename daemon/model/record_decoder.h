@@ -49,6 +49,11 @@ struct DecoderConfig {
   // are attached before the runtime allocates); otherwise HeapAlloc waits for the first
   // resetLive (record_decoder_gc.cc).
   bool heap_live_from_zero = false;
+  // Attach mode: gcController.heapLive as read from the target's memory at
+  // heap_live_seed_ts (procmem snapshot). update records whose probe fired before that
+  // time are already in the value; later ones are added to it (record_decoder_gc.cc).
+  std::optional<std::uint64_t> heap_live_seed;
+  std::uint64_t heap_live_seed_ts = 0;
 };
 
 struct DecoderStats {
@@ -121,6 +126,13 @@ class RecordDecoder {
   std::uint64_t heap_live_ = 0;  // the target's gcController.heapLive as of the last record
   bool heap_known_ = false;      // heap_live_ is the runtime's (not a partial sum)
   bool heap_started_ = false;    // a heap record was seen (heap_live_from_zero applied)
+  // The record's probe fired before heapLive was read at attach (heap_live_seed).
+  bool BeforeHeapSeed(const capture::RecordView &v) const {
+    return cfg_.heap_live_seed.has_value() && v.ts() < cfg_.heap_live_seed_ts;
+  }
+  // Go <= 1.20: the STW's reason from the stack, "" when the runtime does not trace it.
+  std::string_view LegacyStwReason(const std::vector<std::uint64_t> &pcs);
+  std::unordered_set<Goid> legacy_untraced_stw_;  // goroutines inside an untraced STW
   // Threads whose goroutine is in gcAssistAlloc1 (goid): the assist ends at its
   // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
   std::unordered_map<std::uint32_t, Goid> assisting_;

@@ -40,8 +40,11 @@
 //             one assist per goroutine (the retry loop calls gcAssistAlloc1 again inside
 //             the same assist).
 // heapLive has no other writers (mgcpacer.go), so the decoder keeps it as resetLive's
-// value plus the deltas since; before the first resetLive it is known only when the
-// capture started before the runtime allocated anything (launch mode).
+// value plus the deltas since; before the first resetLive it is known when the capture
+// started before the runtime allocated anything (launch mode) or from the value read in
+// the target's memory at attach (heap_live_seed; the probe fires a few instructions
+// before update's atomic Add, so a delta whose probe straddles the read is lost: at most
+// one span's bytes, until the next resetLive).
 #include "daemon/model/record_decoder.h"
 
 namespace gotraced::model {
@@ -55,6 +58,7 @@ constexpr std::string_view kLabelFractional = "GC (fractional)";
 constexpr std::string_view kLabelIdle = "GC (idle)";
 constexpr std::uint32_t kGwaiting = 4, kGrunning = 2;
 constexpr std::uint64_t kGoalOff = std::uint64_t{1} << 62;
+constexpr int kFirstStwReasonMinor = 21;  // stopTheWorldWithSema(reason stwReason): Go 1.21
 }  // namespace
 
 bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole role,
@@ -62,7 +66,8 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
   const gt_call_record &c = *v.call();
   if (!heap_started_) {
     heap_started_ = true;
-    heap_known_ = cfg_.heap_live_from_zero;
+    heap_known_ = cfg_.heap_live_from_zero || cfg_.heap_live_seed.has_value();
+    if (cfg_.heap_live_seed) heap_live_ = *cfg_.heap_live_seed;
   }
   switch (role) {
     case probes::ProbeRole::kGCStart: {
@@ -79,18 +84,36 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
       Record r = Base(v, RecordKind::kSTWBegin);
       const std::size_t reason = c.args[0] & 0xff;  // stwReason is a uint8
       r.reason = reason < cfg_.stw_reasons.size() ? std::string_view(cfg_.stw_reasons[reason]) : kUnknownStw;
+      if (cfg_.go_minor < kFirstStwReasonMinor) {
+        r.reason = LegacyStwReason(pcs);
+        if (r.reason.empty()) {
+          ++stats_.ignored;  // an untraced stopTheWorld: its startTheWorld is untraced too
+          legacy_untraced_stw_.insert(r.g);
+          return true;
+        }
+      }
       r.stack = std::move(pcs);
       r.stack_skip = 2;
       Emit(out, std::move(r));
       return true;
     }
-    case probes::ProbeRole::kSTWDone:
-      Emit(out, Base(v, RecordKind::kSTWEnd));
+    case probes::ProbeRole::kSTWDone: {
+      Record r = Base(v, RecordKind::kSTWEnd);
+      if (legacy_untraced_stw_.erase(r.g)) {
+        ++stats_.ignored;
+        return true;
+      }
+      Emit(out, std::move(r));
       return true;
+    }
     case probes::ProbeRole::kGCHeapUpdate: {
       const auto delta = static_cast<std::int64_t>(c.args[1]);
       if (delta == 0) {
         ++stats_.ignored;  // update() writes nothing when heapLive does not change
+        return true;
+      }
+      if (BeforeHeapSeed(v)) {
+        ++stats_.ignored;  // already in the value read at attach
         return true;
       }
       heap_live_ += static_cast<std::uint64_t>(delta);
@@ -104,10 +127,12 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
       return true;
     }
     case probes::ProbeRole::kGCHeapReset: {
-      heap_live_ = c.args[1];
-      heap_known_ = true;
       Record r = Base(v, RecordKind::kHeapAlloc);
-      r.value = heap_live_;
+      r.value = c.args[1];
+      if (!BeforeHeapSeed(v)) {  // else the value read at attach is newer
+        heap_live_ = c.args[1];
+        heap_known_ = true;
+      }
       Emit(out, std::move(r));
       return true;
     }
@@ -139,6 +164,35 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
     default:
       return false;
   }
+}
+
+// Go <= 1.20: stopTheWorldWithSema() has no stwReason (added in 1.21) and the runtime
+// traces only the GC's own two stops: mgc.go gcStart `traceGCSTWStart(1);
+// systemstack(stopTheWorldWithSema)` and gcMarkDone `traceGCSTWStart(0); ...`; the stops
+// of stopTheWorld (GOMAXPROCS, ReadMemStats, the tracer's own start and stop...) write
+// nothing, and their startTheWorldWithSema(false) no end (proc.go). The stack tells them
+// apart. Go 1.19's systemstack has no frame (sched.bp is its caller's frame pointer), so
+// our SCHED walk is [systemstack_switch, the CALLER of the function that called
+// systemstack, ...] (seen: [systemstack_switch, runtime.GC, main...] for runtime.GC's
+// stop): gcStart's callers are mallocgc, GC and forcegchelper (malloc.go, mgc.go,
+// proc.go), gcMarkDone's gcBgMarkWorker and gcAssistAlloc (mgc.go, mgcmark.go); the two
+// themselves are accepted too. x/exp/trace (tracev1.go) names kind 0 "GC mark
+// termination", 1 "GC sweep termination". "" = not traced.
+std::string_view RecordDecoder::LegacyStwReason(const std::vector<std::uint64_t> &pcs) {
+  constexpr std::string_view kSweepTerm = "GC sweep termination", kMarkTerm = "GC mark termination";
+  for (std::uint64_t pc : pcs) {
+    names_.clear();
+    if (cfg_.func_chain) cfg_.func_chain(pc, names_);
+    if (names_.size() == 1 && names_.front() == "runtime.systemstack_switch") continue;
+    for (std::string_view f : names_) {
+      if (f == "runtime.gcStart" || f == "runtime.GC" || f == "runtime.mallocgc" || f == "runtime.forcegchelper")
+        return kSweepTerm;
+      if (f == "runtime.gcMarkDone" || f == "runtime.gcBgMarkWorker" || f == "runtime.gcAssistAlloc")
+        return kMarkTerm;
+    }
+    return {};
+  }
+  return kUnknownStw;  // no stack to tell: written (as the reason it was given would be)
 }
 
 // The end of a thread's assist: gcAssistAlloc1's casgstatus(gp, _Gwaiting, _Grunning) of

@@ -70,6 +70,12 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
     uint64_t v = 0;
     if (mem.ReadUint(a.sched + l.sched.goidgen.offset, l.sched.goidgen.size, &v)) s.goidgen = v;
   }
+  if (a.gc_controller && l.gc_controller.heap_live.present()) {
+    const gobin::FieldLoc &f = l.gc_controller.heap_live;
+    s.heap_live_ts_ns = MonoNow();
+    s.heap_live_known = mem.ReadUint(a.gc_controller + f.offset, f.size, &s.heap_live);
+    if (!s.heap_live_known) s.warnings.push_back("gcController.heapLive: " + mem.last_error());
+  }
 
   // Ms first: the goroutine and P entries name their M by pointer; the model resolves.
   uint64_t mp = 0;
@@ -187,9 +193,10 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
 }
 
 std::string DescribeSnapshot(const RuntimeSnapshot &s) {
-  std::string out = fmt::format("snapshot: gomaxprocs={} goidgen={} goroutines={} procs={} ms={} ({:.3f} ms)\n",
-                                s.gomaxprocs, s.goidgen, s.goroutines.size(), s.procs.size(), s.ms.size(),
-                                double(s.end_ts_ns - s.begin_ts_ns) / 1e6);
+  std::string out =
+      fmt::format("snapshot: gomaxprocs={} goidgen={} heapLive={} goroutines={} procs={} ms={} ({:.3f} ms)\n",
+                  s.gomaxprocs, s.goidgen, s.heap_live_known ? std::to_string(s.heap_live) : "?",
+                  s.goroutines.size(), s.procs.size(), s.ms.size(), double(s.end_ts_ns - s.begin_ts_ns) / 1e6);
   for (const auto &m : s.ms)
     out += fmt::format("  M{} m={:#x} tid={} curg={:#x} (goid {}) p={}\n", m.id, m.m, m.procid, m.curg, m.curg_goid,
                        m.p_id);

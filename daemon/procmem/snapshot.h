@@ -41,6 +41,7 @@ struct RuntimeGlobalAddrs {
   uint64_t allm = 0;        // &runtime.allm (*m, list via m.alllink)
   uint64_t gomaxprocs = 0;  // &runtime.gomaxprocs (int32)
   uint64_t sched = 0;       // &runtime.sched (schedt), optional (goidgen)
+  uint64_t gc_controller = 0;  // &runtime.gcController (gcControllerState), optional (heapLive)
 };
 
 struct GoroutineState {
@@ -93,6 +94,12 @@ struct RuntimeSnapshot {
   uint64_t end_ts_ns = 0;    // ... and ended
   int32_t gomaxprocs = 0;
   uint64_t goidgen = 0;      // sched.goidgen (0 when unknown)
+  // gcController.heapLive (mgcpacer.go), read at heap_live_ts_ns (CLOCK_MONOTONIC just
+  // before the read): it holds every (*gcControllerState).update whose probe fired before
+  // that time. heap_live_known false: not read (global or field unknown, read failed).
+  bool heap_live_known = false;
+  uint64_t heap_live = 0;
+  uint64_t heap_live_ts_ns = 0;
   std::vector<GoroutineState> goroutines;  // allgs[0:allglen], in allgs order (incl. Dead)
   std::vector<ProcState> procs;            // allp[0:len(allp)], index == id
   std::vector<MState> ms;                  // allm list order

@@ -211,6 +211,10 @@ bool Session::Start(std::string *error) {
   dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
   dc.stw_reasons = layout.stw_reason_strings;
   dc.heap_live_from_zero = I.options.launched;
+  if (!I.options.launched && I.cap->snapshot().heap_live_known) {
+    dc.heap_live_seed = I.cap->snapshot().heap_live;
+    dc.heap_live_seed_ts = I.cap->snapshot().heap_live_ts_ns;
+  }
   dc.cpu_samples = I.options.events.cpu_hz > 0;
   dc.sp_delta = [&bin, bias = I.cap->load_bias()](std::uint64_t pc) -> std::optional<std::int32_t> {
     auto f = bin.pclntab().FuncForPC(pc - bias);

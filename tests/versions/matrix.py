@@ -71,10 +71,6 @@ KNOWN = {
                                  "gotraced wrote all 470 (its summary); the 50 cgo calls at the end of the "
                                  "run did not pair (legacy-format clock drift near the window's end? not "
                                  "verified)",
-    ("1.28", "patched", "heap"): "unknown-version.sh attaches with --pid: before the first resetLive "
-                                 "after the attach gotraced does not know heapLive, and 1 of 2 fresh-clone "
-                                 "runs had HeapAlloc within 1% at only 0.8% of 135 points (cause not found; "
-                                 "launch-mode heap cells pass on 1.22-1.27)",
 }
 
 

@@ -1,5 +1,6 @@
 // GC events: the decoder (record_decoder_gc.cc) and the model (model_gc.cc), with Go's
 // parser as the judge (order.go's GC sequence and range rules, docs/probe-plan.md §3.9).
+#include <functional>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -282,11 +283,12 @@ std::vector<std::uint8_t> Cas(std::uint64_t ts, std::uint64_t goid, std::uint32_
 }
 
 struct Decoder {
-  explicit Decoder(bool from_zero) {
+  explicit Decoder(bool from_zero, const std::function<void(DecoderConfig &)> &tweak = {}) {
     DecoderConfig c;
     c.plan = &plan;
     c.stw_reasons = {"unknown", "GC mark termination", "GOMAXPROCS"};
     c.heap_live_from_zero = from_zero;
+    if (tweak) tweak(c);
     dec = std::make_unique<RecordDecoder>(std::move(c));
   }
   probes::ProbePlan plan = Plan();
@@ -385,6 +387,66 @@ TEST(GcDecoder, HeapLiveUnknownUntilReset) {
   ASSERT_EQ(d.out.size(), 2u);
   EXPECT_EQ(d.out[0].value, 3u << 20);
   EXPECT_EQ(d.out[1].value, (3u << 20) + 8192);
+}
+
+// Attached with heapLive read from memory at t=105 (procmem snapshot): an update whose
+// probe fired before the read is already in the value (no event, no double count); later
+// ones are added to it; a resetLive from before the read is written but does not replace
+// the newer value read; one after it does.
+TEST(GcDecoder, HeapLiveSeededAtAttach) {
+  Decoder d(/*from_zero=*/false, [](DecoderConfig &c) {
+    c.heap_live_seed = std::uint64_t{5} << 20;
+    c.heap_live_seed_ts = 105;
+  });
+  d.Feed(Call(100, kSiteUpdate, 0xabc, 8192));
+  d.Feed(Call(101, kSiteReset, 0xabc, 1 << 20));
+  d.Feed(Call(110, kSiteUpdate, 0xabc, 8192));
+  d.Feed(Call(120, kSiteUpdate, 0xabc, static_cast<std::uint64_t>(std::int64_t{-4096})));
+  d.Feed(Call(130, kSiteReset, 0xabc, 3 << 20));
+  d.Feed(Call(140, kSiteUpdate, 0xabc, 8192));
+  ASSERT_EQ(d.out.size(), 5u);
+  EXPECT_EQ(d.out[0].value, 1u << 20);
+  EXPECT_EQ(d.out[1].value, (5u << 20) + 8192);
+  EXPECT_EQ(d.out[2].value, (5u << 20) + 8192 - 4096);
+  EXPECT_EQ(d.out[3].value, 3u << 20);
+  EXPECT_EQ(d.out[4].value, (3u << 20) + 8192);
+}
+
+// Go 1.19: stopTheWorldWithSema() has no reason and only gcStart's and gcMarkDone's stops
+// are traced (mgc.go traceGCSTWStart(1) / (0)); the SCHED walk lacks the frame that called
+// systemstack, so the frame after systemstack_switch is gcStart's caller (runtime.GC here)
+// or gcMarkDone's (gcBgMarkWorker); stopTheWorld's (called from stopTheWorldGC) writes
+// neither begin nor end; a stack that names nothing keeps the STW as "unknown".
+TEST(GcDecoder, LegacyStwOnlyTheGcs) {
+  Decoder d(/*from_zero=*/true, [](DecoderConfig &c) {
+    c.go_minor = 19;
+    c.stw_reasons.clear();
+    c.func_chain = [](std::uint64_t pc, std::vector<std::string_view> &names) {
+      switch (pc) {
+        case 0x100: names = {"runtime.systemstack_switch"}; break;
+        case 0x200: names = {"runtime.GC"}; break;
+        case 0x300: names = {"runtime.gcBgMarkWorker"}; break;
+        case 0x400: names = {"runtime.stopTheWorldGC"}; break;
+        case 0x500: names = {"main.main"}; break;
+        default: break;
+      }
+    };
+  });
+  d.Feed(Call(100, kSiteStw, 7, 0, {0x100, 0x200, 0x500}));
+  d.Feed(Call(110, kSiteStwDone, 0, 0));
+  d.Feed(Call(120, kSiteStw, 7, 0, {0x100, 0x400, 0x500}));
+  d.Feed(Call(130, kSiteStwDone, 0, 0));
+  d.Feed(Call(140, kSiteStw, 7, 0, {0x100, 0x300}));
+  d.Feed(Call(150, kSiteStwDone, 0, 0));
+  d.Feed(Call(160, kSiteStw, 7, 0, {}));
+  ASSERT_EQ(d.out.size(), 5u);
+  EXPECT_EQ(d.out[0].kind, RecordKind::kSTWBegin);
+  EXPECT_EQ(d.out[0].reason, "GC sweep termination");
+  EXPECT_EQ(d.out[1].kind, RecordKind::kSTWEnd);
+  EXPECT_EQ(d.out[1].ts, 110u);
+  EXPECT_EQ(d.out[2].reason, "GC mark termination");
+  EXPECT_EQ(d.out[3].ts, 150u);
+  EXPECT_EQ(d.out[4].reason, "unknown");
 }
 
 }  // namespace
