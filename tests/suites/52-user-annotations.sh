@@ -13,15 +13,15 @@ set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
+SUITE=52-user-annotations
 GOTRACED=$BUILD/cli/gotraced
 OUT=$BUILD/user-annotations
 read -r -a versions <<<"${USER_VERSIONS:-go1.26 go1.22}"
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
 
-if [[ ! -x $GOTRACED ]]; then
-  echo "FAIL 52-user-annotations: $GOTRACED is not built (cmake --build $BUILD)"
-  exit 1
-fi
-bash "$ROOT/scripts/build-tools.sh" "$BUILD"
+need_gotraced
+build_tools
 mkdir -p "$OUT"
 fail=0
 for v in "${versions[@]}"; do
