@@ -281,7 +281,20 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
   c->curg_goid = gv_read(&v->curg, cfg.g_goid, 8);
   c->p = p;
   c->m_id = m ? (__s64)mid : -1;
-  if (cfg.p_id_status_adjacent) {
+  // p.syscalltick is 20 bytes after p.id in every supported layout (runtime2.go `type
+  // p`: id, status, link, schedtick, syscalltick): a hit that wants it reads the three
+  // in one copy.
+  __s32 tick_rel = cfg.p_syscalltick - cfg.p_id;
+  bool tick_read = false;
+  __u32 p_tick = 0;
+  if (cfg.p_id_status_adjacent && sys && p && tick_rel >= 8 && tick_rel <= 28 && !(tick_rel & 3)) {
+    __u32 pw[8] = {};
+    if (bpf_probe_read_user(pw, sizeof(pw), (const void *)(p + cfg.p_id)) != 0) count_fault();
+    c->p_id = (__s32)pw[0];
+    c->p_status = pw[1];
+    p_tick = pw[(tick_rel >> 2) & 7];
+    tick_read = true;
+  } else if (cfg.p_id_status_adjacent) {
     __u64 idst = gt_read(p, cfg.p_id, 8);
     c->p_id = p ? (__s32)(__u32)idst : -1;
     c->p_status = (__u32)(idst >> 32);
@@ -299,7 +312,7 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
   if (sys) {
     c->m_oldp = oldp;
     c->m_syscalltick = rdf32(m, cfg.m_syscalltick);
-    c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
+    c->p_syscalltick = tick_read ? p_tick : rdf32(p, cfg.p_syscalltick);
   } else {
     c->m_oldp = 0;
     c->m_syscalltick = 0;

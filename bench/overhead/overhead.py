@@ -340,15 +340,18 @@ def main():
     if rows:
         table(["workload", "program", "hits", "hits/ev", "bpf ns/hit"], rows)
     print()
-    print("decomposition of the target CPU added per event (us): hits/ev x (trap + BPF per hit), the trap being")
-    print("the bare hit of an empty program measured above (after_check_empty, CPU); rest = measured - both;")
-    print("trap only = what hits/ev x trap alone costs; BPF budget = ns/hit left for BPF under the %.1f us target"
-          % MAX_US_PER_EVENT)
+    print("decomposition of the target CPU added per event (us): trap = hits/ev x the bare hit of an empty program")
+    print("measured above (after_check_empty, CPU), bpf = hits/ev x BPF ns/hit; rest = measured cpu us/ev - both")
+    print("(the workload's own extra work under the traps: more idle/wake cycles and spinning, cold caches);")
+    print("BPF budget = BPF ns per hit that would fit the %.1f us target with this trap and hits/ev" % MAX_US_PER_EVENT)
     rows = []
     for r in results:
         hpe, bns, cpu = r.get("hits_per_event"), r.get("bpf_ns_per_hit"), r.get("us_cpu")
         if hpe is None or bns is None or trap is None:
             rows.append([r["workload"], r["scale"]] + ["-"] * 7)
+            if r["gotraced"]:
+                errors.append("%s: no decomposition (hits/event %s, BPF ns/hit %s, bare trap %s)" % (
+                    r["workload"], hpe, bns, trap))
             continue
         t_us, b_us = hpe * trap / 1e3, hpe * bns / 1e3
         budget = (MAX_US_PER_EVENT * 1e3 / hpe) - trap
@@ -361,6 +364,10 @@ def main():
     if trap is not None:
         print("trap alone: %.0f ns per hit; at 1.0 hit/event it leaves %.0f ns of BPF per hit for %.1f us/event"
               % (trap, MAX_US_PER_EVENT * 1e3 - trap, MAX_US_PER_EVENT))
+        rec = up.get("after_check_record", {}).get("cpu_ns")
+        if rec is not None:
+            print("a hit whose program only writes a 32 B record: %.0f ns (%.0f over the trap); what is left for "
+                  "reading the Go state at 1.0 hit/event: %.0f ns" % (rec, rec - trap, MAX_US_PER_EVENT * 1e3 - rec))
 
     if a.json:
         with open(a.json, "w") as f:
