@@ -751,6 +751,20 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       if (c.deref[0]) r.g = c.deref[0];
       // Go <= 1.21: traceGoPark(traceEvGoBlock, 0), a generic block (reason "").
       r.reason = cfg_.go_minor <= 21 ? std::string_view("") : kBlockPreempted;
+      if (const gt_stack_tail *t = v.stack_tail();
+          t && t->source == GT_STACK_SCHED && t->sync_safe_point && !pcs.empty()) {
+        // Stopped in morestack (newstack: gp.syncSafePoint = true; if gp.preemptStop
+        // { preemptPark(gp) }): the function has not pushed its frame pointer yet, so
+        // sched.bp is its caller's and the walk skips that caller; traceStack inserts
+        // *(gp.sched.sp) as the second PC (tracestack.go, go.dev/issue/68090, Go 1.24+;
+        // the flag reads 0 before). Seen on goroutines a GC stack scan stops
+        // (suspendG), e.g. [makeslice, <caller missing>, ...].
+        pcs.insert(pcs.begin() + 1, t->sched_sp_word);
+      }
+      // Go 1.22/1.23 preemptPark calls dropg() before trace.GoPark, so traceStack finds
+      // no m.curg and the event has no stack (1.19/1.21 trace before dropg, 1.26/1.27
+      // after GoPark; 1.24/1.25 not checked: no toolchain here, treated as 1.26).
+      if (cfg_.go_minor == 22 || cfg_.go_minor == 23) pcs.clear();
       r.stack = std::move(pcs);
       r.stack_skip = 0;
       Emit(out, std::move(r));

@@ -3,7 +3,7 @@
 #
 # For each Go version (1.26, 1.27, 1.22, 1.23) and each workload of
 # tests/fidelity/targets (pingpong, mutex, select, timers, tcp, syscalls, spawn, cgo,
-# midrun) the target runs under gotraced in launch mode
+# midrun, annotations, gc) the target runs under gotraced in launch mode
 #   gotraced --quiet --out OURS -- fidelity -workload W -reftrace REF
 # (midrun: the target runs first, gotraced attaches with --pid, then the target starts
 # its own trace). Both files must pass tracecheck, then tracecompare REF OURS asserts the
@@ -34,7 +34,7 @@ TOOLS=$BUILD/tools
 FID=$BUILD/fidelity
 RUNS=$FID/runs
 read -r -a versions <<<"${FIDELITY_VERSIONS:-go1.26 go1.27 go1.22 go1.23}"
-read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun annotations}"
+read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun annotations gc}"
 RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
 
 need_gotraced

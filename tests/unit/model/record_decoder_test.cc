@@ -108,6 +108,7 @@ probes::ProbePlan Plan() {
   add(probes::ProbeRole::kAcquireP);           // 3
   add(probes::ProbeRole::kReleaseP);           // 4
   add(probes::ProbeRole::kSyscallReleaseP);    // 5
+  add(probes::ProbeRole::kPreemptPark);        // 6
   return plan;
 }
 
@@ -329,6 +330,41 @@ TEST(RecordDecoder, Go126StealBeforeExitEntry) {
   CheckResult res = h.Finish("decoder-steal-before-exit");
   ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
+// preemptPark (a GC stack scan's suspendG stopping a goroutine) -> GoBlock "preempted".
+// Stopped in morestack (syncSafePoint), the frame-pointer walk from sched.bp misses the
+// caller of the function whose prologue called morestack; Go 1.24+ traceStack inserts
+// *(gp.sched.sp) as the second PC (go.dev/issue/68090), and so does the decoder. Go
+// 1.22/1.23 preemptPark calls dropg() before trace.GoPark: the runtime's event has no stack.
+TEST(RecordDecoder, PreemptParkStack) {
+  auto record = [](bool sync_safe_point) {
+    RawBuilder m(11);
+    std::vector<std::uint8_t> b = m.Call(100, 6, 0, 5, {}, {5}, {0x2300, 0x2500}, GT_STACK_SCHED);
+    gt_stack_tail t{};
+    std::memcpy(&t, b.data() + sizeof(gt_call_record), sizeof t);
+    t.sync_safe_point = sync_safe_point ? 1 : 0;
+    t.sched_sp_word = 0x2400;
+    std::memcpy(b.data() + sizeof(gt_call_record), &t, sizeof t);
+    return b;
+  };
+  {
+    Fixture f(26);
+    f.Feed(record(true));
+    f.Feed(record(false));
+    ASSERT_EQ(f.out.size(), 2u);
+    EXPECT_EQ(f.out[0].kind, RecordKind::kGoBlock);
+    EXPECT_EQ(f.out[0].g, 5u);
+    EXPECT_EQ(f.out[0].stack, (std::vector<std::uint64_t>{0x2300, 0x2400, 0x2500}));
+    EXPECT_EQ(f.out[1].stack, (std::vector<std::uint64_t>{0x2300, 0x2500}));
+  }
+  {
+    Fixture f(23);
+    f.Feed(record(false));
+    ASSERT_EQ(f.out.size(), 1u);
+    EXPECT_EQ(f.out[0].kind, RecordKind::kGoBlock);
+    EXPECT_TRUE(f.out[0].stack.empty());
+  }
 }
 
 }  // namespace
