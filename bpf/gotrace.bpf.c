@@ -716,6 +716,12 @@ int gt_call(struct pt_regs *ctx) {
     r->deref[1] = rdf64(a0, cfg.m_procid);
     r->deref[2] = rdf64(a0, cfg.m_curg);
     r->deref[3] = rdf64(a0, cfg.m_p);
+  } else if (st.flags & GT_CALL_ARG0_SPAN) {
+    __u64 span = rd64(a0);
+    r->deref[0] = rdf64(span, cfg.span_npages);
+    r->deref[1] = (__u16)gt_read(span, cfg.span_nelems, 2);
+    r->deref[2] = (__u16)gt_read(span, cfg.span_alloc_count, 2);
+    r->deref[3] = rdf64(span, cfg.span_elemsize);
   } else {
     r->deref[0] = r->deref[1] = r->deref[2] = r->deref[3] = 0;
   }

@@ -37,6 +37,8 @@ struct gt_bpf_config {
   // p.status follows p.id (4 bytes later): one 8-byte read.
   gt_u8 p_id_status_adjacent;
   gt_u8 pad2[3];
+  // runtime.mspan (GT_CALL_ARG0_SPAN sites: (*sweepLocked).sweep).
+  gt_s32 span_npages, span_nelems, span_alloc_count, span_elemsize;
 };
 
 #define GT_READ_CREATE 0x1   // startpc, gopc, parent_goid, p_goidcache(end)

@@ -207,6 +207,9 @@ struct gt_gstatus_record {
                                   // and a REGS walk starts at fp = RBP (pcs[0] = [RBP+8])
 #define GT_CALL_GUARD_STACKGUARD1 0x80  // the prologue compares against g->stackguard1
                                         // (16+8(R14): //go:systemstack functions)
+#define GT_CALL_ARG0_SPAN 0x100  // arg0 is a *sweepLocked, whose first word is the *mspan:
+                                 // deref = {npages, nelems, allocCount, elemsize} of that
+                                 // span (nelems: its low 16 bits; a uintptr before Go 1.22)
 // The flag bits above also apply to GSTATUS sites (cookie bits 16..31 of casgstatus).
 
 struct gt_call_record {

@@ -146,6 +146,10 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
   c->p_goidcache = o.p_goidcache;
   c->p_goidcacheend = o.p_goidcacheend;
   c->g_sync_safe_point = o.g_sync_safe_point;
+  c->span_npages = o.span_npages;
+  c->span_nelems = o.span_nelems;
+  c->span_alloc_count = o.span_alloc_count;
+  c->span_elemsize = o.span_elemsize;
   c->gstatus_groups_set = 1;
   // m.curg, m.p, m.oldp, m.id within one 64-byte window? (bpf/gotrace.bpf.c read_go_ctx)
   c->m_win_off = -1;

@@ -23,6 +23,7 @@ const char *RuntimeStructDwarfName(RuntimeStruct s) {
     case RuntimeStruct::kGobuf: return "runtime.gobuf";
     case RuntimeStruct::kSchedt: return "runtime.schedt";
     case RuntimeStruct::kGcController: return "runtime.gcControllerState";
+    case RuntimeStruct::kMspan: return "runtime.mspan";
   }
   return "";
 }
@@ -35,6 +36,7 @@ int32_t &RuntimeStructSize(RuntimeLayout &l, RuntimeStruct s) {
     case RuntimeStruct::kGobuf: return l.gobuf.size;
     case RuntimeStruct::kSchedt: return l.sched.size;
     case RuntimeStruct::kGcController: return l.gc_controller.size;
+    case RuntimeStruct::kMspan: return l.mspan.size;
   }
   return l.g.size;
 }
@@ -129,6 +131,13 @@ std::vector<FieldSpec> MakeSpecs() {
 
       // mgcpacer.go type gcControllerState: heapLive (1.19 .. 1.27).
       {S::kGcController, "gcController.heapLive", {"heapLive"}, GT_FIELD(gc_controller, heap_live), false},
+      // Sweeps (mgcsweep.go sweepLocked.sweep: GCSweepSpan(s.npages * pageSize); reclaimed
+      // = (allocCount - marked objects) * elemsize).
+      {S::kMspan, "mspan.npages", {"npages"}, GT_FIELD(mspan, npages), false},
+      {S::kMspan, "mspan.nelems", {"nelems"}, GT_FIELD(mspan, nelems), false},
+      {S::kMspan, "mspan.allocCount", {"allocCount"}, GT_FIELD(mspan, allocCount), false},
+      {S::kMspan, "mspan.elemsize", {"elemsize"}, GT_FIELD(mspan, elemsize), false},
+      {S::kMspan, "mspan.gcmarkBits", {"gcmarkBits"}, GT_FIELD(mspan, gcmarkBits), false},
   };
 }
 #undef GT_FIELD

@@ -121,6 +121,14 @@ struct GcControllerLayout {
   bool operator==(const GcControllerLayout &) const = default;
 };
 
+// runtime.mspan (mheap.go): what a sweep reads at (*sweepLocked).sweep's entry
+// (docs/probe-plan.md §3.9 sweeps). nelems is a uintptr before 1.22, a uint16 after.
+struct MspanLayout {
+  int32_t size = 0;
+  FieldLoc npages, nelems, allocCount, elemsize, gcmarkBits;
+  bool operator==(const MspanLayout &) const = default;
+};
+
 // Where a RuntimeLayout came from.
 enum class LayoutSource { kNone, kDwarf, kTable };
 std::string_view LayoutSourceName(LayoutSource s);
@@ -132,6 +140,7 @@ struct RuntimeLayout {
   GobufLayout gobuf;
   SchedtLayout sched;
   GcControllerLayout gc_controller;
+  MspanLayout mspan;
 
   // Runtime constants: "_Grunning", "_Gscan", "_Pidle", "waitReasonChanReceive",
   // "traceBlockChanRecv", "traceEvGoBlockSend" (legacy), "traceGoStopPreempted",
@@ -166,10 +175,12 @@ inline constexpr uint32_t kGidle = 0, kGrunnable = 1, kGrunning = 2, kGsyscall =
 // generator, the drift test and `inspect`. Nothing else restates which struct member a
 // field is.
 
-enum class RuntimeStruct { kG, kM, kP, kGobuf, kSchedt, kGcController };
-inline constexpr RuntimeStruct kRuntimeStructs[] = {RuntimeStruct::kG,     RuntimeStruct::kM,
-                                                    RuntimeStruct::kP,     RuntimeStruct::kGobuf,
-                                                    RuntimeStruct::kSchedt, RuntimeStruct::kGcController};
+enum class RuntimeStruct { kG, kM, kP, kGobuf, kSchedt, kGcController, kMspan };
+// Every RuntimeStruct, in table order.
+inline constexpr RuntimeStruct kRuntimeStructs[] = {RuntimeStruct::kG,      RuntimeStruct::kM,
+                                                    RuntimeStruct::kP,      RuntimeStruct::kGobuf,
+                                                    RuntimeStruct::kSchedt, RuntimeStruct::kGcController,
+                                                    RuntimeStruct::kMspan};
 
 struct FieldSpec {
   RuntimeStruct in;

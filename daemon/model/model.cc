@@ -44,6 +44,8 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kGoLabel: return "GoLabel";
     case RecordKind::kGCMarkAssistBegin: return "GCMarkAssistBegin";
     case RecordKind::kGCMarkAssistEnd: return "GCMarkAssistEnd";
+    case RecordKind::kGCSweepBegin: return "GCSweepBegin";
+    case RecordKind::kGCSweepEnd: return "GCSweepEnd";
   }
   return "?";
 }
@@ -191,7 +193,9 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kHeapGoal:
     case RecordKind::kGoLabel:
     case RecordKind::kGCMarkAssistBegin:
-    case RecordKind::kGCMarkAssistEnd: OnGc(r); break;  // model_gc.cc
+    case RecordKind::kGCMarkAssistEnd:
+    case RecordKind::kGCSweepBegin:
+    case RecordKind::kGCSweepEnd: OnGc(r); break;  // model_gc.cc
   }
   last_ts_ = std::max(last_ts_, r.ts);
 }
@@ -329,6 +333,12 @@ void Model::StartGenerationStatuses(std::uint64_t ts) {
     ProcState &p = st_.ps[id];
     bool bound = p.status == ProcStatus::kRunning || p.status == ProcStatus::kSyscall;
     EmitProcStatus(bound ? p.m : encoder::kNoThread, ts, id, p.status);
+    // Like the runtime's writeProcStatus (tracestatus.go: GCSweepActive after the status
+    // of a P with pp.trace.inSweep), so a window that starts here can end the sweep.
+    if (gc_.sweep.count(id)) {
+      const ThreadId batch = bound ? p.m : encoder::kNoThread;
+      Count(w_.GCSweepActive(batch, Ts(batch, ts), id));
+    }
   }
   std::vector<Goid> gids;
   gids.reserve(st_.gs.size());

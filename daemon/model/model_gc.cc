@@ -134,6 +134,29 @@ void Model::OnGc(const Record &r) {
       gc_.assist.erase(r.g);
       return;
     }
+    case RecordKind::kGCSweepBegin: {
+      // order.go advanceGCSweepBegin: M and P (G optional), and no sweep open on the P.
+      if (!GcContext(r, false)) return dropped();
+      const ProcId p = st_.M(r.m).p;
+      if (gc_.sweep.count(p)) {
+        // The previous sweep's end was lost: close it (no byte counts known).
+        Repair(r, "GCSweepBegin while a sweep is open on the P: GCSweepEnd first");
+        ++stats_.repair_events;
+        emitted(w_.GCSweepEnd(r.m, Ts(r.m, r.ts), 0, 0));
+      }
+      emitted(w_.GCSweepBegin(r.m, Ts(r.m, r.ts), encoder::kNoStack));
+      gc_.sweep.insert(p);
+      return;
+    }
+    case RecordKind::kGCSweepEnd: {
+      // advanceGCSweepEnd: the range must be open on the M's current P (a bracket never
+      // changes P: it runs with mallocing set or acquirem, mcentral.go/mheap.go).
+      const MState &ms = st_.M(r.m);
+      if (ms.p == kNoP || ms.p != r.p || !gc_.sweep.count(ms.p)) return dropped();
+      emitted(w_.GCSweepEnd(r.m, Ts(r.m, r.ts), r.value, r.value2));
+      gc_.sweep.erase(ms.p);
+      return;
+    }
     default:
       return dropped();
   }

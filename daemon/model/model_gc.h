@@ -21,6 +21,7 @@ struct GcModelState {
   Goid stw_g = kNoG;     // goroutine holding an open STW range (STWBegin written, no STWEnd)
   std::uint64_t stw_ts = 0;  // when that range began (record time)
   std::unordered_set<Goid> assist;  // goroutines with an open GCMarkAssist range
+  std::unordered_set<ProcId> sweep; // Ps with an open GCSweep range (order.go pState ranges)
   // Worker goroutine -> (generation, sequence number) of the run it was labelled in: the
   // runtime writes one GoLabel per GoStart of a mark worker.
   std::unordered_map<Goid, std::pair<std::uint64_t, std::uint64_t>> labelled;

@@ -71,6 +71,10 @@ enum class RecordKind : std::uint8_t {
   kGoLabel,
   kGCMarkAssistBegin,
   kGCMarkAssistEnd,
+  // GC sweeps (traceruntime.go GCSweepSpan/GCSweepDone), bound to the record's P:
+  // kGCSweepEnd value = bytes swept, value2 = bytes reclaimed.
+  kGCSweepBegin,
+  kGCSweepEnd,
   // User annotations (runtime/trace; model_user.cc). value = task id; kUserTaskBegin:
   // value2 = parent task, text = task type; kUserRegion*: text = region type, kUserLog:
   // text = category, text2 = message.

@@ -137,6 +137,15 @@ class RecordDecoder {
   // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
   std::unordered_map<std::uint32_t, Goid> assisting_;
   void GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out);
+  // Per thread: an open sweep bracket (GCSweepStart seen, GCSweepDone not yet) and what
+  // the runtime's pp.trace.{inSweep, swept, reclaimed} would hold (traceruntime.go).
+  struct SweepBracket {
+    bool begun = false;          // a span was swept inside: GCSweepBegin written
+    std::uint64_t swept = 0;     // bytes
+    std::uint64_t reclaimed = 0; // bytes
+    std::uint64_t chunk_pages = 0;  // pages of the spans swept since the last chunk end
+  };
+  std::unordered_map<std::uint32_t, SweepBracket> sweeping_;
 
   // Threads seen running a goroutine (ctx.curg != 0): the runtime arms a thread's CPU
   // profiling timer only in execute (cpu_sample_decoder.cc).

@@ -39,6 +39,22 @@
 //             the debt is still unpaid: ours then ends before the park). The model opens
 //             one assist per goroutine (the retry loop calls gcAssistAlloc1 again inside
 //             the same assist).
+//   kGCSweepStart / kGCSweepDone  the `traceAcquire()` test before trace.GCSweepStart() /
+//             GCSweepDone() in deductSweepCredit, (*mcentral).cacheSpan, (*mheap).reclaim
+//             (mgcsweep.go, mcentral.go, mheap.go): the thread's bracket opens / closes.
+//             GCSweepDone writes GCSweepEnd(swept, reclaimed) iff a span was swept inside.
+//   kGCSweepSpan  (*sweepLocked).sweep entry: deref = the span's {npages, nelems,
+//             allocCount, elemsize}. Inside a bracket: trace.GCSweepSpan(npages*pageSize)
+//             writes GCSweepBegin (no stack of ours) at the bracket's first span, and adds
+//             the bytes. Sweeps outside a bracket (bgsweep, finishsweep_m) write nothing.
+//   kGCSweepChunk (*mheap).reclaimChunk's trailing GCSweepSpan((n0 - nFreed) * pageSize):
+//             begins the range like a span. n0 is always pagesPerReclaimerChunk (512:
+//             mheap.go reclaim); nFreed is not read: reclaimChunk sweeps only spans with
+//             no marked object (`inUseUnmarked`), which sweep(false) frees, so nFreed is
+//             taken as the pages of the spans swept since the previous chunk (a span kept
+//             alive by a finalizer special makes ours smaller than the runtime's).
+//   Reclaimed bytes (sweep's `reclaimed += nfreed * s.elemsize`, counted only while the
+//   target traces itself) are not read: GCSweepEnd's reclaimed is 0.
 // heapLive has no other writers (mgcpacer.go), so the decoder keeps it as resetLive's
 // value plus the deltas since; before the first resetLive it is known when the capture
 // started before the runtime allocated anything (launch mode) or from the value read in
@@ -46,6 +62,8 @@
 // before update's atomic Add, so a delta whose probe straddles the read is lost: at most
 // one span's bytes, until the next resetLive).
 #include "daemon/model/record_decoder.h"
+
+#include <algorithm>
 
 namespace gotraced::model {
 
@@ -59,6 +77,9 @@ constexpr std::string_view kLabelIdle = "GC (idle)";
 constexpr std::uint32_t kGwaiting = 4, kGrunning = 2;
 constexpr std::uint64_t kGoalOff = std::uint64_t{1} << 62;
 constexpr int kFirstStwReasonMinor = 21;  // stopTheWorldWithSema(reason stwReason): Go 1.21
+constexpr std::uint64_t kPageSize = 8192;  // runtime/malloc.go _PageShift = 13 (all of 1.19-1.27)
+// mheap.go pagesPerReclaimerChunk (512; min(512, pagesPerArena) from 1.26: 512 on amd64).
+constexpr std::uint64_t kReclaimChunkPages = 512;
 }  // namespace
 
 bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole role,
@@ -158,6 +179,49 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
       r.stack = std::move(pcs);
       r.stack_skip = 1;
       if (r.g != kNoG) assisting_[v.tid()] = r.g;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kGCSweepStart:
+      // traceruntime.go GCSweepStart throws on a double start: a bracket still open here
+      // lost its Done record; its range (if any) stays open and the model repairs it.
+      sweeping_[v.tid()] = SweepBracket{};
+      ++stats_.ignored;
+      return true;
+    case probes::ProbeRole::kGCSweepSpan:
+    case probes::ProbeRole::kGCSweepChunk: {
+      auto it = sweeping_.find(v.tid());
+      if (it == sweeping_.end()) {
+        ++stats_.ignored;  // outside a bracket: the runtime writes nothing
+        return true;
+      }
+      SweepBracket &b = it->second;
+      if (role == probes::ProbeRole::kGCSweepSpan) {
+        b.swept += c.deref[0] * kPageSize;
+        b.chunk_pages += c.deref[0];
+      } else {
+        b.swept += (kReclaimChunkPages - std::min(kReclaimChunkPages, b.chunk_pages)) * kPageSize;
+        b.chunk_pages = 0;
+      }
+      if (it->second.begun) {
+        ++stats_.ignored;
+        return true;
+      }
+      it->second.begun = true;
+      Emit(out, Base(v, RecordKind::kGCSweepBegin));
+      return true;
+    }
+    case probes::ProbeRole::kGCSweepDone: {
+      auto it = sweeping_.find(v.tid());
+      if (it == sweeping_.end() || !it->second.begun) {
+        if (it != sweeping_.end()) sweeping_.erase(it);
+        ++stats_.ignored;  // nothing swept: no events
+        return true;
+      }
+      Record r = Base(v, RecordKind::kGCSweepEnd);
+      r.value = it->second.swept;
+      r.value2 = it->second.reclaimed;
+      sweeping_.erase(it);
       Emit(out, std::move(r));
       return true;
     }

@@ -11,6 +11,7 @@
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/user_sites.h"
 #include "daemon/probes/gc_sites.h"
+#include "daemon/probes/sweep_sites.h"
 #include "daemon/probes/version_support.h"
 #include "proto/bpf_config.h"
 
@@ -43,6 +44,10 @@ std::string_view ProbeRoleName(ProbeRole r) {
     case ProbeRole::kGCHeapGoal: return "heapGoal";
     case ProbeRole::kGCDrain: return "gcDrain";
     case ProbeRole::kGCAssist: return "gcAssistAlloc1";
+    case ProbeRole::kGCSweepStart: return "sweepStart";
+    case ProbeRole::kGCSweepSpan: return "sweepSpan";
+    case ProbeRole::kGCSweepDone: return "sweepDone";
+    case ProbeRole::kGCSweepChunk: return "sweepChunk";
     case ProbeRole::kCount: break;
   }
   return "?";
@@ -138,6 +143,10 @@ BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
   o.p_m = Off(l.p.m);
   o.p_syscalltick = Off(l.p.syscalltick);
   o.p_goidcache = Off(l.p.goidcache);
+  o.span_npages = Off(l.mspan.npages);
+  o.span_nelems = Off(l.mspan.nelems);
+  o.span_alloc_count = Off(l.mspan.allocCount);
+  o.span_elemsize = Off(l.mspan.elemsize);
   o.p_goidcacheend = Off(l.p.goidcacheend);
   return o;
 }
@@ -337,7 +346,10 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     }
     plan.sites.push_back(std::move(s));
   }
-  if (opts.gc_probes) AddGcSites(bin, plan);  // gc_sites.cc
+  if (opts.gc_probes) {
+    AddGcSites(bin, plan);              // gc_sites.cc
+    AddSweepSites(bin, layout, plan);   // sweep_sites.cc
+  }
   if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
   return plan;
 }

@@ -76,6 +76,16 @@ enum class ProbeRole : uint16_t {
                           // flags say dedicated / fractional / idle (GoLabel)
   kGCAssist = 24,         // runtime.gcAssistAlloc1(gp, scanWork) entry+4: mark assist work
                           // (GCMarkAssistBegin was just written by gcAssistAlloc)
+  // Sweeps (daemon/probes/sweep_sites.cc): the runtime brackets a sweep loop with
+  // GCSweepStart/GCSweepDone and writes GCSweepBegin at the first GCSweepSpan inside
+  // (traceruntime.go). Start/Done sites are the Jcc of the `traceAcquire()` (tracer on?)
+  // test that precedes those calls, reached whether or not the target traces itself.
+  kGCSweepStart = 25,     // deductSweepCredit / (*mcentral).cacheSpan / (*mheap).reclaim:
+                          // the test before trace.GCSweepStart()
+  kGCSweepSpan = 26,      // runtime.(*sweepLocked).sweep(preserve) entry+4, GT_CALL_ARG0_SPAN
+  kGCSweepDone = 27,      // the same functions: the test before trace.GCSweepDone()
+  kGCSweepChunk = 28,     // (*mheap).reclaimChunk: the test before its trailing
+                          // trace.GCSweepSpan((n0 - nFreed) * pageSize)
   kCount
 };
 std::string_view ProbeRoleName(ProbeRole r);
@@ -111,6 +121,7 @@ struct BpfOffsets {
   int32_t p_id = -1, p_status = -1, p_m = -1, p_syscalltick = -1;
   int32_t p_goidcache = -1, p_goidcacheend = -1;
   int32_t g_sync_safe_point = -1;
+  int32_t span_npages = -1, span_nelems = -1, span_alloc_count = -1, span_elemsize = -1;
 };
 
 struct ProbePlan {

@@ -126,6 +126,29 @@ TEST_P(PlanTest, OffsetsAndStackMasks) {
   EXPECT_FALSE(bit(kGrunning, kGdead));      // GoDestroy neither
 }
 
+// Sweeps (sweep_sites.cc): on every version and flavour the brackets' tracer tests are
+// found (deductSweepCredit 1+1, cacheSpan 1+2, reclaim 1+1, reclaimChunk's span 1), plus
+// (*sweepLocked).sweep with the span deref; --no-gc drops them (NoStacksOption).
+TEST_P(PlanTest, SweepSites) {
+  int n[4] = {0, 0, 0, 0};
+  for (const auto &s : plan_.sites) {
+    if (s.role == ProbeRole::kGCSweepStart) n[0]++;
+    if (s.role == ProbeRole::kGCSweepSpan) {
+      n[1]++;
+      EXPECT_TRUE(s.flags & GT_CALL_ARG0_SPAN);
+    }
+    if (s.role == ProbeRole::kGCSweepDone) n[2]++;
+    if (s.role == ProbeRole::kGCSweepChunk) n[3]++;
+  }
+  for (const auto &note : plan_.notes) EXPECT_EQ(note.find("sweeps not recorded"), std::string::npos) << note;
+  EXPECT_EQ(n[0], 3);
+  EXPECT_EQ(n[1], 1);
+  EXPECT_EQ(n[2], 4);
+  EXPECT_EQ(n[3], 1);
+  EXPECT_GE(plan_.offsets.span_npages, 0);
+  EXPECT_GE(plan_.offsets.span_elemsize, 0);
+}
+
 TEST_P(PlanTest, NoStacksOption) {
   PlanOptions opts;
   opts.stacks = false;
@@ -136,6 +159,8 @@ TEST_P(PlanTest, NoStacksOption) {
   for (const auto &s : plan->sites) {
     EXPECT_FALSE(s.flags & GT_CALL_STACK) << s.function;
     EXPECT_NE(s.role, ProbeRole::kGCStart);
+    EXPECT_NE(s.role, ProbeRole::kGCSweepSpan);
+    EXPECT_NE(s.role, ProbeRole::kGCSweepDone);
   }
   EXPECT_LT(plan->sites.size(), plan_.sites.size());
 }

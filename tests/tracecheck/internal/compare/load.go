@@ -58,6 +58,7 @@ type Trace struct {
 	Metrics    []Rec // Key = name, Val = value
 	Labels     []Rec // GoLabel, Key = label, G = labelled goroutine (gc.go)
 	Samples    []Rec // CPU samples (EventStackSample), Key = leaf function (cpu.go)
+	SweepEnds  []Rec // RangeEnd "GC incremental sweep", Val = "bytes swept" (gc.go)
 
 	// Seen is every goroutine id that occurs in the file.
 	Seen map[int64]bool
@@ -114,6 +115,16 @@ func Load(path string) (*Trace, error) {
 				g = int64(r.Scope.Goroutine())
 			}
 			t.Ranges = append(t.Ranges, withStack(Rec{T: tm, G: g, Key: r.Name}, ev.Stack()))
+		case trace.EventRangeEnd:
+			if r := ev.Range(); r.Name == sweepRange {
+				var swept uint64
+				for _, a := range ev.RangeAttributes() {
+					if a.Name == "bytes swept" {
+						swept = a.Value.Uint64()
+					}
+				}
+				t.SweepEnds = append(t.SweepEnds, Rec{T: tm, Key: r.Name, Val: swept})
+			}
 		case trace.EventTaskBegin:
 			k := ev.Task()
 			t.Tasks = append(t.Tasks, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID), uint64(k.Parent), k.Type)}, ev.Stack()))

@@ -1,0 +1,216 @@
+#include "daemon/probes/sweep_sites.h"
+
+#include <capstone/capstone.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <string_view>
+
+#include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/probe_sites.h"
+#include "daemon/gobin/runtime_globals.h"
+#include "daemon/gobin/runtime_layout.h"
+
+namespace gotraced::probes {
+
+namespace {
+
+// The brackets (Go 1.19-1.27, same shape in every version): each function calls the
+// tracer's GCSweepStart once and GCSweepDone once per exit path that may have swept:
+//   mgcsweep.go deductSweepCredit      Start; sweepone() loop; Done
+//   mcentral.go (*mcentral).cacheSpan  Start; s.sweep(true) loops; Done (before grow) and
+//                                      Done at havespan (`if !traceDone`)
+//   mheap.go    (*mheap).reclaim       Start; reclaimChunk loop; Done
+//   mheap.go    (*mheap).reclaimChunk  its trailing GCSweepSpan((n0 - nFreed) * pageSize)
+// 1.22+ call trace.GCSweepStart() etc. (traceLocker methods, after `trace :=
+// traceAcquire(); if trace.ok()`: the inlined traceEnabled() test); 1.19/1.21 call
+// traceGCSweepStart() etc. under `if trace.enabled`. Either way a load or compare of the
+// tracer's flag, then a Jcc, sits 1-4 lines above the call, and runs whether or not the
+// target traces itself.
+struct Bracket {
+  const char *function;
+  int starts, dones, chunks;  // expected count of each guarded call
+};
+constexpr Bracket kBrackets[] = {
+    {"runtime.deductSweepCredit", 1, 1, 0},
+    {"runtime.(*mcentral).cacheSpan", 1, 2, 0},
+    {"runtime.(*mheap).reclaim", 1, 1, 0},
+    {"runtime.(*mheap).reclaimChunk", 0, 0, 1},
+};
+
+// The tracer entry points, by version (the call may be inlined: then its frames say so).
+std::optional<ProbeRole> MarkerRole(std::string_view fn, bool chunk) {
+  if (fn == "runtime.traceLocker.GCSweepStart" || fn == "runtime.traceGCSweepStart")
+    return ProbeRole::kGCSweepStart;
+  if (fn == "runtime.traceLocker.GCSweepDone" || fn == "runtime.traceGCSweepDone") return ProbeRole::kGCSweepDone;
+  if (chunk && (fn == "runtime.traceLocker.GCSweepSpan" || fn == "runtime.traceGCSweepSpan"))
+    return ProbeRole::kGCSweepChunk;
+  return std::nullopt;
+}
+
+struct InsnDeleter {
+  void operator()(cs_insn *i) const { cs_free(i, 1); }
+};
+
+// Test sites and guarded calls of one function, by the source line of the outermost
+// (physical) frame: the line of `trace := traceAcquire()` / `if trace.enabled` for a test,
+// the line of the call for a marker.
+bool ScanFunction(const gobin::GoBinary &bin, const Bracket &b, uint64_t flag, std::vector<SweepTestSite> &out,
+                  std::string *why) {
+  const gobin::FunctionSym *f = bin.FindFunction(b.function);
+  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 16)) {
+    *why = fmt::format("{} not found", b.function);
+    return false;
+  }
+  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  if (!code) {
+    *why = fmt::format("{}: code not in the file", b.function);
+    return false;
+  }
+  csh h;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+    *why = "capstone";
+    return false;
+  }
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h));
+  const uint8_t *p = code->data();
+  size_t left = code->size();
+  uint64_t addr = f->entry;
+  const bool chunk = b.chunks > 0;
+  std::map<int32_t, uint64_t> tests;    // outer line -> Jcc vaddr
+  std::map<int32_t, ProbeRole> marks;   // outer line -> guarded call
+  int32_t pending_line = -1;            // a flag test waiting for its Jcc
+  int pending_left = 0;
+  while (left > 0) {
+    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
+      ++p, --left, ++addr;
+      continue;
+    }
+    const cs_x86 &x = in->detail->x86;
+    const uint64_t at = in->address;
+    std::vector<gobin::Frame> frames = bin.FramesForPC(at, gobin::PcKind::kInstruction);
+    const int32_t outer = frames.empty() ? -1 : frames.back().line;
+    bool refs_flag = false;
+    for (uint8_t k = 0; k < x.op_count; ++k) {
+      const cs_x86_op &op = x.operands[k];
+      if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP && op.mem.index == X86_REG_INVALID &&
+          at + in->size + static_cast<uint64_t>(op.mem.disp) == flag)
+        refs_flag = true;
+    }
+    if (refs_flag) {
+      pending_line = outer;
+      pending_left = 3;
+    } else if (pending_left > 0) {
+      gobin::InsnKind kind = gobin::InsnKind::kOther;
+      gobin::ClassifyForUprobe(std::span<const uint8_t>(in->bytes, in->size), &kind);
+      if (kind == gobin::InsnKind::kJcc) {
+        tests.emplace(pending_line, at);
+        pending_left = 0;
+      } else {
+        --pending_left;
+      }
+    }
+    // A guarded call: a CALL to the tracer function, or its inlined body.
+    std::optional<ProbeRole> role;
+    if (in->id == X86_INS_CALL && x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
+      const gobin::FunctionSym *callee = bin.symbols().FuncForPC(static_cast<uint64_t>(x.operands[0].imm));
+      if (callee && callee->entry == static_cast<uint64_t>(x.operands[0].imm)) role = MarkerRole(callee->name, chunk);
+    }
+    for (size_t k = 0; !role && k + 1 < frames.size(); ++k) role = MarkerRole(frames[k].function, chunk);
+    if (role && outer > 0) marks.emplace(outer, *role);
+  }
+  cs_close(&h);
+  int n[3] = {0, 0, 0};
+  for (const auto &[line, role] : marks) {
+    // The test guarding the call: the nearest test line at most 4 lines above it
+    // (reclaimChunk: `trace := traceAcquire(); if trace.ok() { unlock(&h.lock); //
+    // comment; trace.GCSweepSpan(...)`).
+    auto it = tests.lower_bound(line);
+    if (it == tests.begin()) continue;
+    --it;
+    if (line - it->first > 4) continue;
+    out.push_back(SweepTestSite{role, b.function, it->second, line});
+    n[role == ProbeRole::kGCSweepStart ? 0 : role == ProbeRole::kGCSweepDone ? 1 : 2]++;
+  }
+  if (n[0] != b.starts || n[1] != b.dones || n[2] != b.chunks) {
+    *why = fmt::format("{}: {} start, {} done, {} span tests of the tracer (expected {}, {}, {})", b.function, n[0],
+                       n[1], n[2], b.starts, b.dones, b.chunks);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<SweepTestSite> FindSweepTestSites(const gobin::GoBinary &bin, uint64_t trace_flag_vaddr,
+                                              std::string *why) {
+  std::vector<SweepTestSite> out;
+  std::string dummy;
+  if (!why) why = &dummy;
+  if (!trace_flag_vaddr) {
+    *why = "the tracer's flag (trace.enabled / trace.gen) was not found";
+    return {};
+  }
+  for (const Bracket &b : kBrackets)
+    if (!ScanFunction(bin, b, trace_flag_vaddr, out, why)) return {};
+  return out;
+}
+
+void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan) {
+  auto skip = [&](const std::string &why) {
+    plan.notes.push_back("GC sweeps not recorded: " + why);
+  };
+  if (!layout.mspan.npages.present()) return skip("runtime.mspan layout unknown");
+  gobin::RuntimeGlobals g = gobin::FindRuntimeGlobals(bin, &layout);
+  const gobin::GlobalAddr &flag = g[gobin::GlobalId::kTraceEnabled];
+  std::string why;
+  std::vector<SweepTestSite> tests = FindSweepTestSites(bin, flag.found() ? flag.vaddr : 0, &why);
+  if (tests.empty()) return skip(why);
+  // (*sweepLocked).sweep(preserve): every span swept (mgcsweep.go: GCSweepSpan(s.npages *
+  // pageSize) near its top). Entry+4 JBE (emulated), registers as at entry: RAX = sl.
+  auto sweep = gobin::FindProbeSites(bin, "runtime.(*sweepLocked).sweep");
+  if (!sweep) return skip(sweep.error());
+  if (sweep->prologue == gobin::PrologueKind::kNoCheck || !sweep->after_check)
+    return skip("runtime.(*sweepLocked).sweep has no stack check to probe after");
+  std::vector<ProbeSite> add;
+  {
+    ProbeSite s;
+    s.role = ProbeRole::kGCSweepSpan;
+    s.function = "runtime.(*sweepLocked).sweep";
+    s.kind = SiteKind::kAfterStackCheck;
+    s.flags = GT_CALL_ARG0_SPAN | (sweep->prologue == gobin::PrologueKind::kSmallFrame ? GT_CALL_CHECK_MORESTACK
+                                                                                        : GT_CALL_CHECK_MORESTACK_R12);
+    s.vaddr = sweep->after_check->vaddr;
+    s.file_offset = sweep->after_check->file_offset;
+    s.insn = sweep->after_check->text;
+    s.required = false;
+    if (!s.file_offset) {
+      auto off = bin.elf().VaddrToFileOffset(s.vaddr);
+      if (!off) return skip("runtime.(*sweepLocked).sweep: site not backed by the file");
+      s.file_offset = *off;
+    }
+    add.push_back(std::move(s));
+  }
+  for (const SweepTestSite &t : tests) {
+    auto off = bin.elf().VaddrToFileOffset(t.vaddr);
+    if (!off) return skip(fmt::format("{}: site {:#x} not backed by the file", t.function, t.vaddr));
+    ProbeSite s;
+    s.role = t.role;
+    s.function = t.function;
+    s.kind = SiteKind::kEntry;  // a Jcc inside the body (emulated); only ctx is read
+    s.vaddr = t.vaddr;
+    s.file_offset = *off;
+    s.insn = fmt::format("Jcc of the tracer test guarding line {}", t.line);
+    s.required = false;
+    add.push_back(std::move(s));
+  }
+  for (ProbeSite &s : add) {
+    s.id = uint16_t(plan.sites.size());
+    plan.sites.push_back(std::move(s));
+  }
+}
+
+}  // namespace gotraced::probes

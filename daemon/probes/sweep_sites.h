@@ -1,0 +1,34 @@
+// GC sweep sites of the probe plan (docs/probe-plan.md §3.9 "Sweeps"): the runtime writes
+// a sweep lazily (traceruntime.go GCSweepStart / GCSweepSpan / GCSweepDone), so the plan
+// probes the brackets' own code, not a function entry.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "daemon/probes/probe_plan.h"
+
+namespace gotraced::probes {
+
+// One `traceAcquire()` / `if trace.enabled` test in a bracket function, matched to the
+// tracer call it guards.
+struct SweepTestSite {
+  ProbeRole role;     // kGCSweepStart, kGCSweepDone or kGCSweepChunk
+  std::string function;
+  uint64_t vaddr;     // the Jcc right after the load/compare of the tracer flag
+  int32_t line;       // the guarded call's source line (for `inspect` and the tests)
+};
+
+// The test sites of deductSweepCredit, (*mcentral).cacheSpan, (*mheap).reclaim and
+// (*mheap).reclaimChunk, given the link-time address of the tracer's flag (gobin
+// GlobalId::kTraceEnabled). Empty + *why when the code is not what the plan expects
+// (every bracket must have exactly one Start test and its Done tests).
+std::vector<SweepTestSite> FindSweepTestSites(const gobin::GoBinary &bin, uint64_t trace_flag_vaddr,
+                                              std::string *why);
+
+// Appends the sweep sites (kGCSweepStart/Span/Done/Chunk), all or none: without one of
+// them the ranges would be wrong, so a note says sweeps are not recorded instead.
+void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan);
+
+}  // namespace gotraced::probes

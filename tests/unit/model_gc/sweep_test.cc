@@ -1,0 +1,168 @@
+// GC sweeps: the decoder's brackets (record_decoder_gc.cc: kGCSweepStart/Span/Done/Chunk
+// sites) and the model's P-bound range (model_gc.cc, GCSweepActive at generation starts),
+// with Go's parser as the judge (order.go advanceGCSweepBegin/Active/End).
+#include <gtest/gtest.h>
+
+#include "daemon/model/record_decoder.h"
+#include "tests/unit/model/model_test_util.h"
+
+namespace gotraced::model::testing {
+namespace {
+
+#define EXPECT_ACCEPTED(res) \
+  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
+
+Record Sweep(RecordKind k, std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t swept = 0,
+             std::uint64_t reclaimed = 0) {
+  Record r;
+  r.kind = k;
+  r.ts = ts;
+  r.m = m;
+  r.p = p;
+  r.g = g;
+  r.value = swept;
+  r.value2 = reclaimed;
+  return r;
+}
+
+// Two sweeps on two Ps; the second spans two generation cuts: each new generation states
+// it with GCSweepActive after the P's status (tracestatus.go writeProcStatus), so the
+// reader (and a flight-recorder window that starts there) accepts its end.
+TEST(ModelSweep, RangesOnPsAcrossGenerations) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      RProcStart(112, 2, 1),
+      RGoCreate(113, 2, 1, kNoG, 2),
+      RGoStart(114, 2, 1, 2),
+      Sweep(RecordKind::kGCSweepBegin, 120, 1, 0, 1),
+      Sweep(RecordKind::kGCSweepEnd, 130, 1, 0, 1, 8192, 0),
+      Sweep(RecordKind::kGCSweepBegin, 140, 2, 1, 2),
+  });
+  h.model.CutGeneration(200);
+  h.model.CutGeneration(300);
+  h.PushAll({
+      Sweep(RecordKind::kGCSweepEnd, 310, 2, 1, 2, 3 * 8192, 0),
+      RGoEnd(400, 1, 0, 1),
+      RGoEnd(410, 2, 1, 2),
+  });
+  CheckResult res = h.Finish("gc-sweep");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("ranges", "GC incremental sweep"), 2);
+  EXPECT_EQ(res.Int("range_actives", "GC incremental sweep"), 2);
+  EXPECT_EQ(res.Int("range_ends", "GC incremental sweep"), 2);
+  const ModelStats s = h.model.stats();
+  EXPECT_EQ(s.gc_events, 4u);
+  EXPECT_EQ(s.gc_dropped, 0u);
+}
+
+// An end with no sweep open on the M's P is dropped (the reader would reject it); a begin
+// while one is open (its end was lost) closes the open one first, as a repair.
+TEST(ModelSweep, LostRecords) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      Sweep(RecordKind::kGCSweepEnd, 115, 1, 0, 1, 8192, 0),
+      Sweep(RecordKind::kGCSweepBegin, 120, 1, 0, 1),
+      Sweep(RecordKind::kGCSweepBegin, 130, 1, 0, 1),
+      Sweep(RecordKind::kGCSweepEnd, 140, 1, 0, 1, 8192, 0),
+      RGoEnd(400, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("gc-sweep-lost");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("ranges", "GC incremental sweep"), 2);
+  EXPECT_EQ(res.Int("range_ends", "GC incremental sweep"), 2);
+  const ModelStats s = h.model.stats();
+  EXPECT_EQ(s.gc_dropped, 1u);
+  EXPECT_EQ(s.repair_events, 1u);
+}
+
+// ---- decoder ----
+
+enum : std::uint32_t { kSiteStart, kSiteSpan, kSiteDone, kSiteChunk };
+
+probes::ProbePlan Plan() {
+  probes::ProbePlan plan;
+  plan.name = "test";
+  plan.go_minor = 26;
+  for (probes::ProbeRole role : {probes::ProbeRole::kGCSweepStart, probes::ProbeRole::kGCSweepSpan,
+                                 probes::ProbeRole::kGCSweepDone, probes::ProbeRole::kGCSweepChunk}) {
+    probes::ProbeSite s;
+    s.id = static_cast<std::uint16_t>(plan.sites.size());
+    s.role = role;
+    plan.sites.push_back(s);
+  }
+  return plan;
+}
+
+// A hit of `site` on thread tid (P 0 or 1); for span sites, the span's npages.
+std::vector<std::uint8_t> Hit(std::uint64_t ts, std::uint32_t tid, std::uint32_t site, std::uint64_t npages = 0) {
+  gt_call_record r{};
+  r.h.ts_ns = ts;
+  r.h.tgid = 1;
+  r.h.tid = tid;
+  r.h.kind = GT_REC_CALL;
+  r.ctx.p_id = static_cast<std::int32_t>(tid - 101);
+  r.ctx.p = 0xd000 + tid;
+  r.ctx.curg = 0xc000000100;
+  r.ctx.curg_goid = 1;
+  r.probe_id = site;
+  r.flags = site == kSiteSpan ? GT_CALL_ARG0_SPAN : 0;
+  r.deref[0] = npages;
+  return {reinterpret_cast<const std::uint8_t *>(&r), reinterpret_cast<const std::uint8_t *>(&r) + sizeof r};
+}
+
+struct Decoder {
+  Decoder() {
+    DecoderConfig c;
+    c.plan = &plan;
+    dec = std::make_unique<RecordDecoder>(std::move(c));
+  }
+  probes::ProbePlan plan = Plan();
+  std::unique_ptr<RecordDecoder> dec;
+  std::vector<Record> out;
+  void Feed(const std::vector<std::uint8_t> &bytes) {
+    capture::RecordView v(bytes.data(), bytes.size());
+    ASSERT_TRUE(v.valid());
+    dec->Decode(v, out);
+  }
+};
+
+// traceruntime.go: GCSweepBegin at the first span swept inside a Start/Done bracket,
+// GCSweepEnd(swept bytes) at Done iff a span was swept; spans outside a bracket (bgsweep)
+// and brackets that swept nothing write nothing; brackets are per thread.
+TEST(SweepDecoder, Brackets) {
+  Decoder d;
+  d.Feed(Hit(100, 101, kSiteSpan, 4));  // bgsweep: no bracket
+  d.Feed(Hit(110, 101, kSiteStart));
+  d.Feed(Hit(115, 102, kSiteStart));    // another thread's bracket
+  d.Feed(Hit(120, 101, kSiteSpan, 1));
+  d.Feed(Hit(125, 102, kSiteDone));     // swept nothing: no events
+  d.Feed(Hit(130, 101, kSiteSpan, 2));
+  d.Feed(Hit(140, 101, kSiteDone));
+  d.Feed(Hit(150, 101, kSiteSpan, 8));  // after Done: outside again
+  d.Feed(Hit(160, 102, kSiteStart));    // reclaim: an empty chunk begins the range
+  d.Feed(Hit(170, 102, kSiteChunk));    // + 512 pages scanned, none freed
+  d.Feed(Hit(180, 102, kSiteSpan, 10)); // a freed span in the next chunk
+  d.Feed(Hit(185, 102, kSiteChunk));    // + 502 pages scanned, not freed
+  d.Feed(Hit(190, 102, kSiteDone));
+  ASSERT_EQ(d.out.size(), 4u);
+  EXPECT_EQ(d.out[0].kind, RecordKind::kGCSweepBegin);
+  EXPECT_EQ(d.out[0].ts, 120u);
+  EXPECT_EQ(d.out[0].p, 0);
+  EXPECT_EQ(d.out[1].kind, RecordKind::kGCSweepEnd);
+  EXPECT_EQ(d.out[1].ts, 140u);
+  EXPECT_EQ(d.out[1].value, 3u * 8192);
+  EXPECT_EQ(d.out[2].kind, RecordKind::kGCSweepBegin);
+  EXPECT_EQ(d.out[2].ts, 170u);
+  EXPECT_EQ(d.out[2].p, 1);
+  EXPECT_EQ(d.out[3].kind, RecordKind::kGCSweepEnd);
+  EXPECT_EQ(d.out[3].value, (512u + 10u + 502u) * 8192);
+}
+
+}  // namespace
+}  // namespace gotraced::model::testing
