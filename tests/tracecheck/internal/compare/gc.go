@@ -46,8 +46,12 @@ const (
 	heapTolerance   = 0.01
 	heapMinMatch    = 0.99
 	sweepRange      = "GC incremental sweep"
-	// Measured on the gc workload (launch mode, this VM; docs/probe-plan.md §3.9).
-	sweepMaxDiff = 0.05
+	// Measured on the gc workload (launch mode, this VM, suite 50): ref/ours
+	// 4081/4081 (go1.26), 1794/1794 (go1.27), 2163/2163 (go1.22), 3883/3883
+	// (go1.23), and 1980/1980 in a separate go1.26 run: exact. 2% leaves room
+	// for lost probe hits on a loaded machine (36-80 ranges at these counts)
+	// and still catches a missing bracket kind (reclaim alone is ~5%).
+	sweepMaxDiff = 0.02
 	// Below this many REF sweeps the row is reported only: one lost hit is then
 	// several percent (most workloads sweep a few dozen times).
 	sweepMinChecked = 200
