@@ -249,7 +249,7 @@ def main():
                     r["gt_tp_hits"].append(sum(v[1] for v in tp))
                     # Per program (gt_casgstatus, gt_call, ...): hits and ns summed over runs,
                     # with the events of the same runs, for hits/event and ns/hit per program.
-                    for v in up:
+                    for v in up + tp:
                         acc = r["gt_prog"].setdefault(v[3], [0, 0, 0])
                         acc[0] += v[1]
                         acc[1] += v[2]
@@ -331,14 +331,15 @@ def main():
     # Table 3: where a recorded event's cost goes, per uprobe program and in total.
     trap = up.get("after_check_empty", {}).get("cpu_ns")
     print()
-    print("BPF programs (all gotraced runs): hits per emitted event and BPF ns per hit")
+    print("BPF programs (all gotraced runs): runs per emitted event and BPF ns per run; the tracepoint programs")
+    print("(gt_sched_switch ...) run for every process on the machine and return early for the others")
     rows = []
     for r in results:
         for name, (hits, ns, ev) in sorted(r["gt_prog"].items()):
             rows.append([r["workload"], name, "%d" % hits, "%.3f" % (hits / ev) if ev else "-",
                          "%.0f" % (ns / hits) if hits else "-"])
     if rows:
-        table(["workload", "program", "hits", "hits/ev", "bpf ns/hit"], rows)
+        table(["workload", "program", "runs", "runs/ev", "bpf ns/run"], rows)
     print()
     print("decomposition of the target CPU added per event (us): trap = hits/ev x the bare hit of an empty program")
     print("measured above (after_check_empty, CPU), bpf = hits/ev x BPF ns/hit; rest = measured cpu us/ev - both")
