@@ -501,6 +501,12 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       TrimSyscallEntry(pcs);
       r.stack = std::move(pcs);
       r.stack_skip = 1;
+      // Go 1.22 entersyscallblock (only notetsleepg calls it): GoSysCall's hard-coded skip
+      // 4 (trace2runtime.go, counted for entersyscall -> reentersyscall) starts one frame
+      // further out from its systemstack(entersyscallblock_handoff): the stack starts at
+      // notetsleepg's caller's caller (seen: gcBgMarkStartWorkers' GoSyscallBegin begins at
+      // gcStart; fidelity gc workload, go1.22).
+      if (cfg_.go_minor == 22 && from_block) r.stack_skip = 2;
       auto held = held_release_.find(v.tid());
       if (held != held_release_.end()) {
         // entersyscallblock: GoSysCall, then handoffp(releasep()) [ProcStop], then this

@@ -35,6 +35,8 @@ const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
     {0x2600, {"runtime.entersyscall"}},
     {0x2700, {"syscall.Syscall6"}},
     {0x2800, {"syscall.read"}},
+    {0x2900, {"runtime.entersyscallblock"}},
+    {0x2a00, {"runtime.reentersyscall"}},
 };
 
 class RawBuilder {
@@ -365,6 +367,26 @@ TEST(RecordDecoder, PreemptParkStack) {
     EXPECT_EQ(f.out[0].kind, RecordKind::kGoBlock);
     EXPECT_TRUE(f.out[0].stack.empty());
   }
+}
+
+// Go 1.22 GoSysCall skips 4 frames from systemstack_switch whatever the path
+// (trace2runtime.go); through entersyscallblock (notetsleepg) that lands one frame further
+// out than through reentersyscall: skip 2 instead of 1 after the entry frames are trimmed.
+// 1.23 walks from gp.syscallpc/syscallbp: skip 1 on both paths.
+TEST(RecordDecoder, Go122SyscallBlockSkip) {
+  auto begin = [](int minor, std::uint64_t caller) {
+    Fixture f(minor);
+    RawBuilder m(11);
+    f.Feed(m.Gstatus(100, caller, 5, 2, 3, 0, 5, {0x2000, 0x2700, 0x2800, 0x2500}));
+    EXPECT_EQ(f.out.size(), 1u);
+    return f.out.empty() ? Record{} : f.out[0];
+  };
+  Record blk = begin(22, 0x2900);
+  EXPECT_EQ(blk.kind, RecordKind::kGoSyscallBegin);
+  EXPECT_EQ(blk.stack, (std::vector<std::uint64_t>{0x2700, 0x2800, 0x2500}));
+  EXPECT_EQ(blk.stack_skip, 2u);
+  EXPECT_EQ(begin(22, 0x2a00).stack_skip, 1u);
+  EXPECT_EQ(begin(23, 0x2900).stack_skip, 1u);
 }
 
 }  // namespace
