@@ -54,6 +54,7 @@ struct RecordOptions {
   std::string generation_period = "1s";
   bool quiet = false;
   bool no_gc = false;
+  bool no_sweeps = false;
   bool no_user = false;
   std::int64_t cpu_hz = 0;
   std::vector<std::string> command;
@@ -147,6 +148,7 @@ int RunRecord(const RecordOptions &o) {
   so.generation_period = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
   so.launched = launch;
   so.events.gc = !o.no_gc;
+  so.events.sweeps = !o.no_sweeps;
   so.events.user = !o.no_user;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   session::Session session(so);
@@ -233,6 +235,8 @@ std::function<int()> RegisterRecord(CLI::App &app) {
       ->capture_default_str();
   app.add_flag("--quiet,-q", o->quiet, "no live status line");
   app.add_flag("--no-gc", o->no_gc, "do not record GC, STW, heap metrics (no GC probes are attached)");
+  app.add_flag("--no-sweeps", o->no_sweeps,
+               "do not record GC sweep ranges (their probes fire at every span an allocation takes from an mcentral and every span swept: the costliest GC probes)");
   app.add_flag("--no-user", o->no_user,
                "do not record user tasks, regions and logs (no runtime/trace annotation probes are attached)");
   app.add_option("--cpu-hz", o->cpu_hz,

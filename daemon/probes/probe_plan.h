@@ -162,6 +162,7 @@ struct PlanOptions {
   bool syscall_tracepoints = false;  // raw_syscalls sys_enter/sys_exit (costly)
   bool sched_switch = true;          // M on/off CPU
   bool gc_probes = true;             // gcStart / gcMarkTermination / STW
+  bool sweep_probes = true;          // GC sweeps (sweep_sites.cc; only with gc_probes)
   bool stacks = true;                // stack walks for the events that carry one
   bool user_probes = true;           // runtime/trace tasks, regions, logs (user_sites.cc)
 };

@@ -171,6 +171,7 @@ bool Session::Start(std::string *error) {
   co.self_check = !I.options.launched;
   co.plan.user_probes = I.options.events.user;  // tasks, regions, logs (docs/probe-plan.md §3.10)
   co.plan.gc_probes = I.options.events.gc;  // GC, STW, heap metrics (docs/probe-plan.md §3.9)
+  co.plan.sweep_probes = I.options.events.sweeps;
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
   auto cap = capture::Capture::Start(co);
   if (!cap) return fail(cap.error());

@@ -74,6 +74,9 @@ struct SessionOptions {
   // are always recorded: every other class hangs off the goroutine/P/M model.
   struct EventSet {
     bool gc = true;           // GC, STW, sweep, assists, heap metrics, worker labels
+    // GC sweep ranges (with gc): the costliest GC probes, ~2 hits per span an allocation
+    // takes from an mcentral plus one per span swept (docs/probe-plan.md §3.9).
+    bool sweeps = true;
     bool user = true;         // runtime/trace tasks, regions, logs
     std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
   };

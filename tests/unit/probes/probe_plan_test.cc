@@ -149,6 +149,22 @@ TEST_P(PlanTest, SweepSites) {
   EXPECT_GE(plan_.offsets.span_elemsize, 0);
 }
 
+// --no-sweeps: the other GC sites stay, the sweep sites go.
+TEST_P(PlanTest, NoSweepsOption) {
+  PlanOptions opts;
+  opts.sweep_probes = false;
+  auto plan = PlanFor(*bin_, layout_, opts);
+  ASSERT_TRUE(plan.ok());
+  bool gc_start = false;
+  for (const auto &s : plan->sites) {
+    gc_start = gc_start || s.role == ProbeRole::kGCStart;
+    EXPECT_NE(s.role, ProbeRole::kGCSweepSpan);
+    EXPECT_NE(s.role, ProbeRole::kGCSweepStart);
+  }
+  EXPECT_TRUE(gc_start);
+  EXPECT_EQ(plan->sites.size() + 9, plan_.sites.size());
+}
+
 TEST_P(PlanTest, NoStacksOption) {
   PlanOptions opts;
   opts.stacks = false;
