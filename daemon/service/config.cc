@@ -26,6 +26,7 @@ struct EventName {
 };
 constexpr EventName kEventNames[] = {
     {"sched", kEventSched}, {"syscall", kEventSyscall}, {"gc", kEventGc}, {"user", kEventUser}, {"cpu", kEventCpu},
+    {"sweep", kEventSweep},
 };
 
 // A validation failure at a node; unwound to ParseConfig, which formats it.
@@ -124,7 +125,7 @@ class Section {
       for (const EventName &en : kEventNames)
         if (en.name == *s) bit = en.bit;
       if (*s == "all") bit = kEventAll;
-      if (!bit) Fail(e, fmt::format("{}: unknown event class \"{}\" (known: sched, syscall, gc, user, cpu, all)", Key(key), *s));
+      if (!bit) Fail(e, fmt::format("{}: unknown event class \"{}\" (known: sched, syscall, gc, user, cpu, sweep, all)", Key(key), *s));
       set |= bit;
     }
     if (!set) Fail(*n, fmt::format("{}: no event class given", Key(key)));
@@ -309,6 +310,7 @@ std::string EventSetName(std::uint32_t events) {
 session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz) {
   session::SessionOptions::EventSet set;
   set.gc = (events & kEventGc) != 0;
+  set.sweeps = set.gc && (events & kEventSweep) != 0;  // sweep probes are GC probes
   set.user = (events & kEventUser) != 0;
   set.cpu_hz = (events & kEventCpu) != 0 ? cpu_hz : 0;
   return set;

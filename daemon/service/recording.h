@@ -24,7 +24,7 @@ struct RecordingOptions {
   session::TraceVersion version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;
   std::chrono::milliseconds generation_period{1000};
-  std::uint32_t events = kEventAll;  // EventClass bits (config.h), fixed for the recording's life
+  std::uint32_t events = kEventDefault;  // EventClass bits (config.h), fixed for the recording's life
   std::uint32_t cpu_hz = 100;        // when events has kEventCpu
   std::uint64_t start_time = 0;  // the target's /proc start time (exit detection)
 };

@@ -47,7 +47,7 @@ std::string_view TargetStateName(TargetState s);
 struct Target {
   ProcInfo info;
   int rule_line = 0;
-  std::uint32_t events = kEventAll;
+  std::uint32_t events = kEventDefault;
   std::shared_ptr<FlightRecorder> rec;
   std::chrono::milliseconds generation_period{1000};
 

@@ -22,7 +22,7 @@ TEST(Config, MinimalUsesDefaults) {
   EXPECT_EQ(c->memory_bytes, std::size_t{256} << 20);
   EXPECT_EQ(c->socket, "/run/gotraced/gotraced.sock");
   EXPECT_EQ(c->mode, 0666u);
-  EXPECT_EQ(c->events, kEventAll);
+  EXPECT_EQ(c->events, kEventDefault);  // everything but sweeps
   ASSERT_EQ(c->watch.size(), 1u);
   EXPECT_EQ(c->watch[0].name, std::vector<std::string>{"api"});
   EXPECT_EQ(c->watch[0].line, 1);
@@ -195,8 +195,15 @@ TEST(Config, EventsReachTheSession) {
   EXPECT_TRUE(b.user);
   EXPECT_EQ(b.cpu_hz, 0u);
   auto all = SessionEvents(kEventAll, 100);
-  EXPECT_TRUE(all.gc && all.user);
+  EXPECT_TRUE(all.gc && all.user && all.sweeps);
   EXPECT_EQ(all.cpu_hz, 100u);
+  auto dflt = SessionEvents(kEventDefault, 100);
+  EXPECT_TRUE(dflt.gc && dflt.user);
+  EXPECT_FALSE(dflt.sweeps);
+  EXPECT_FALSE(SessionEvents(kEventSweep, 100).sweeps);  // sweeps need gc
+  auto sw = ParseConfig("[flight]\nevents = [\"gc\", \"sweep\"]\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(sw) << err;
+  EXPECT_TRUE(SessionEvents(sw->events, 100).sweeps);
   auto bad = ParseConfig("[flight]\ncpu_hz = 0\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
   EXPECT_FALSE(bad);
   EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
@@ -205,6 +212,7 @@ TEST(Config, EventsReachTheSession) {
 TEST(Config, EventSetName) {
   EXPECT_EQ(EventSetName(kEventAll), "all");
   EXPECT_EQ(EventSetName(kEventSched | kEventCpu), "sched,cpu");
+  EXPECT_EQ(EventSetName(kEventDefault), "sched,syscall,gc,user,cpu");
   EXPECT_EQ(EventSetName(0), "none");
 }
 
