@@ -5,7 +5,10 @@ Prints one JSON object: n (samples), top (most frequent leaf function, injected
 asyncPreempt frames skipped), top_share,
 share[FUNC] (fraction of samples with FUNC anywhere in the stack) for each FUNC given
 as an argument, with_g / with_p (fraction of samples carrying a goroutine / a P), and
-ms (distinct threads). Used by tests/suites/47-cpu-samples.sh.
+ms (distinct threads). The same for the samples in the program's own code (a frame of
+package main in the stack): main_n, main_share[FUNC], main_with_g. Those leave out the
+runtime's own work on g0 (the scheduler waking an M, netpoll), whose amount varies with
+the machine's load and which has no goroutine to attribute. Used by tests/suites/47-cpu-samples.sh.
 """
 import collections
 import json
@@ -16,6 +19,8 @@ n = 0
 leaf = collections.Counter()
 has = collections.Counter()
 with_g = with_p = 0
+main_n = main_with_g = 0
+main_has = collections.Counter()
 ms = set()
 for line in sys.stdin:
     e = json.loads(line)
@@ -37,6 +42,12 @@ for line in sys.stdin:
         with_g += 1
     if e.get("p", -1) != -1:
         with_p += 1
+    if any(f.startswith("main.") for f in names):
+        main_n += 1
+        main_with_g += e.get("g", -1) not in (-1, 0)
+        for f in funcs:
+            if f in names:
+                main_has[f] += 1
     ms.add(e.get("m"))
 top, top_n = leaf.most_common(1)[0] if leaf else ("", 0)
 print(json.dumps({
@@ -47,4 +58,7 @@ print(json.dumps({
     "with_g": round(with_g / n, 3) if n else 0,
     "with_p": round(with_p / n, 3) if n else 0,
     "ms": len(ms),
+    "main_n": main_n,
+    "main_share": {f: round(main_has[f] / main_n, 3) if main_n else 0 for f in funcs},
+    "main_with_g": round(main_with_g / main_n, 3) if main_n else 0,
 }))

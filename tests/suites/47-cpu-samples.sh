@@ -86,12 +86,19 @@ check_version() {
   top=$(field "$ours" 'd["top"]')
   [[ $top == main.spin ]] && ok "go$v: top function $top ($(field "$ours" 'd["top_share"]'))" ||
     bad "go$v: top function $top, expected main.spin: $ours"
-  wg=$(field "$ours" 'd["with_g"]')
-  python3 -c "import sys; sys.exit(0 if $wg >= 0.9 else 1)" && ok "go$v: $wg of the samples on a goroutine" ||
-    bad "go$v: only $wg of the samples on a goroutine: $ours"
+  # Attribution: a sample in the program's own code must name its goroutine. (Samples of
+  # the runtime's work on g0 have none, in the runtime's own trace too; how many there
+  # are depends on the machine's load: a fresh-clone run once had 13% of go1.23's samples
+  # in startm's futex wakeups.)
+  wg=$(field "$ours" 'd["main_with_g"]')
+  python3 -c "import sys; sys.exit(0 if $wg >= 0.95 else 1)" &&
+    ok "go$v: $wg of the samples in package main on a goroutine ($(field "$ours" 'd["with_g"]') of all)" ||
+    bad "go$v: only $wg of the samples in package main on a goroutine: $ours"
 
-  # The share the program is built for: 3/4 under main.hotSpin (3 standard deviations).
-  hs=$(field "$ours" 'd["share"]["main.hotSpin"]')
+  # The share the program is built for: 3/4 of its own samples under main.hotSpin (3
+  # standard deviations).
+  n=$(field "$ours" 'd["main_n"]')
+  hs=$(field "$ours" 'd["main_share"]["main.hotSpin"]')
   tol1=$(python3 -c "import math; print(round(max(0.1, 3 * math.sqrt(0.1875 / max($n, 1))), 3))")
   python3 -c "import sys; sys.exit(0 if abs($hs - 0.75) <= $tol1 else 1)" &&
     ok "go$v: main.hotSpin share $hs (the program spends 3/4 there; tolerance $tol1)" ||
@@ -99,9 +106,9 @@ check_version() {
 
   # Against the runtime's own samples of the same run.
   rtop=$(field "$ref" 'd["top"]')
-  hs=$(field "$ours" 'd["share"]["main.hotSpin"]')
-  rhs=$(field "$ref" 'd["share"]["main.hotSpin"]')
-  rn=$(field "$ref" 'd["n"]')
+  hs=$(field "$ours" 'd["main_share"]["main.hotSpin"]')
+  rhs=$(field "$ref" 'd["main_share"]["main.hotSpin"]')
+  rn=$(field "$ref" 'd["main_n"]')
   # Tolerance: 3 standard deviations of the difference of two binomial shares around the
   # program's 3/4 (hotSpin runs 3x coldSpin's iterations of the same loop), at least 0.1.
   tol=$(python3 -c "import math; print(round(max(0.1, 3 * math.sqrt(0.1875 * (1 / max($n, 1) + 1 / max($rn, 1)))), 3))")
