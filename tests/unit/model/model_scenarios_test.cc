@@ -11,9 +11,6 @@ using encoder::GoStatus;
 using encoder::ProcStatus;
 using encoder::Version;
 
-#define EXPECT_ACCEPTED(res) \
-  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
-
 // A process traced from its start (launch mode): M1 holds P0, g1 creates g2 and g3,
 // channel handoff, g2 ends.
 TEST(ModelScenario, LaunchCreateStartBlockUnblockEnd) {

@@ -14,6 +14,11 @@
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
 #include "tests/unit/common/tracecheck_runner.h"
+
+// The trace the harness wrote is accepted by Go's parser (tracecheck), or the test stops
+// with its errors and the trace's path.
+#define EXPECT_ACCEPTED(res) \
+  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
 #include "tests/unit/model/record_builders.h"
 
 namespace gotraced::model::testing {

@@ -7,9 +7,6 @@
 namespace gotraced::model::testing {
 namespace {
 
-#define EXPECT_ACCEPTED(res) \
-  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
-
 // A task created on g1 and ended on g2 (another M), a child task, regions nested on two
 // goroutines, logs with and without a task: everything written, nothing repaired.
 TEST(ModelUser, TasksRegionsLogsAcrossGoroutines) {

@@ -12,9 +12,6 @@
 namespace gotraced::model::testing {
 namespace {
 
-#define EXPECT_ACCEPTED(res) \
-  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
-
 // A forced GC as runtime.GC runs it, with a generation boundary in the mark phase: the
 // second generation must open with GCActive (trace.go traceAdvance) and the cycle end
 // with the next sequence number.

@@ -9,22 +9,6 @@
 namespace gotraced::model::testing {
 namespace {
 
-#define EXPECT_ACCEPTED(res) \
-  ASSERT_TRUE((res).ok()) << "tracecheck exit " << (res).exit_code << "\n" << (res).errors << "\ntrace: " << (res).path
-
-Record Sweep(RecordKind k, std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t swept = 0,
-             std::uint64_t reclaimed = 0) {
-  Record r;
-  r.kind = k;
-  r.ts = ts;
-  r.m = m;
-  r.p = p;
-  r.g = g;
-  r.value = swept;
-  r.value2 = reclaimed;
-  return r;
-}
-
 // Two sweeps on two Ps; the second spans two generation cuts: each new generation states
 // it with GCSweepActive after the P's status (tracestatus.go writeProcStatus), so the
 // reader (and a flight-recorder window that starts there) accepts its end.
@@ -37,14 +21,14 @@ TEST(ModelSweep, RangesOnPsAcrossGenerations) {
       RProcStart(112, 2, 1),
       RGoCreate(113, 2, 1, kNoG, 2),
       RGoStart(114, 2, 1, 2),
-      Sweep(RecordKind::kGCSweepBegin, 120, 1, 0, 1),
-      Sweep(RecordKind::kGCSweepEnd, 130, 1, 0, 1, 8192, 0),
-      Sweep(RecordKind::kGCSweepBegin, 140, 2, 1, 2),
+      RGc(RecordKind::kGCSweepBegin, 120, 1, 0, 1),
+      RGc(RecordKind::kGCSweepEnd, 130, 1, 0, 1, 8192),
+      RGc(RecordKind::kGCSweepBegin, 140, 2, 1, 2),
   });
   h.model.CutGeneration(200);
   h.model.CutGeneration(300);
   h.PushAll({
-      Sweep(RecordKind::kGCSweepEnd, 310, 2, 1, 2, 3 * 8192, 0),
+      RGc(RecordKind::kGCSweepEnd, 310, 2, 1, 2, 3 * 8192),
       RGoEnd(400, 1, 0, 1),
       RGoEnd(410, 2, 1, 2),
   });
@@ -66,10 +50,10 @@ TEST(ModelSweep, LostRecords) {
       RProcStart(100, 1, 0),
       RGoCreate(105, 1, 0, kNoG, 1),
       RGoStart(110, 1, 0, 1),
-      Sweep(RecordKind::kGCSweepEnd, 115, 1, 0, 1, 8192, 0),
-      Sweep(RecordKind::kGCSweepBegin, 120, 1, 0, 1),
-      Sweep(RecordKind::kGCSweepBegin, 130, 1, 0, 1),
-      Sweep(RecordKind::kGCSweepEnd, 140, 1, 0, 1, 8192, 0),
+      RGc(RecordKind::kGCSweepEnd, 115, 1, 0, 1, 8192),
+      RGc(RecordKind::kGCSweepBegin, 120, 1, 0, 1),
+      RGc(RecordKind::kGCSweepBegin, 130, 1, 0, 1),
+      RGc(RecordKind::kGCSweepEnd, 140, 1, 0, 1, 8192),
       RGoEnd(400, 1, 0, 1),
   });
   CheckResult res = h.Finish("gc-sweep-lost");
