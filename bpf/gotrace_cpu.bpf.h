@@ -10,8 +10,10 @@
 // (runtime/signal_unix.go setThreadCPUProfiler, timer_create(CLOCK_THREAD_CPUTIME_ID)),
 // a thread gets about N samples per CPU second, user and kernel time alike.
 //
-// Nothing of the Go runtime is read here (no g, m or p): which M, P and goroutine the
-// sample belongs to is the daemon's model's knowledge (daemon/model/model_cpu.cc).
+// Which M, P and goroutine the sample belongs to is the daemon's model's knowledge
+// (daemon/model/model_cpu.cc). What is read of the Go runtime here is only where the
+// runtime's own profiler would START the stack when the thread is outside Go code
+// (cpu_ext_start below); the daemon decides what the stack means.
 
 // Scratch for bpf_get_stack, separate from the uprobes' walk scratch: a perf_event
 // program may run in a hard interrupt on a CPU where a tracepoint program had been
@@ -22,6 +24,68 @@ struct {
   __type(key, __u32);
   __type(value, struct scratch);
 } cpu_scratch SEC(".maps");
+
+// Where runtime/proc.go sigprof (Go 1.21-1.27; 1.19 the same cases through
+// gentraceback) starts the sample's traceback when the thread is not in Go code, read
+// from the thread's m (its g from TLS: R14 is anything in C code):
+//   * a cgo call (m.ncgo > 0, m.curg.syscallpc and syscallsp set by entersyscall in
+//     runtime/cgocall.go cgocall): curg's stack from syscallpc, i.e. the Go frames that
+//     lead to the call. The C code runs on g0's stack with whatever it keeps in RBP, so
+//     the interrupted registers lead nowhere. (m.cgoCallers, the C frames sigprof puts
+//     first, is only filled by a SetCgoTraceback handler: not read.)
+//   * a VDSO call (m.vdsoSP != 0, set by nanotime1 / time·now / vgetrandom1 in
+//     sys_linux_amd64.s, time_linux_amd64.s): from m.vdsoPC, the caller of the assembly
+//     function; the runtime's stack has neither the VDSO nor that function.
+// Walks the frame-pointer chain from there into sr->s->pcs and returns true; false when
+// neither case holds (or the offsets are unknown): the caller then walks from the
+// interrupted registers.
+static __always_inline bool cpu_ext_start(struct task_struct *task, struct stack_result *sr) {
+  if (!cfg.tls_g_off || cfg.g_m < 0 || cfg.m_curg < 0 || cfg.m_vdso_sp < 0 || cfg.m_vdso_pc < 0 || cfg.m_ncgo < 0)
+    return false;
+  __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
+  if (!fsbase) return false;
+  __u64 g = rd64(fsbase + (__s64)cfg.tls_g_off);
+  __u64 m = rdf64(g, cfg.g_m);
+  if (!m) return false;
+  struct scratch *s = sr->s;
+  struct walk *w = &s->w;
+  __builtin_memset(w, 0, sizeof(*w));
+  __u32 start;
+  __u64 curg = rdf64(m, cfg.m_curg);
+  __s32 ncgo = (__s32)rdf32(m, cfg.m_ncgo);
+  __u64 syscallsp = 0, syscallpc = 0;
+  if (ncgo > 0 && curg) {
+    syscallsp = rdf64(curg, cfg.g_syscallsp);
+    syscallpc = rdf64(curg, cfg.g_syscallpc);
+  }
+  if (syscallsp && syscallpc) {
+    sr->tail.source = GT_STACK_SYSCALL;
+    sr->tail.stack_g = curg;
+    s->pcs[0] = syscallpc;
+    w->fp = cfg.g_syscallbp >= 0 ? rdf64(curg, cfg.g_syscallbp) : rdf64(curg, cfg.g_sched_bp);
+    start = 1;
+  } else {
+    __u64 vdso_sp = rdf64(m, cfg.m_vdso_sp);
+    if (!vdso_sp) return false;
+    sr->tail.source = GT_STACK_VDSO;
+    sr->tail.stack_g = g;
+    sr->tail.sched_sp_word = rdf64(m, cfg.m_vdso_pc);
+    w->fp = vdso_sp - 16;
+    start = 0;
+  }
+  w->start = start;
+  w->n = start;
+  __u32 max = cfg.max_frames;
+  if (max > GT_MAX_FRAMES) max = GT_MAX_FRAMES;
+  struct walk_arg arg = {.s = s};
+  if (max > start) bpf_loop(max - start, walk_step, &arg, 0);
+  __u32 n = w->n;
+  __u8 wflags = w->flags;
+  if (w->fp && n >= max) wflags |= GT_STACK_TRUNCATED;
+  sr->tail.nframes = n;
+  sr->tail.flags = wflags;
+  return true;
+}
 
 SEC("perf_event")
 int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
@@ -44,15 +108,21 @@ int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
   struct stack_result sr = {};
   sr.s = bpf_map_lookup_elem(&cpu_scratch, &zero);
   if (!sr.s) return 0;
-  // pcs[0] = user IP, then [fp+8] up the chain from the user RBP until fp is no longer a
-  // user address (Go ends a goroutine's chain with fp = 0: runtime/asm_amd64.s gogo).
-  // Capped by kernel.perf_event_max_stack (127 by default).
-  long got = bpf_get_stack(ctx, sr.s->pcs, sizeof(sr.s->pcs), BPF_F_USER_STACK);
-  __u32 n = got > 0 ? (__u32)got / 8 : 0;
-  if (n > GT_MAX_FRAMES) n = GT_MAX_FRAMES;
-  sr.tail.nframes = n;
-  sr.tail.source = GT_STACK_USER;
-  sr.tail.flags = got < 0 ? GT_STACK_FAULT : (n == GT_MAX_FRAMES ? GT_STACK_TRUNCATED : 0);
+  __u32 n;
+  if (cpu_ext_start(task, &sr)) {
+    n = sr.tail.nframes;
+    if (n > GT_MAX_FRAMES) n = GT_MAX_FRAMES;
+  } else {
+    // pcs[0] = user IP, then [fp+8] up the chain from the user RBP until fp is no longer
+    // a user address (Go ends a goroutine's chain with fp = 0: runtime/asm_amd64.s gogo).
+    // Capped by kernel.perf_event_max_stack (127 by default).
+    long got = bpf_get_stack(ctx, sr.s->pcs, sizeof(sr.s->pcs), BPF_F_USER_STACK);
+    n = got > 0 ? (__u32)got / 8 : 0;
+    if (n > GT_MAX_FRAMES) n = GT_MAX_FRAMES;
+    sr.tail.nframes = n;
+    sr.tail.source = GT_STACK_USER;
+    sr.tail.flags = got < 0 ? GT_STACK_FAULT : (n == GT_MAX_FRAMES ? GT_STACK_TRUNCATED : 0);
+  }
 
   __u64 w[2] = {};
   if (bpf_probe_read_user(w, sizeof(w), (const void *)sp) != 0) w[0] = w[1] = 0;

@@ -39,6 +39,12 @@ struct gt_bpf_config {
   gt_u8 pad2[3];
   // runtime.mspan (GT_CALL_ARG0_SPAN sites: (*sweepLocked).sweep).
   gt_s32 span_npages, span_nelems, span_alloc_count, span_elemsize;
+  // CPU samples outside Go code (bpf/gotrace_cpu.bpf.h cpu_ext_start): runtime.m's
+  // vdsoSP, vdsoPC (8 bytes each) and ncgo (int32), and where the thread's g is in its TLS
+  // (the g of the thread = *(fsbase + tls_g_off); 0: unknown, those samples keep the
+  // frame-pointer walk from the interrupted registers).
+  gt_s32 m_vdso_sp, m_vdso_pc, m_ncgo;
+  gt_s32 tls_g_off;
 };
 
 #define GT_READ_CREATE 0x1   // startpc, gopc, parent_goid, p_goidcache(end)

@@ -119,6 +119,17 @@ enum gt_stack_source {
   // return address), then the frame-pointer chain from the user RBP, as the kernel's
   // perf_callchain_user walks it (bpf_get_stack with BPF_F_USER_STACK).
   GT_STACK_USER = 4,
+  // CPU samples taken while the thread was in a VDSO call (m.vdsoSP != 0): the walk of
+  // runtime/proc.go sigprof's "VDSO call" case, from the frame of the assembly function
+  // that made the call (nanotime1, time·now, vgetrandom1: each has a frame, so its saved
+  // RBP and return address are the two words below m.vdsoSP). pcs[0] = that return
+  // address (= m.vdsoPC when the frame is where we expect), then the chain.
+  // sched_sp_word = m.vdsoPC, for the daemon to check pcs[0] against.
+  GT_STACK_VDSO = 5,
+  // (GT_STACK_SYSCALL in a CPU sample: the thread was in a cgo call, m.ncgo > 0 and
+  // curg.syscallsp != 0: pcs[0] = curg.syscallpc, then the chain from curg.syscallbp,
+  // or curg.sched.bp before 1.23 (asmcgocall's gosave_systemstack_switch saves
+  // cgocall's RBP there), as sigprof's "cgo call" case walks from syscallpc/syscallsp.)
 };
 
 // Flags of struct gt_stack_tail.

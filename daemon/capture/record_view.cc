@@ -111,6 +111,7 @@ const char *SourceName(uint8_t s) {
     case GT_STACK_SCHED: return "sched";
     case GT_STACK_SYSCALL: return "syscall";
     case GT_STACK_USER: return "user";
+    case GT_STACK_VDSO: return "vdso";
     default: return "none";
   }
 }

@@ -97,6 +97,9 @@ std::vector<FieldSpec> MakeSpecs() {
        GT_FIELD(m, wait_trace_block_reason), false},
       {S::kM, "m.waitTraceSkip", {"waitTraceSkip", "waittraceskip"}, GT_FIELD(m, wait_trace_skip), false},
       {S::kM, "m.syscalltick", {"syscalltick"}, GT_FIELD(m, syscalltick), false},
+      {S::kM, "m.vdsoSP", {"vdsoSP"}, GT_FIELD(m, vdso_sp), false},
+      {S::kM, "m.vdsoPC", {"vdsoPC"}, GT_FIELD(m, vdso_pc), false},
+      {S::kM, "m.ncgo", {"ncgo"}, GT_FIELD(m, ncgo), false},
 
       {S::kP, "p.id", {"id"}, GT_FIELD(p, id), true},
       {S::kP, "p.status", {"status"}, GT_FIELD(p, status), true},

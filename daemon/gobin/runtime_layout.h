@@ -86,6 +86,10 @@ struct MLayout {
   FieldLoc wait_trace_block_reason;
   FieldLoc wait_trace_skip;              // m.waitTraceSkip / m.waittraceskip
   FieldLoc syscalltick;                  // uint32 m.syscalltick (copied from p at entersyscall)
+  // Where a CPU sample's stack starts outside Go code (runtime/proc.go sigprof): m.vdsoSP /
+  // m.vdsoPC (uintptr: set around a VDSO call, sys_linux_amd64.s nanotime1, time·now) and
+  // m.ncgo (int32: cgo calls in progress on this m, runtime/cgocall.go cgocall).
+  FieldLoc vdso_sp, vdso_pc, ncgo;
   bool operator==(const MLayout &) const = default;
 };
 

@@ -22,6 +22,22 @@ std::uint64_t MissingCaller(const gt_cpu_sample_record &s, std::optional<std::in
   return 0;
 }
 
+// The stack of a sample taken outside Go code: pcs as walked. For a VDSO call, pcs[0] is
+// the return address below m.vdsoSP, which is m.vdsoPC when the function that called the
+// VDSO has its frame record where the walk assumed (every such function in
+// sys_linux_amd64.s / time_linux_amd64.s of 1.19-1.27 has a frame); when it is not, the
+// chain from there is not trusted and the stack is m.vdsoPC alone.
+void AppendExternalStack(const gt_stack_tail &t, std::span<const std::uint64_t> pcs, std::vector<std::uint64_t> &out) {
+  if (t.source == GT_STACK_VDSO && (pcs.empty() || pcs[0] != t.sched_sp_word)) {
+    if (t.sched_sp_word != 0) out.push_back(t.sched_sp_word);
+    return;
+  }
+  for (std::uint64_t pc : pcs) {
+    if (pc == 0) break;
+    out.push_back(pc);
+  }
+}
+
 }  // namespace
 
 void DecodeCpuSample(const capture::RecordView &v, const DecoderConfig &cfg, std::vector<Record> &out) {
@@ -43,7 +59,18 @@ void DecodeCpuSample(const capture::RecordView &v, const DecoderConfig &cfg, std
   // instruction, the rest return addresses. Writing pcs[0] + 1 makes every entry a return
   // PC, so the stack builder's expansion (callPC = retPC - 1) finds the instruction.
   std::span<const std::uint64_t> pcs = v.stack();
-  r.stack.reserve(pcs.size());
+  r.stack.reserve(pcs.size() + 1);
+  const gt_stack_tail *t = v.stack_tail();
+  if (t != nullptr && (t->source == GT_STACK_SYSCALL || t->source == GT_STACK_VDSO)) {
+    // Outside Go code (bpf/gotrace_cpu.bpf.h cpu_ext_start): the walk sigprof does from
+    // curg.syscallpc (cgo call) or m.vdsoPC (VDSO call). Those are return addresses and
+    // the runtime writes them as such (traceback.go tracebackPCs: symPC = pc - 1 without
+    // unwindTrap, written + 1), so every entry goes in as it is, no leaf fix-up.
+    AppendExternalStack(*t, pcs, r.stack);
+    r.value = s->r14;
+    out.push_back(std::move(r));
+    return;
+  }
   for (std::size_t i = 0; i < pcs.size(); ++i) {
     if (pcs[i] == 0) break;
     r.stack.push_back(i == 0 ? pcs[i] + 1 : pcs[i]);

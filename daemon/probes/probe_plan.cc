@@ -9,6 +9,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/tls_g.h"
 #include "daemon/probes/user_sites.h"
 #include "daemon/probes/gc_sites.h"
 #include "daemon/probes/sweep_sites.h"
@@ -148,6 +149,9 @@ BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
   o.span_alloc_count = Off(l.mspan.allocCount);
   o.span_elemsize = Off(l.mspan.elemsize);
   o.p_goidcacheend = Off(l.p.goidcacheend);
+  o.m_vdso_sp = Off(l.m.vdso_sp);
+  o.m_vdso_pc = Off(l.m.vdso_pc);
+  o.m_ncgo = Off(l.m.ncgo);
   return o;
 }
 
@@ -260,6 +264,10 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
   plan.offsets = OffsetsFrom(layout);
   plan.stack_prefers_syscall = v.minor >= 23;  // runtime/tracestack.go "case (3)" since 1.23
   plan.ready_traceskip_spilled = ReadySpillsTraceskip(bin);
+  if (auto off = TlsGOffset(bin))
+    plan.tls_g_offset = *off;
+  else
+    plan.notes.push_back("no %fs:disp32 access to g found in gogo/mstart0/rt0_go: CPU samples in C or VDSO code keep the frame-pointer walk");
   if (!plan.ready_traceskip_spilled)
     plan.notes.push_back("runtime.ready does not spill traceskip where expected: GoUnblock skip unknown");
 
@@ -362,8 +370,8 @@ std::string DescribePlan(const ProbePlan &plan) {
                        ProbeRoleName(s.role), s.function, kind, s.vaddr, s.file_offset, s.flags, s.insn,
                        s.required ? "" : " (optional)");
   }
-  out += fmt::format("  stack_prefers_syscall={} ready_traceskip_spilled={}\n", plan.stack_prefers_syscall,
-                     plan.ready_traceskip_spilled);
+  out += fmt::format("  stack_prefers_syscall={} ready_traceskip_spilled={} tls_g_offset={}\n",
+                     plan.stack_prefers_syscall, plan.ready_traceskip_spilled, plan.tls_g_offset);
   for (const auto &n : plan.notes) out += "  note: " + n + "\n";
   return out;
 }

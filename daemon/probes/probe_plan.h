@@ -122,6 +122,7 @@ struct BpfOffsets {
   int32_t p_goidcache = -1, p_goidcacheend = -1;
   int32_t g_sync_safe_point = -1;
   int32_t span_npages = -1, span_nelems = -1, span_alloc_count = -1, span_elemsize = -1;
+  int32_t m_vdso_sp = -1, m_vdso_pc = -1, m_ncgo = -1;
 };
 
 struct ProbePlan {
@@ -140,6 +141,9 @@ struct ProbePlan {
   // traceStack picks gp.syscall{pc,bp} over gp.sched when gp.syscallsp != 0 (Go >= 1.23).
   bool stack_prefers_syscall = false;
   uint32_t max_frames = GT_MAX_FRAMES;
+  // FS-relative offset of the thread's g (tls_g.h TlsGOffset); 0 = not found: CPU samples
+  // outside Go code then keep the walk from the interrupted registers.
+  int32_t tls_g_offset = 0;
   // runtime.ready spills its traceskip argument (RBX) to its ABI spill slot 1 before it
   // calls casgstatus, so gt_gstatus_record::caller_spill[1] is GoUnblock's traceskip
   // when the record's caller is runtime.ready (checked on the code of this binary).

@@ -4,7 +4,7 @@
 Prints one JSON object: n (samples), top (most frequent leaf function, injected
 asyncPreempt frames skipped), top_share,
 share[FUNC] (fraction of samples with FUNC anywhere in the stack) for each FUNC given
-as an argument, with_g / with_p (fraction of samples carrying a goroutine / a P), and
+as an argument, any_n (samples with at least one of them in the stack), with_g / with_p (fraction of samples carrying a goroutine / a P), and
 ms (distinct threads). The same for the samples in the program's own code (a frame of
 package main in the stack): main_n, main_share[FUNC], main_with_g. Those leave out the
 runtime's own work on g0 (the scheduler waking an M, netpoll), whose amount varies with
@@ -20,6 +20,7 @@ leaf = collections.Counter()
 has = collections.Counter()
 with_g = with_p = 0
 main_n = main_with_g = 0
+any_n = 0
 main_has = collections.Counter()
 ms = set()
 for line in sys.stdin:
@@ -37,6 +38,7 @@ for line in sys.stdin:
     for f in funcs:
         if f in names:
             has[f] += 1
+    any_n += any(f in names for f in funcs)
     # tracecheck prints -1 for NoGoroutine / NoProc.
     if e.get("g", -1) not in (-1, 0):
         with_g += 1
@@ -55,6 +57,7 @@ print(json.dumps({
     "top": top,
     "top_share": round(top_n / n, 3) if n else 0,
     "share": {f: round(has[f] / n, 3) if n else 0 for f in funcs},
+    "any_n": any_n,
     "with_g": round(with_g / n, 3) if n else 0,
     "with_p": round(with_p / n, 3) if n else 0,
     "ms": len(ms),

@@ -14,8 +14,10 @@
 #     function, the share of samples under main.hotSpin near the in-process share and
 #     near the 3/4 the program is built for (3 binomial standard deviations, >= 0.1),
 #     and tracecompare's cpu class (leaf-function shares) >= 0.8.
+# Then, per version, samples taken in the VDSO and in C code (check_ext below).
 # Also: an out-of-range --cpu-hz is refused with a message naming the flag.
-# About 20 s (4 runs of 1.5 CPU seconds).
+# About 40 s (4 runs of 1.5 CPU seconds, 4 of 1 CPU second). CPU_VERSIONS="1.26 1.22"
+# narrows the versions (default: 1.26 1.27 1.22 1.23).
 #
 # Skips (with the reason) only when this machine cannot load BPF programs at all, and
 # per Go version when that toolchain is not installed (saying which).
@@ -28,6 +30,7 @@ TOOLS=$BUILD/tools
 WORK=$BUILD/cpu-samples
 HZ=100
 CPU=1.5s
+EXT_CPU=${EXT_CPU:-1s}
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 fail=0
 ok() { echo "ok   47-cpu-samples: $*"; }
@@ -127,11 +130,61 @@ print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if
     bad "go$v: tracecompare cpu leaf-share row: $row $(head -3 "$WORK/cmp-$v.err")"
 }
 
+# check_ext V: samples taken outside Go code (tests/cpu-samples/ext: half its CPU in the
+# VDSO under time.Now, half in a C busy loop that also uses RBP, under a cgo call). The
+# runtime's profiler starts those stacks at m.vdsoPC and curg.syscallpc (runtime/proc.go
+# sigprof), so they reach the Go caller, main.nowLoop or main.cgoLoop; ours must too:
+#   * reach: of the samples gotraced took (written + dropped for want of a stack), the
+#     share whose stack has main.nowLoop or main.cgoLoop: >= 0.9, and within 0.1 of the
+#     runtime's own share in the same run;
+#   * the split between the two: main.cgoLoop's share of those samples near the
+#     runtime's (3 binomial standard deviations of the difference, >= 0.1).
+check_ext() {
+  local v=$1
+  bin=$WORK/ext-$v
+  if ! (cd "$ROOT/tests/cpu-samples/ext" && CGO_ENABLED=1 $gocmd build -o "$bin" .) >"$WORK/ext-build-$v.log" 2>&1; then
+    bad "go$v ext: building tests/cpu-samples/ext: $(tail -3 "$WORK/ext-build-$v.log")"
+    return
+  fi
+  if ! "$GOTRACED" --cpu-hz $HZ -q --out "$WORK/ext-ours-$v.trace" -- "$bin" -cpu $EXT_CPU -self "$WORK/ext-ref-$v.trace" \
+    >"$WORK/ext-run-$v.out" 2>"$WORK/ext-run-$v.log"; then
+    bad "go$v ext: gotraced --cpu-hz $HZ failed: $(tail -3 "$WORK/ext-run-$v.log")"
+    return
+  fi
+  local ours ref dropped
+  ours=$("$TOOLS/tracecheck" --events-json "$WORK/ext-ours-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.nowLoop main.cgoLoop)
+  ref=$("$TOOLS/tracecheck" --events-json "$WORK/ext-ref-$v.trace" | python3 "$ROOT/tests/cpu-samples/samples.py" main.nowLoop main.cgoLoop)
+  # Samples gotraced took but wrote no event for (model_cpu.cc: no readable stack), from
+  # its closing log lines (stdout or stderr).
+  dropped=$(cat "$WORK/ext-run-$v.out" "$WORK/ext-run-$v.log" |
+    sed -n 's/.* CPU samples at [0-9]* Hz (\([0-9]*\) without a readable user stack).*/\1/p' | tail -1)
+  dropped=${dropped:-0}
+  local verdict
+  verdict=$(python3 -c "
+import json, math, sys
+o, r, dropped = json.loads(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])
+taken = o['n'] + dropped
+reach = o['any_n'] / taken if taken else 0
+rreach = r['any_n'] / r['n'] if r['n'] else 0
+def cgo(d):
+    return d['share']['main.cgoLoop'] * d['n'] / d['any_n'] if d['any_n'] else 0
+c, rc = cgo(o), cgo(r)
+tol = max(0.1, 3 * math.sqrt(0.25 * (1 / max(o['any_n'], 1) + 1 / max(r['any_n'], 1))))
+ok = reach >= 0.9 and abs(reach - rreach) <= 0.1 and abs(c - rc) <= tol
+print('%s reach %.3f of %d samples taken (%d without a stack; runtime %.3f of %d), cgoLoop share %.3f vs %.3f (tolerance %.3f)' % (
+    'ok' if ok else 'bad', reach, taken, dropped, rreach, r['n'], c, rc, tol))" "$ours" "$ref" "$dropped")
+  if [[ $verdict == ok* ]]; then
+    ok "go$v ext: ${verdict#ok }"
+  else
+    bad "go$v ext: ${verdict#bad }: ours $ours, in-process $ref"
+  fi
+}
+
 version_failed() { ((fail)); }
 forget_failure() { fail=0; }
 
 total=$fail  # the checks above the loop (e.g. the refused --cpu-hz)
-for v in 1.26 1.27 1.22 1.23; do
+for v in ${CPU_VERSIONS:-1.26 1.27 1.22 1.23}; do
   if ! gocmd=$(go_for "$v") || ! $gocmd version >/dev/null 2>&1; then
     echo "SKIP 47-cpu-samples: go$v: toolchain not installed (scripts/install-deps.sh installs it)"
     continue
@@ -142,6 +195,10 @@ for v in 1.26 1.27 1.22 1.23; do
   # first run's lines stay in the log.
   run_twice_on_fail version_failed forget_failure \
     "47-cpu-samples: go$v: a check failed; running go$v once more, only this second run counts" -- check_version "$v"
+  ((fail)) && total=1
+  fail=0
+  run_twice_on_fail version_failed forget_failure \
+    "47-cpu-samples: go$v ext: a check failed; running it once more, only this second run counts" -- check_ext "$v"
   ((fail)) && total=1
 done
 exit $total

@@ -40,6 +40,21 @@ std::vector<std::uint8_t> SampleBytes(std::uint64_t ip, std::uint64_t sp, std::u
   return b;
 }
 
+// A sample the BPF program took outside Go code (bpf/gotrace_cpu.bpf.h cpu_ext_start):
+// the tail's source says where the walk started; pcs are return addresses throughout.
+std::vector<std::uint8_t> ExternalSampleBytes(std::uint8_t source, std::vector<std::uint64_t> pcs,
+                                              std::uint64_t vdso_pc) {
+  auto b = SampleBytes(0x9000, 0x7000, 0x7100, {}, 0, 0);  // ip in C/VDSO code, no chain
+  gt_stack_tail t{};
+  t.nframes = static_cast<std::uint16_t>(pcs.size());
+  t.source = source;
+  t.sched_sp_word = vdso_pc;
+  b.resize(sizeof(gt_cpu_sample_record) + sizeof(t) + pcs.size() * 8);
+  std::memcpy(b.data() + sizeof(gt_cpu_sample_record), &t, sizeof(t));
+  std::memcpy(b.data() + sizeof(gt_cpu_sample_record) + sizeof(t), pcs.data(), pcs.size() * 8);
+  return b;
+}
+
 std::vector<std::uint64_t> Decode(const std::vector<std::uint8_t> &b, std::optional<std::int32_t> spdelta,
                                   int go_minor = 26, Record *rec = nullptr) {
   capture::RecordView v(b.data(), b.size());
@@ -84,6 +99,23 @@ TEST(CpuSampleDecode, AfterPushBpTheCallerIsAtSpPlus8) {
 TEST(CpuSampleDecode, OutsideGoCodeNothingIsInserted) {
   auto b = SampleBytes(0x1000, 0x7000, 0x7100, {0x3005}, 0x2005, 0xbeef);
   EXPECT_EQ(Decode(b, std::nullopt), (std::vector<std::uint64_t>{0x1001, 0x3005}));
+}
+
+// runtime/proc.go sigprof, cgo call: the stack is curg's from syscallpc (a return
+// address into runtime.cgocall), written as is: no +1, no caller from [sp] (the
+// interrupted ip and sp are C code's).
+TEST(CpuSampleDecode, CgoCallStartsAtSyscallPcAsIs) {
+  auto b = ExternalSampleBytes(GT_STACK_SYSCALL, {0x2005, 0x3005, 0x4005}, 0);
+  EXPECT_EQ(Decode(b, 0), (std::vector<std::uint64_t>{0x2005, 0x3005, 0x4005}));
+}
+
+// sigprof, VDSO call: from m.vdsoPC; the walk's first PC is checked against it.
+TEST(CpuSampleDecode, VdsoCallStartsAtVdsoPc) {
+  auto b = ExternalSampleBytes(GT_STACK_VDSO, {0x2005, 0x3005}, 0x2005);
+  EXPECT_EQ(Decode(b, 0), (std::vector<std::uint64_t>{0x2005, 0x3005}));
+  // The word below m.vdsoSP is not m.vdsoPC: the chain from there is not trusted.
+  auto off = ExternalSampleBytes(GT_STACK_VDSO, {0x6666, 0x3005}, 0x2005);
+  EXPECT_EQ(Decode(off, 0), (std::vector<std::uint64_t>{0x2005}));
 }
 
 TEST(CpuSampleDecode, BeforeGo126ASyscallHasNoP) {

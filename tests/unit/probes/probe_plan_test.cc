@@ -115,6 +115,13 @@ TEST_P(PlanTest, OffsetsAndStackMasks) {
   EXPECT_EQ(o.g_stackguard0, 16) << "the prologue's CMPQ SP, 16(R14)";
   EXPECT_EQ(o.g_syscallbp >= 0, plan_.go_minor >= 23);
   EXPECT_EQ(o.g_parent_goid >= 0, plan_.go_minor >= 21);
+  // CPU samples outside Go code (bpf/gotrace_cpu.bpf.h cpu_ext_start): m.vdsoSP/vdsoPC
+  // (adjacent in runtime2.go), m.ncgo, and g's TLS slot from the code, stripped or not
+  // (these targets are linked by Go's linker: -8, runtime.tlsg).
+  EXPECT_GE(o.m_ncgo, 0);
+  EXPECT_GE(o.m_vdso_sp, 0);
+  EXPECT_EQ(o.m_vdso_pc, o.m_vdso_sp + 8);
+  EXPECT_EQ(plan_.tls_g_offset, -8);
   auto bit = [&](uint32_t o, uint32_t n) { return (plan_.stack_for_old[o] >> n) & 1; };
   using namespace gobin;
   EXPECT_TRUE(bit(kGdead, kGrunnable));      // GoCreate

@@ -1,0 +1,3 @@
+module gotraced/tests/cpu-samples/ext
+
+go 1.22
