@@ -89,6 +89,18 @@ struct {
   __type(value, struct m_cache);
 } m_cache_map SEC(".maps");
 
+// Per thread: the sweep bracket the thread is in (GT_CALL_SWEEP_*: bit 0 open, bit 1 a
+// span was recorded inside). A bracket (mgcsweep.go deductSweepCredit, mcentral.go
+// cacheSpan, mheap.go reclaim) runs on one M, which stays on its thread, without
+// yielding it (mallocing / acquirem), so the thread's flag is the P's
+// pp.trace.maySweep of traceruntime.go GCSweepStart/GCSweepDone.
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, __u32);
+} sweep_map SEC(".maps");
+
 static __always_inline struct gt_cpu_counters *cpu_counters(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&counters, &zero);
@@ -659,6 +671,65 @@ int gt_casgstatus(struct pt_regs *ctx) {
 
 #include "bpf/user.bpf.h"  // user_hit: runtime/trace annotation sites (GT_REC_USER)
 
+// A register by its GT_REG_* number. The verifier wants a constant offset into ctx for
+// every load, and clang turns a switch of plain loads into one load at a computed
+// offset: each case is its own asm load.
+#define GT_CTX_LOAD(field)                                                                   \
+  ({                                                                                         \
+    __u64 v_;                                                                                \
+    asm volatile("%[v] = *(u64 *)(%[c] + %[o])"                                              \
+                 : [v] "=r"(v_)                                                              \
+                 : [c] "r"(ctx), [o] "i"(__builtin_offsetof(struct pt_regs, field)));        \
+    v_;                                                                                      \
+  })
+static __always_inline __u64 reg_of(struct pt_regs *ctx, __u32 n) {
+  switch (n) {
+    case GT_REG_AX: return GT_CTX_LOAD(ax);
+    case GT_REG_BX: return GT_CTX_LOAD(bx);
+    case GT_REG_CX: return GT_CTX_LOAD(cx);
+    case GT_REG_DX: return GT_CTX_LOAD(dx);
+    case GT_REG_SI: return GT_CTX_LOAD(si);
+    case GT_REG_DI: return GT_CTX_LOAD(di);
+    case GT_REG_R8: return GT_CTX_LOAD(r8);
+    case GT_REG_R9: return GT_CTX_LOAD(r9);
+    case GT_REG_R10: return GT_CTX_LOAD(r10);
+    case GT_REG_R11: return GT_CTX_LOAD(r11);
+    case GT_REG_R12: return GT_CTX_LOAD(r12);
+    case GT_REG_R13: return GT_CTX_LOAD(r13);
+    case GT_REG_R15: return GT_CTX_LOAD(r15);
+    default: return 0;
+  }
+}
+
+// GT_CALL_SPAN_REGS: deref = {npages, the count register, allocCount, elemsize}. The
+// three mspan fields lie within 128 bytes of npages in every supported layout
+// (mheap.go `type mspan`: npages, ..., allocCount, spanclass, ..., elemsize): one copy.
+static __always_inline void read_span_regs(struct pt_regs *ctx, __u64 cookie, __u64 *deref) {
+  __u64 span = reg_of(ctx, (cookie >> GT_SPAN_REG_COOKIE_SHIFT) & 15);
+  deref[1] = reg_of(ctx, (cookie >> GT_NFREED_REG_COOKIE_SHIFT) & 15);
+  __s32 base = cfg.span_npages;
+  __s32 ra = cfg.span_alloc_count - base, re = cfg.span_elemsize - base;
+  if (span && base >= 0 && ra >= 0 && ra <= 126 && re >= 0 && re <= 120) {
+    __u8 w[128] = {};
+    if (bpf_probe_read_user(w, sizeof(w), (const void *)(span + base)) != 0) count_fault();
+    __u64 oa = (__u64)ra, oe = (__u64)re;
+    asm volatile("%[o] &= 127" : [o] "+r"(oa));
+    asm volatile("%[o] &= 127" : [o] "+r"(oe));
+    __u64 np = 0, es = 0;
+    __u16 ac = 0;
+    __builtin_memcpy(&np, w, 8);
+    if (oa <= 126) __builtin_memcpy(&ac, w + oa, 2);
+    if (oe <= 120) __builtin_memcpy(&es, w + oe, 8);
+    deref[0] = np;
+    deref[2] = ac;
+    deref[3] = es;
+    return;
+  }
+  deref[0] = rdf64(span, cfg.span_npages);
+  deref[2] = (__u16)rdf32(span, cfg.span_alloc_count);  // a uint16 followed by more fields
+  deref[3] = rdf64(span, cfg.span_elemsize);
+}
+
 // ---- any other runtime site ---------------------------------------------------------
 
 SEC("uprobe")
@@ -672,11 +743,31 @@ int gt_call(struct pt_regs *ctx) {
   }
   __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie & GT_USER_COOKIE_USER) return user_hit(ctx, cookie);
+  bool want_stack = st.flags & GT_CALL_STACK;
+  if (st.flags & (GT_CALL_SWEEP_OPEN | GT_CALL_SWEEP_IN | GT_CALL_SWEEP_CLOSE)) {
+    // A span swept outside a bracket (bgsweep -> sweepone, finishsweep_m) and a bracket
+    // that swept nothing yield no event (traceruntime.go GCSweepSpan: `if
+    // pp.trace.maySweep`; GCSweepDone: `if pp.trace.inSweep`): no record.
+    __u32 *b = bpf_task_storage_get(&sweep_map, bpf_get_current_task_btf(), 0,
+                                    (st.flags & GT_CALL_SWEEP_OPEN) ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+    if (st.flags & GT_CALL_SWEEP_OPEN) {
+      if (b) *b = 1;
+      return 0;
+    }
+    if (!b || !(*b & 1)) return 0;
+    if (st.flags & GT_CALL_SWEEP_CLOSE) {
+      __u32 seen = *b & 2;
+      *b = 0;
+      if (!seen) return 0;
+    } else {
+      if (*b & 2) want_stack = false;  // GCSweepBegin (and its stack) is the first span's
+      *b = 3;
+    }
+  }
   __u32 zero = 0;
   struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;
   struct gviews v;
-  bool want_stack = st.flags & GT_CALL_STACK;
   read_go_ctx_v(ctx, st.flags, true, &c, s, &v, want_stack);
 
   struct stack_result sr = {};
@@ -716,12 +807,8 @@ int gt_call(struct pt_regs *ctx) {
     r->deref[1] = rdf64(a0, cfg.m_procid);
     r->deref[2] = rdf64(a0, cfg.m_curg);
     r->deref[3] = rdf64(a0, cfg.m_p);
-  } else if (st.flags & GT_CALL_ARG0_SPAN) {
-    __u64 span = rd64(a0);
-    r->deref[0] = rdf64(span, cfg.span_npages);
-    r->deref[1] = (__u16)gt_read(span, cfg.span_nelems, 2);
-    r->deref[2] = (__u16)gt_read(span, cfg.span_alloc_count, 2);
-    r->deref[3] = rdf64(span, cfg.span_elemsize);
+  } else if (st.flags & GT_CALL_SPAN_REGS) {
+    read_span_regs(ctx, cookie, r->deref);
   } else {
     r->deref[0] = r->deref[1] = r->deref[2] = r->deref[3] = 0;
   }

@@ -37,7 +37,7 @@ struct gt_bpf_config {
   // p.status follows p.id (4 bytes later): one 8-byte read.
   gt_u8 p_id_status_adjacent;
   gt_u8 pad2[3];
-  // runtime.mspan (GT_CALL_ARG0_SPAN sites: (*sweepLocked).sweep).
+  // runtime.mspan (GT_CALL_SPAN_REGS sites: (*sweepLocked).sweep).
   gt_s32 span_npages, span_nelems, span_alloc_count, span_elemsize;
   // CPU samples outside Go code (bpf/gotrace_cpu.bpf.h cpu_ext_start): runtime.m's
   // vdsoSP, vdsoPC (8 bytes each) and ncgo (int32), and where the thread's g is in its TLS

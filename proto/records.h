@@ -218,9 +218,26 @@ struct gt_gstatus_record {
                                   // and a REGS walk starts at fp = RBP (pcs[0] = [RBP+8])
 #define GT_CALL_GUARD_STACKGUARD1 0x80  // the prologue compares against g->stackguard1
                                         // (16+8(R14): //go:systemstack functions)
-#define GT_CALL_ARG0_SPAN 0x100  // arg0 is a *sweepLocked, whose first word is the *mspan:
-                                 // deref = {npages, nelems, allocCount, elemsize} of that
-                                 // span (nelems: its low 16 bits; a uintptr before Go 1.22)
+// 0x100: unused (was GT_CALL_ARG0_SPAN, the *sweepLocked at sweep's entry).
+#define GT_CALL_SPAN_REGS 0x200  // the span and its freed-object count are in registers named
+                                 // by cookie bits 48..51 (span) and 52..55 (count)
+                                 // (GT_REG_*): deref = {npages, the count register (raw),
+                                 // allocCount, elemsize} of that span
+// Sweep brackets (docs/probe-plan.md §3.9): a per-thread flag (task storage) is set at the
+// bracket's start site and cleared at its end site, so that hits the runtime's tracer
+// would not count (spans swept outside a bracket: bgsweep) write no record.
+#define GT_CALL_SWEEP_OPEN 0x400   // opens the thread's bracket; writes no record
+#define GT_CALL_SWEEP_IN 0x800     // recorded only inside an open bracket; with GT_CALL_STACK,
+                                   // the stack is walked for the bracket's first such hit only
+#define GT_CALL_SWEEP_CLOSE 0x1000 // closes the bracket; recorded only when a GT_CALL_SWEEP_IN
+                                   // hit was recorded inside it
+// Register numbers of GT_CALL_SPAN_REGS (cookie nibbles): 0 = none.
+enum gt_reg {
+  GT_REG_NONE = 0, GT_REG_AX, GT_REG_BX, GT_REG_CX, GT_REG_DX, GT_REG_SI, GT_REG_DI, GT_REG_R8,
+  GT_REG_R9, GT_REG_R10, GT_REG_R11, GT_REG_R12, GT_REG_R13, GT_REG_R15,
+};
+#define GT_SPAN_REG_COOKIE_SHIFT 48
+#define GT_NFREED_REG_COOKIE_SHIFT 52
 // The flag bits above also apply to GSTATUS sites (cookie bits 16..31 of casgstatus).
 
 struct gt_call_record {

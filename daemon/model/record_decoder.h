@@ -137,8 +137,9 @@ class RecordDecoder {
   // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
   std::unordered_map<std::uint32_t, Goid> assisting_;
   void GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out);
-  // Per thread: an open sweep bracket (GCSweepStart seen, GCSweepDone not yet) and what
-  // the runtime's pp.trace.{inSweep, swept, reclaimed} would hold (traceruntime.go).
+  // Per thread: an open sweep bracket (spans recorded since the thread's last GCSweepDone:
+  // BPF records them only inside a bracket) and what the runtime's pp.trace.{inSweep,
+  // swept, reclaimed} would hold (traceruntime.go).
   struct SweepBracket {
     bool begun = false;          // a span was swept inside: GCSweepBegin written
     std::uint64_t swept = 0;     // bytes

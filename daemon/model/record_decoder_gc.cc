@@ -42,19 +42,22 @@
 //   kGCSweepStart / kGCSweepDone  the `traceAcquire()` test before trace.GCSweepStart() /
 //             GCSweepDone() in deductSweepCredit, (*mcentral).cacheSpan, (*mheap).reclaim
 //             (mgcsweep.go, mcentral.go, mheap.go): the thread's bracket opens / closes.
-//             GCSweepDone writes GCSweepEnd(swept, reclaimed) iff a span was swept inside.
-//   kGCSweepSpan  (*sweepLocked).sweep entry: deref = the span's {npages, nelems,
-//             allocCount, elemsize}. Inside a bracket: trace.GCSweepSpan(npages*pageSize)
-//             writes GCSweepBegin (no stack of ours) at the bracket's first span, and adds
-//             the bytes. Sweeps outside a bracket (bgsweep, finishsweep_m) write nothing.
+//             BPF keeps the bracket (GT_CALL_SWEEP_*): a start writes no record, spans and
+//             chunks are recorded only inside a bracket, a done only after one of them
+//             (GCSweepDone writes GCSweepEnd(swept, reclaimed) iff a span was swept inside).
+//   kGCSweepSpan  (*sweepLocked).sweep's `if traceEnabled()` test before `reclaimed +=
+//             uintptr(nfreed) * s.elemsize` (mgcsweep.go, every span): deref = the span's
+//             {npages, nfreed (its register, a uint16), allocCount, elemsize}. Inside a
+//             bracket: trace.GCSweepSpan(npages*pageSize) at sweep's top writes
+//             GCSweepBegin at the bracket's first span (ours: later in the same sweep
+//             call), and adds the bytes; the test adds nfreed * elemsize to reclaimed
+//             (small spans: freed objects; large: 0 or 1 object of the span's size).
 //   kGCSweepChunk (*mheap).reclaimChunk's trailing GCSweepSpan((n0 - nFreed) * pageSize):
 //             begins the range like a span. n0 is always pagesPerReclaimerChunk (512:
 //             mheap.go reclaim); nFreed is not read: reclaimChunk sweeps only spans with
 //             no marked object (`inUseUnmarked`), which sweep(false) frees, so nFreed is
 //             taken as the pages of the spans swept since the previous chunk (a span kept
 //             alive by a finalizer special makes ours smaller than the runtime's).
-//   Reclaimed bytes (sweep's `reclaimed += nfreed * s.elemsize`, counted only while the
-//   target traces itself) are not read: GCSweepEnd's reclaimed is 0.
 // heapLive has no other writers (mgcpacer.go), so the decoder keeps it as resetLive's
 // value plus the deltas since; before the first resetLive it is known when the capture
 // started before the runtime allocated anything (launch mode) or from the value read in
@@ -183,31 +186,27 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
       return true;
     }
     case probes::ProbeRole::kGCSweepStart:
-      // traceruntime.go GCSweepStart throws on a double start: a bracket still open here
-      // lost its Done record; its range (if any) stays open and the model repairs it.
-      sweeping_[v.tid()] = SweepBracket{};
-      ++stats_.ignored;
+      ++stats_.ignored;  // BPF writes none (GT_CALL_SWEEP_OPEN); the bracket opens at its first span
       return true;
     case probes::ProbeRole::kGCSweepSpan:
     case probes::ProbeRole::kGCSweepChunk: {
-      auto it = sweeping_.find(v.tid());
-      if (it == sweeping_.end()) {
-        ++stats_.ignored;  // outside a bracket: the runtime writes nothing
-        return true;
-      }
+      // Recorded only inside a bracket (GT_CALL_SWEEP_IN): the thread's first one since
+      // its last Done opens it.
+      auto it = sweeping_.try_emplace(v.tid()).first;
       SweepBracket &b = it->second;
       if (role == probes::ProbeRole::kGCSweepSpan) {
         b.swept += c.deref[0] * kPageSize;
         b.chunk_pages += c.deref[0];
+        b.reclaimed += (c.deref[1] & 0xffff) * c.deref[3];  // nfreed is a uint16
       } else {
         b.swept += (kReclaimChunkPages - std::min(kReclaimChunkPages, b.chunk_pages)) * kPageSize;
         b.chunk_pages = 0;
       }
-      if (it->second.begun) {
+      if (b.begun) {
         ++stats_.ignored;
         return true;
       }
-      it->second.begun = true;
+      b.begun = true;
       Emit(out, Base(v, RecordKind::kGCSweepBegin));
       return true;
     }

@@ -82,7 +82,8 @@ enum class ProbeRole : uint16_t {
   // test that precedes those calls, reached whether or not the target traces itself.
   kGCSweepStart = 25,     // deductSweepCredit / (*mcentral).cacheSpan / (*mheap).reclaim:
                           // the test before trace.GCSweepStart()
-  kGCSweepSpan = 26,      // runtime.(*sweepLocked).sweep(preserve) entry+4, GT_CALL_ARG0_SPAN
+  kGCSweepSpan = 26,      // runtime.(*sweepLocked).sweep(preserve): the Jcc of its `if
+                          // traceEnabled()` before `reclaimed +=`, GT_CALL_SPAN_REGS
   kGCSweepDone = 27,      // the same functions: the test before trace.GCSweepDone()
   kGCSweepChunk = 28,     // (*mheap).reclaimChunk: the test before its trailing
                           // trace.GCSweepSpan((n0 - nFreed) * pageSize)

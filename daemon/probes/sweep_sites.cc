@@ -3,6 +3,7 @@
 #include <capstone/capstone.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -143,7 +144,136 @@ bool ScanFunction(const gobin::GoBinary &bin, const Bracket &b, uint64_t flag, s
   return true;
 }
 
+// GT_REG_* of a general-purpose register in any width (0: not one BPF can name).
+uint32_t GtReg(unsigned r) {
+  switch (r) {
+    case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: return GT_REG_AX;
+    case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX: return GT_REG_BX;
+    case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: return GT_REG_CX;
+    case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: return GT_REG_DX;
+    case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: return GT_REG_SI;
+    case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: return GT_REG_DI;
+    case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: return GT_REG_R8;
+    case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: return GT_REG_R9;
+    case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W: return GT_REG_R10;
+    case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W: return GT_REG_R11;
+    case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W: return GT_REG_R12;
+    case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W: return GT_REG_R13;
+    case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W: return GT_REG_R15;
+    default: return GT_REG_NONE;
+  }
+}
+bool Is16(unsigned r) {
+  switch (r) {
+    case X86_REG_AX: case X86_REG_BX: case X86_REG_CX: case X86_REG_DX: case X86_REG_SI: case X86_REG_DI:
+    case X86_REG_R8W: case X86_REG_R9W: case X86_REG_R10W: case X86_REG_R11W: case X86_REG_R12W:
+    case X86_REG_R13W: case X86_REG_R15W:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The fall-through of one flag test in sweep: `reclaimed += uintptr(nfreed) * s.elemsize`
+// reads nfreed (a uint16: MOVZX from a 16-bit register) and s.elemsize (a load at the
+// elemsize offset from the span's register) before it adds to memory. Both registers
+// must hold their value at the Jcc: nothing in between writes them.
+std::optional<SweepReclaimSite> ReclaimAfter(csh h, cs_insn *in, const uint8_t *p, size_t left, uint64_t addr,
+                                             int32_t elemsize_off) {
+  uint32_t span = GT_REG_NONE, nfreed = GT_REG_NONE;
+  bool adds_to_memory = false;
+  std::vector<uint32_t> written;
+  auto clean = [&](uint32_t r) { return r != GT_REG_NONE && std::find(written.begin(), written.end(), r) == written.end(); };
+  for (int n = 0; n < 16 && left > 0 && cs_disasm_iter(h, &p, &left, &addr, in); ++n) {
+    const cs_x86 &x = in->detail->x86;
+    if (in->id == X86_INS_CALL || in->id == X86_INS_RET || in->id == X86_INS_JMP) break;
+    for (uint8_t k = 0; k < x.op_count; ++k) {
+      const cs_x86_op &op = x.operands[k];
+      if (op.type == X86_OP_MEM && op.mem.index == X86_REG_INVALID && op.mem.disp == elemsize_off && op.size == 8 &&
+          clean(GtReg(op.mem.base)) && span == GT_REG_NONE)
+        span = GtReg(op.mem.base);
+      if (op.type == X86_OP_MEM && k == 0 && in->id == X86_INS_ADD) adds_to_memory = true;
+    }
+    if (in->id == X86_INS_MOVZX && x.op_count == 2 && x.operands[1].type == X86_OP_REG && Is16(x.operands[1].reg) &&
+        clean(GtReg(x.operands[1].reg)) && nfreed == GT_REG_NONE)
+      nfreed = GtReg(x.operands[1].reg);
+    cs_regs rr, rw;
+    uint8_t nr = 0, nw = 0;
+    if (cs_regs_access(h, in, rr, &nr, rw, &nw) == CS_ERR_OK)
+      for (uint8_t k = 0; k < nw; ++k) written.push_back(GtReg(rw[k]));
+  }
+  if (span == GT_REG_NONE || nfreed == GT_REG_NONE || !adds_to_memory) return std::nullopt;
+  return SweepReclaimSite{0, span, nfreed, 0};
+}
+
 }  // namespace
+
+std::optional<SweepReclaimSite> FindSweepReclaimSite(const gobin::GoBinary &bin, uint64_t flag,
+                                                     int32_t elemsize_off, std::string *why) {
+  constexpr const char *kFn = "runtime.(*sweepLocked).sweep";
+  const gobin::FunctionSym *f = bin.FindFunction(kFn);
+  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 16)) {
+    *why = fmt::format("{} not found", kFn);
+    return std::nullopt;
+  }
+  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  if (!code) {
+    *why = fmt::format("{}: code not in the file", kFn);
+    return std::nullopt;
+  }
+  csh h;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+    *why = "capstone";
+    return std::nullopt;
+  }
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h)), look(cs_malloc(h));
+  const uint8_t *p = code->data();
+  size_t left = code->size();
+  uint64_t addr = f->entry;
+  std::vector<SweepReclaimSite> found;
+  int pending_left = 0;
+  while (left > 0) {
+    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
+      ++p, --left, ++addr;
+      continue;
+    }
+    const cs_x86 &x = in->detail->x86;
+    const uint64_t at = in->address;
+    bool refs_flag = false;
+    for (uint8_t k = 0; k < x.op_count; ++k) {
+      const cs_x86_op &op = x.operands[k];
+      if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP && op.mem.index == X86_REG_INVALID &&
+          at + in->size + static_cast<uint64_t>(op.mem.disp) == flag)
+        refs_flag = true;
+    }
+    if (refs_flag) {
+      pending_left = 3;
+      continue;
+    }
+    if (pending_left == 0) continue;
+    gobin::InsnKind kind = gobin::InsnKind::kOther;
+    gobin::ClassifyForUprobe(std::span<const uint8_t>(in->bytes, in->size), &kind);
+    if (kind != gobin::InsnKind::kJcc) {
+      --pending_left;
+      continue;
+    }
+    pending_left = 0;
+    if (auto r = ReclaimAfter(h, look.get(), p, left, addr, elemsize_off)) {
+      r->vaddr = at;
+      std::vector<gobin::Frame> frames = bin.FramesForPC(at, gobin::PcKind::kInstruction);
+      r->line = frames.empty() ? -1 : frames.back().line;
+      found.push_back(*r);
+    }
+  }
+  cs_close(&h);
+  if (found.size() != 1) {
+    *why = fmt::format("{}: {} tracer tests guarding `reclaimed += nfreed * s.elemsize` (expected 1)", kFn,
+                       found.size());
+    return std::nullopt;
+  }
+  return found.front();
+}
 
 std::vector<SweepTestSite> FindSweepTestSites(const gobin::GoBinary &bin, uint64_t trace_flag_vaddr,
                                               std::string *why) {
@@ -169,29 +299,32 @@ void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layou
   std::string why;
   std::vector<SweepTestSite> tests = FindSweepTestSites(bin, flag.found() ? flag.vaddr : 0, &why);
   if (tests.empty()) return skip(why);
-  // (*sweepLocked).sweep(preserve): every span swept (mgcsweep.go: GCSweepSpan(s.npages *
-  // pageSize) near its top). Entry+4 JBE (emulated), registers as at entry: RAX = sl.
-  auto sweep = gobin::FindProbeSites(bin, "runtime.(*sweepLocked).sweep");
-  if (!sweep) return skip(sweep.error());
-  if (sweep->prologue == gobin::PrologueKind::kNoCheck || !sweep->after_check)
-    return skip("runtime.(*sweepLocked).sweep has no stack check to probe after");
+  // (*sweepLocked).sweep(preserve): every span swept passes mgcsweep.go's `if
+  // traceEnabled() { getg().m.p.ptr().trace.reclaimed += uintptr(nfreed) * s.elemsize }`
+  // (after `s.allocCount = nalloc`; small and large spans alike: the size-class split
+  // comes after it), the same in 1.19-1.27 (1.19: `if trace.enabled`, p.traceReclaimed).
+  // Its Jcc is the span's one site: the span (npages for GCSweepSpan's bytes, elemsize)
+  // and nfreed are in registers there. No return between GCSweepSpan at the top and this
+  // test but throws, so it counts the same spans.
+  const int32_t elemsize_off = layout.mspan.elemsize.present() ? layout.mspan.elemsize.offset : -1;
+  if (elemsize_off < 0 || !layout.mspan.allocCount.present()) return skip("runtime.mspan layout unknown");
+  auto reclaim = FindSweepReclaimSite(bin, flag.vaddr, elemsize_off, &why);
+  if (!reclaim) return skip(why);
   std::vector<ProbeSite> add;
   {
     ProbeSite s;
     s.role = ProbeRole::kGCSweepSpan;
     s.function = "runtime.(*sweepLocked).sweep";
-    s.kind = SiteKind::kAfterStackCheck;
-    s.flags = GT_CALL_ARG0_SPAN | (sweep->prologue == gobin::PrologueKind::kSmallFrame ? GT_CALL_CHECK_MORESTACK
-                                                                                        : GT_CALL_CHECK_MORESTACK_R12);
-    s.vaddr = sweep->after_check->vaddr;
-    s.file_offset = sweep->after_check->file_offset;
-    s.insn = sweep->after_check->text;
+    s.kind = SiteKind::kEntry;  // a Jcc inside the body (emulated), frame set up
+    s.flags = GT_CALL_SPAN_REGS | GT_CALL_SWEEP_IN | GT_SITE_FRAME_READY;
+    s.cookie_hi = (reclaim->span_reg << (GT_SPAN_REG_COOKIE_SHIFT - 32)) |
+                  (reclaim->nfreed_reg << (GT_NFREED_REG_COOKIE_SHIFT - 32));
+    s.vaddr = reclaim->vaddr;
+    s.insn = fmt::format("Jcc of the tracer test before `reclaimed +=` (line {})", reclaim->line);
     s.required = false;
-    if (!s.file_offset) {
-      auto off = bin.elf().VaddrToFileOffset(s.vaddr);
-      if (!off) return skip("runtime.(*sweepLocked).sweep: site not backed by the file");
-      s.file_offset = *off;
-    }
+    auto off = bin.elf().VaddrToFileOffset(s.vaddr);
+    if (!off) return skip("runtime.(*sweepLocked).sweep: site not backed by the file");
+    s.file_offset = *off;
     add.push_back(std::move(s));
   }
   for (const SweepTestSite &t : tests) {
@@ -204,6 +337,9 @@ void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layou
     s.vaddr = t.vaddr;
     s.file_offset = *off;
     s.insn = fmt::format("Jcc of the tracer test guarding line {}", t.line);
+    s.flags = t.role == ProbeRole::kGCSweepStart  ? GT_CALL_SWEEP_OPEN
+              : t.role == ProbeRole::kGCSweepDone ? GT_CALL_SWEEP_CLOSE
+                                                  : GT_CALL_SWEEP_IN;
     s.required = false;
     add.push_back(std::move(s));
   }

@@ -27,6 +27,17 @@ struct SweepTestSite {
 std::vector<SweepTestSite> FindSweepTestSites(const gobin::GoBinary &bin, uint64_t trace_flag_vaddr,
                                               std::string *why);
 
+// The span site: the Jcc of sweep's `if traceEnabled()` before `reclaimed += nfreed *
+// s.elemsize` (mgcsweep.go (*sweepLocked).sweep), and the registers (GT_REG_*) that hold
+// the span and nfreed there.
+struct SweepReclaimSite {
+  uint64_t vaddr;
+  uint32_t span_reg, nfreed_reg;
+  int32_t line;
+};
+std::optional<SweepReclaimSite> FindSweepReclaimSite(const gobin::GoBinary &bin, uint64_t trace_flag_vaddr,
+                                                     int32_t elemsize_off, std::string *why);
+
 // Appends the sweep sites (kGCSweepStart/Span/Done/Chunk), all or none: without one of
 // them the ranges would be wrong, so a note says sweeps are not recorded instead.
 void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan);

@@ -83,8 +83,10 @@ probes::ProbePlan Plan() {
   return plan;
 }
 
-// A hit of `site` on thread tid (P 0 or 1); for span sites, the span's npages.
-std::vector<std::uint8_t> Hit(std::uint64_t ts, std::uint32_t tid, std::uint32_t site, std::uint64_t npages = 0) {
+// A hit of `site` on thread tid (P 0 or 1); for span sites, the span's npages, nfreed (the
+// register BPF copied: only its low 16 bits are nfreed) and elemsize.
+std::vector<std::uint8_t> Hit(std::uint64_t ts, std::uint32_t tid, std::uint32_t site, std::uint64_t npages = 0,
+                              std::uint64_t nfreed_reg = 0, std::uint64_t elemsize = 0) {
   gt_call_record r{};
   r.h.ts_ns = ts;
   r.h.tgid = 1;
@@ -95,8 +97,10 @@ std::vector<std::uint8_t> Hit(std::uint64_t ts, std::uint32_t tid, std::uint32_t
   r.ctx.curg = 0xc000000100;
   r.ctx.curg_goid = 1;
   r.probe_id = site;
-  r.flags = site == kSiteSpan ? GT_CALL_ARG0_SPAN : 0;
+  r.flags = site == kSiteSpan ? GT_CALL_SPAN_REGS | GT_CALL_SWEEP_IN : 0;
   r.deref[0] = npages;
+  r.deref[1] = nfreed_reg;
+  r.deref[3] = elemsize;
   return {reinterpret_cast<const std::uint8_t *>(&r), reinterpret_cast<const std::uint8_t *>(&r) + sizeof r};
 }
 
@@ -117,35 +121,38 @@ struct Decoder {
 };
 
 // traceruntime.go: GCSweepBegin at the first span swept inside a Start/Done bracket,
-// GCSweepEnd(swept bytes) at Done iff a span was swept; spans outside a bracket (bgsweep)
-// and brackets that swept nothing write nothing; brackets are per thread.
+// GCSweepEnd(swept, reclaimed) at Done iff a span was swept. BPF records spans only inside
+// a bracket and a Done only after one (GT_CALL_SWEEP_*), and no Start: the decoder's
+// bracket is the thread's spans up to its Done; brackets are per thread.
 TEST(SweepDecoder, Brackets) {
   Decoder d;
-  d.Feed(Hit(100, 101, kSiteSpan, 4));  // bgsweep: no bracket
-  d.Feed(Hit(110, 101, kSiteStart));
-  d.Feed(Hit(115, 102, kSiteStart));    // another thread's bracket
-  d.Feed(Hit(120, 101, kSiteSpan, 1));
-  d.Feed(Hit(125, 102, kSiteDone));     // swept nothing: no events
-  d.Feed(Hit(130, 101, kSiteSpan, 2));
+  d.Feed(Hit(110, 101, kSiteStart));    // not written by BPF; ignored if it were
+  d.Feed(Hit(120, 101, kSiteSpan, 1, 0xabcd0003, 48));  // 3 objects of 48 bytes freed
+  d.Feed(Hit(130, 101, kSiteSpan, 2, 0, 1024));         // none freed
   d.Feed(Hit(140, 101, kSiteDone));
-  d.Feed(Hit(150, 101, kSiteSpan, 8));  // after Done: outside again
-  d.Feed(Hit(160, 102, kSiteStart));    // reclaim: an empty chunk begins the range
-  d.Feed(Hit(170, 102, kSiteChunk));    // + 512 pages scanned, none freed
-  d.Feed(Hit(180, 102, kSiteSpan, 10)); // a freed span in the next chunk
+  d.Feed(Hit(170, 102, kSiteChunk));    // reclaim: an empty chunk begins the range
+  d.Feed(Hit(180, 102, kSiteSpan, 10, 1, 10 * 8192));  // a freed large span in the next chunk
   d.Feed(Hit(185, 102, kSiteChunk));    // + 502 pages scanned, not freed
   d.Feed(Hit(190, 102, kSiteDone));
-  ASSERT_EQ(d.out.size(), 4u);
+  d.Feed(Hit(200, 101, kSiteSpan, 4, 2, 16));  // thread 101's next bracket starts afresh
+  d.Feed(Hit(210, 101, kSiteDone));
+  ASSERT_EQ(d.out.size(), 6u);
   EXPECT_EQ(d.out[0].kind, RecordKind::kGCSweepBegin);
   EXPECT_EQ(d.out[0].ts, 120u);
   EXPECT_EQ(d.out[0].p, 0);
   EXPECT_EQ(d.out[1].kind, RecordKind::kGCSweepEnd);
   EXPECT_EQ(d.out[1].ts, 140u);
   EXPECT_EQ(d.out[1].value, 3u * 8192);
+  EXPECT_EQ(d.out[1].value2, 3u * 48);
   EXPECT_EQ(d.out[2].kind, RecordKind::kGCSweepBegin);
   EXPECT_EQ(d.out[2].ts, 170u);
   EXPECT_EQ(d.out[2].p, 1);
   EXPECT_EQ(d.out[3].kind, RecordKind::kGCSweepEnd);
   EXPECT_EQ(d.out[3].value, (512u + 10u + 502u) * 8192);
+  EXPECT_EQ(d.out[3].value2, 10u * 8192);
+  EXPECT_EQ(d.out[4].ts, 200u);
+  EXPECT_EQ(d.out[5].value, 4u * 8192);
+  EXPECT_EQ(d.out[5].value2, 2u * 16);
 }
 
 }  // namespace

@@ -139,13 +139,29 @@ TEST_P(PlanTest, OffsetsAndStackMasks) {
 TEST_P(PlanTest, SweepSites) {
   int n[4] = {0, 0, 0, 0};
   for (const auto &s : plan_.sites) {
-    if (s.role == ProbeRole::kGCSweepStart) n[0]++;
+    if (s.role == ProbeRole::kGCSweepStart) {
+      n[0]++;
+      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_OPEN});
+    }
     if (s.role == ProbeRole::kGCSweepSpan) {
       n[1]++;
-      EXPECT_TRUE(s.flags & GT_CALL_ARG0_SPAN);
+      EXPECT_TRUE(s.flags & GT_CALL_SPAN_REGS);
+      EXPECT_TRUE(s.flags & GT_CALL_SWEEP_IN);
+      // mgcsweep.go sweep: the span and nfreed are in DX and CX at the reclaimed test in
+      // every supported version and flavour (one register each, not the same one).
+      const uint32_t span_reg = (s.cookie_hi >> (GT_SPAN_REG_COOKIE_SHIFT - 32)) & 15;
+      const uint32_t nfreed_reg = (s.cookie_hi >> (GT_NFREED_REG_COOKIE_SHIFT - 32)) & 15;
+      EXPECT_EQ(span_reg, uint32_t{GT_REG_DX});
+      EXPECT_EQ(nfreed_reg, uint32_t{GT_REG_CX});
     }
-    if (s.role == ProbeRole::kGCSweepDone) n[2]++;
-    if (s.role == ProbeRole::kGCSweepChunk) n[3]++;
+    if (s.role == ProbeRole::kGCSweepDone) {
+      n[2]++;
+      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_CLOSE});
+    }
+    if (s.role == ProbeRole::kGCSweepChunk) {
+      n[3]++;
+      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_IN});
+    }
   }
   for (const auto &note : plan_.notes) EXPECT_EQ(note.find("sweeps not recorded"), std::string::npos) << note;
   EXPECT_EQ(n[0], 3);

@@ -34,8 +34,8 @@ import (
 //     from outside by probes on the brackets' tracer tests and on
 //     (*sweepLocked).sweep; a lost probe hit splits or drops one (checked
 //     from sweepMinChecked REF sweeps on). The bytes swept at range ends are
-//     summed and compared (reported only: OURS estimates reclaimChunk's
-//     unfreed pages, and writes reclaimed = 0).
+//     summed and compared, and so are the bytes reclaimed (reported only:
+//     OURS estimates reclaimChunk's unfreed pages).
 // Reported only: mark assists, and the sample counts.
 
 const (
@@ -192,13 +192,28 @@ func (c *cmp) sweeps(a, b []Rec) {
 	} else if nb > 0 {
 		fig = 1
 	}
-	sum := func(rs []Rec) (s uint64) {
+	sum := func(rs []Rec, reclaimed bool) (s uint64) {
 		for _, r := range rs {
-			s += r.Val
+			if reclaimed {
+				s += r.Val2
+			} else {
+				s += r.Val
+			}
 		}
 		return s
 	}
-	sa, sb := sum(c.filter(c.ref.SweepEnds)), sum(c.filter(c.ours.SweepEnds))
+	ea, eb := c.filter(c.ref.SweepEnds), c.filter(c.ours.SweepEnds)
+	sa, sb := sum(ea, false), sum(eb, false)
+	ra, rb := sum(ea, true), sum(eb, true)
 	c.addRow(Row{Class: "GC sweeps (count, relative)", Kind: "diff", Ref: na, Ours: nb, Figure: fig, Limit: sweepMaxDiff,
-		Checked: na >= sweepMinChecked, Note: fmt.Sprintf("bytes swept: ref %d ours %d (reported only)", sa, sb)})
+		Checked: na >= sweepMinChecked, Note: fmt.Sprintf("bytes swept: ref %d ours %d (%s); bytes reclaimed: ref %d ours %d (%s) (reported only)",
+			sa, sb, pct(sb, sa), ra, rb, pct(rb, ra))})
+}
+
+// pct: ours as a percentage of ref ("-" when ref is 0).
+func pct(ours, ref uint64) string {
+	if ref == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%%", 100*float64(ours)/float64(ref))
 }

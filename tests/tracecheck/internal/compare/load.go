@@ -25,7 +25,8 @@ type Rec struct {
 	Key   string             // reason, start function, range/task/region name, metric name
 	Stack *traceio.StackInfo // the event's stack (never nil; Key "" = none)
 	Start *traceio.StackInfo // creates: the new goroutine's start stack; else nil
-	Val   uint64             // metric value
+	Val   uint64             // metric value; sweep range ends: bytes swept
+	Val2  uint64             // sweep range ends: bytes reclaimed
 }
 
 // Trace holds what the comparison needs from one file.
@@ -58,7 +59,7 @@ type Trace struct {
 	Metrics    []Rec // Key = name, Val = value
 	Labels     []Rec // GoLabel, Key = label, G = labelled goroutine (gc.go)
 	Samples    []Rec // CPU samples (EventStackSample), Key = leaf function (cpu.go)
-	SweepEnds  []Rec // RangeEnd "GC incremental sweep", Val = "bytes swept" (gc.go)
+	SweepEnds  []Rec // RangeEnd "GC incremental sweep", Val = "bytes swept", Val2 = "bytes reclaimed" (gc.go)
 
 	// Seen is every goroutine id that occurs in the file.
 	Seen map[int64]bool
@@ -117,13 +118,16 @@ func Load(path string) (*Trace, error) {
 			t.Ranges = append(t.Ranges, withStack(Rec{T: tm, G: g, Key: r.Name}, ev.Stack()))
 		case trace.EventRangeEnd:
 			if r := ev.Range(); r.Name == sweepRange {
-				var swept uint64
+				var swept, reclaimed uint64
 				for _, a := range ev.RangeAttributes() {
-					if a.Name == "bytes swept" {
+					switch a.Name {
+					case "bytes swept":
 						swept = a.Value.Uint64()
+					case "bytes reclaimed":
+						reclaimed = a.Value.Uint64()
 					}
 				}
-				t.SweepEnds = append(t.SweepEnds, Rec{T: tm, Key: r.Name, Val: swept})
+				t.SweepEnds = append(t.SweepEnds, Rec{T: tm, Key: r.Name, Val: swept, Val2: reclaimed})
 			}
 		case trace.EventTaskBegin:
 			k := ev.Task()
