@@ -290,8 +290,10 @@ struct gt_task_record {
 // fired while a thread of a traced tgid was on that CPU (bpf/gotrace_cpu.bpf.h). h.tid is
 // the sampled thread (the M: m.procid). Registers are the thread's USER registers
 // (task_pt_regs: the interrupted ones when the sample hit user mode, the ones saved at
-// kernel entry when it hit a syscall or fault). Nothing of the Go runtime is read: the
-// daemon knows each M's P and current G from its model (docs/probe-plan.md §9).
+// kernel entry when it hit a syscall or fault). The daemon knows each M's P and current
+// G from its model (docs/probe-plan.md §9); of the Go runtime BPF reads only where a
+// sample outside Go code starts its stack (the tail's source: GT_STACK_SYSCALL for a cgo
+// call, GT_STACK_VDSO, else GT_STACK_USER from these registers).
 struct gt_cpu_sample_record {
   struct gt_record_header h;
   gt_u64 ip;           // user RIP
