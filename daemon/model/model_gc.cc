@@ -144,7 +144,8 @@ void Model::OnGc(const Record &r) {
         ++stats_.repair_events;
         emitted(w_.GCSweepEnd(r.m, Ts(r.m, r.ts), 0, 0));
       }
-      emitted(w_.GCSweepBegin(r.m, Ts(r.m, r.ts), encoder::kNoStack));
+      encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, st_.M(r.m).g == 1);
+      emitted(w_.GCSweepBegin(r.m, Ts(r.m, r.ts), stack));
       gc_.sweep.insert(p);
       return;
     }

@@ -30,6 +30,9 @@ namespace gotraced::model {
 
 struct DecoderConfig {
   int go_minor = 26;                      // Go 1.<minor> of the target
+  // Runtime address - link-time address of the target's text (PIE), for the plan's
+  // link-time PCs (ProbePlan::sweep_begin_prefix).
+  std::uint64_t load_bias = 0;
   const probes::ProbePlan *plan = nullptr;  // roles of CALL records
   // runtime.traceBlockReasonStrings of the target (gobin RuntimeLayout), index = the
   // traceBlockReason gopark was given.
@@ -137,6 +140,8 @@ class RecordDecoder {
   // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
   std::unordered_map<std::uint32_t, Goid> assisting_;
   void GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out);
+  void SweepBeginStack(const capture::RecordView &v, probes::ProbeRole role, std::vector<std::uint64_t> &pcs,
+                       Record &r);
   // Per thread: an open sweep bracket (spans recorded since the thread's last GCSweepDone:
   // BPF records them only inside a bracket) and what the runtime's pp.trace.{inSweep,
   // swept, reclaimed} would hold (traceruntime.go).

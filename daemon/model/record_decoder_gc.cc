@@ -207,7 +207,9 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
         return true;
       }
       b.begun = true;
-      Emit(out, Base(v, RecordKind::kGCSweepBegin));
+      Record r = Base(v, RecordKind::kGCSweepBegin);
+      SweepBeginStack(v, role, pcs, r);
+      Emit(out, std::move(r));
       return true;
     }
     case probes::ProbeRole::kGCSweepDone: {
@@ -226,6 +228,30 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
     }
     default:
       return false;
+  }
+}
+
+// GCSweepBegin's stack: traceruntime.go GCSweepSpan's tl.stack(1), taken at the top of
+// sweep. On the goroutine's own stack our walk (REGS, from sweep's frame) starts at
+// sweep's caller: the plan's two return addresses (in GCSweepSpan, in sweep) go first,
+// then its skip. On the system stack (mheap.alloc's systemstack(reclaim)) both walk
+// curg.sched: [systemstack_switch, ...], skip 1 (ProbePlan::sweep_begin_prefix); so does
+// reclaimChunk's GCSweepSpan (kGCSweepChunk), which runs only there.
+void RecordDecoder::SweepBeginStack(const capture::RecordView &v, probes::ProbeRole role,
+                                    std::vector<std::uint64_t> &pcs, Record &r) {
+  const gt_stack_tail *t = v.stack_tail();
+  const probes::ProbePlan *plan = cfg_.plan;
+  if (!t || pcs.empty() || !plan || plan->sweep_begin_prefix.empty()) return;
+  if (t->source == GT_STACK_REGS && role == probes::ProbeRole::kGCSweepSpan) {
+    std::vector<std::uint64_t> full;
+    full.reserve(plan->sweep_begin_prefix.size() + pcs.size());
+    for (std::uint64_t pc : plan->sweep_begin_prefix) full.push_back(pc + cfg_.load_bias);
+    full.insert(full.end(), pcs.begin(), pcs.end());
+    r.stack = std::move(full);
+    r.stack_skip = plan->sweep_begin_skip;
+  } else if (t->source == GT_STACK_SCHED) {
+    r.stack = std::move(pcs);
+    r.stack_skip = 1;
   }
 }
 

@@ -356,7 +356,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
   }
   if (opts.gc_probes) {
     AddGcSites(bin, plan);              // gc_sites.cc
-    if (opts.sweep_probes) AddSweepSites(bin, layout, plan);  // sweep_sites.cc
+    if (opts.sweep_probes) AddSweepSites(bin, layout, opts.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
   return plan;

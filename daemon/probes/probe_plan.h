@@ -153,6 +153,16 @@ struct ProbePlan {
   // address, size 1 or 8), read at the StartRegion/Logf sites (user_sites.cc); 0 = none.
   uint64_t user_tracing_flag_vaddr = 0;
   uint32_t user_tracing_flag_size = 0;
+  // GCSweepBegin's stack (sweep_sites.cc SweepBeginStack). In-process it is stack(1)
+  // taken inside traceLocker.GCSweepSpan, which sweep calls at its top; our span site is
+  // later in sweep, so a walk on the goroutine's own stack (REGS) starts at sweep's
+  // caller. These return addresses (link-time; after GCSweepSpan's CALL of traceStack,
+  // after sweep's CALL of GCSweepSpan) go in front of such a walk, and then
+  // sweep_begin_skip logical frames are dropped (the traceLocker.stack inlined there).
+  // A walk from curg.sched (sweep on the system stack: mheap.alloc's reclaim) is Go's
+  // own, skip 1 (systemstack_switch). Empty: GCSweepBegin is written without a stack.
+  std::vector<uint64_t> sweep_begin_prefix;
+  uint32_t sweep_begin_skip = 0;
   std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
   // The target's Go version is outside the range the plan was written for
   // (version_support.h): Capture::Start then insists on a conclusive self-check.

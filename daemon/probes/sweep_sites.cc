@@ -289,7 +289,78 @@ std::vector<SweepTestSite> FindSweepTestSites(const gobin::GoBinary &bin, uint64
   return out;
 }
 
-void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan) {
+namespace {
+// The return address after the one CALL in `fn` whose target is one of `callees`.
+std::optional<uint64_t> ReturnAfterCall(const gobin::GoBinary &bin, const char *fn,
+                                        std::initializer_list<std::string_view> callees, std::string *why) {
+  const gobin::FunctionSym *f = bin.FindFunction(fn);
+  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 16)) {
+    *why = fmt::format("{} not found", fn);
+    return std::nullopt;
+  }
+  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  if (!code) {
+    *why = fmt::format("{}: code not in the file", fn);
+    return std::nullopt;
+  }
+  csh h;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+    *why = "capstone";
+    return std::nullopt;
+  }
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h));
+  const uint8_t *p = code->data();
+  size_t left = code->size();
+  uint64_t addr = f->entry;
+  std::vector<uint64_t> found;
+  while (left > 0) {
+    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
+      ++p, --left, ++addr;
+      continue;
+    }
+    const cs_x86 &x = in->detail->x86;
+    if (in->id != X86_INS_CALL || x.op_count != 1 || x.operands[0].type != X86_OP_IMM) continue;
+    const auto target = static_cast<uint64_t>(x.operands[0].imm);
+    const gobin::FunctionSym *callee = bin.symbols().FuncForPC(target);
+    if (!callee || callee->entry != target) continue;
+    for (std::string_view c : callees)
+      if (callee->name == c) found.push_back(in->address + in->size);
+  }
+  cs_close(&h);
+  if (found.size() != 1) {
+    *why = fmt::format("{}: {} calls of the tracer (expected 1)", fn, found.size());
+    return std::nullopt;
+  }
+  return found.front();
+}
+}  // namespace
+
+// Go 1.22+ (traceruntime.go / trace2runtime.go): sweep calls trace.GCSweepSpan(bytes)
+// (not inlined: it writes an event), whose `tl.stack(1)` is traceLocker.stack inlined
+// around a CALL of traceStack; fpTracebackPCs then yields [ret in GCSweepSpan, ret in
+// sweep, ret in sweep's caller, ...] and skip 1 drops the traceLocker.stack frame. Go
+// 1.19/1.21 (traceGCSweepSpan -> traceEvent) are not compared: no prefix, no stack.
+std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, std::string *why) {
+  constexpr const char *kSpan = "runtime.traceLocker.GCSweepSpan";
+  auto in_sweep = ReturnAfterCall(bin, "runtime.(*sweepLocked).sweep", {kSpan}, why);
+  if (!in_sweep) return std::nullopt;
+  auto in_span = ReturnAfterCall(bin, kSpan, {"runtime.traceStack", "runtime.traceLocker.stack"}, why);
+  if (!in_span) return std::nullopt;
+  // Logical frames at the return address up to GCSweepSpan's own: the ones to drop
+  // (traceLocker.stack when inlined; none when it is a call of its own, whose frame
+  // traceStack's skip 1 drops in-process and our prefix never has).
+  std::vector<gobin::Frame> frames = bin.FramesForPC(*in_span, gobin::PcKind::kReturnAddress);
+  uint32_t skip = 0;
+  while (skip < frames.size() && frames[skip].function != kSpan) ++skip;
+  if (skip == frames.size()) {
+    *why = fmt::format("{}: its call of traceStack is not in its own frames", kSpan);
+    return std::nullopt;
+  }
+  return SweepBeginStack{{*in_span, *in_sweep}, skip};
+}
+
+void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, bool stacks, ProbePlan &plan) {
   auto skip = [&](const std::string &why) {
     plan.notes.push_back("GC sweeps not recorded: " + why);
   };
@@ -317,6 +388,16 @@ void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layou
     s.function = "runtime.(*sweepLocked).sweep";
     s.kind = SiteKind::kEntry;  // a Jcc inside the body (emulated), frame set up
     s.flags = GT_CALL_SPAN_REGS | GT_CALL_SWEEP_IN | GT_SITE_FRAME_READY;
+    if (stacks) {
+      std::string stack_why;
+      if (auto st = FindSweepBeginStack(bin, &stack_why)) {
+        s.flags |= GT_CALL_STACK;
+        plan.sweep_begin_prefix = st->prefix;
+        plan.sweep_begin_skip = st->skip;
+      } else if (plan.go_minor >= 22) {
+        plan.notes.push_back("GCSweepBegin without stacks: " + stack_why);
+      }
+    }
     s.cookie_hi = (reclaim->span_reg << (GT_SPAN_REG_COOKIE_SHIFT - 32)) |
                   (reclaim->nfreed_reg << (GT_NFREED_REG_COOKIE_SHIFT - 32));
     s.vaddr = reclaim->vaddr;
@@ -340,6 +421,10 @@ void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layou
     s.flags = t.role == ProbeRole::kGCSweepStart  ? GT_CALL_SWEEP_OPEN
               : t.role == ProbeRole::kGCSweepDone ? GT_CALL_SWEEP_CLOSE
                                                   : GT_CALL_SWEEP_IN;
+    // reclaimChunk's GCSweepSpan begins a reclaim bracket that swept no span first; it
+    // runs on the system stack (mheap.alloc's systemstack(reclaim)), where traceStack
+    // walks curg.sched as our SCHED walk does.
+    if (t.role == ProbeRole::kGCSweepChunk && !plan.sweep_begin_prefix.empty()) s.flags |= GT_CALL_STACK;
     s.required = false;
     add.push_back(std::move(s));
   }

@@ -40,6 +40,17 @@ std::optional<SweepReclaimSite> FindSweepReclaimSite(const gobin::GoBinary &bin,
 
 // Appends the sweep sites (kGCSweepStart/Span/Done/Chunk), all or none: without one of
 // them the ranges would be wrong, so a note says sweeps are not recorded instead.
-void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan);
+// stacks: GCSweepBegin gets its stack (GT_CALL_STACK on the span site, walked at a
+// bracket's first span only) when the prefix of SweepBeginStack is found.
+void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, bool stacks, ProbePlan &plan);
+
+// The return addresses that precede sweep's caller in GCSweepBegin's in-process stack
+// (ProbePlan::sweep_begin_prefix) and the logical frames to drop after them; nullopt
+// when the code is not the expected shape (then no stack).
+struct SweepBeginStack {
+  std::vector<uint64_t> prefix;
+  uint32_t skip = 0;
+};
+std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, std::string *why);
 
 }  // namespace gotraced::probes

@@ -209,6 +209,7 @@ bool Session::Start(std::string *error) {
   if (dc.block_reasons.empty())
     spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
   GobinSymbolizer *sym = I.sym.get();
+  dc.load_bias = I.cap->load_bias();
   dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
   dc.stw_reasons = layout.stw_reason_strings;
   dc.heap_live_from_zero = I.options.launched;

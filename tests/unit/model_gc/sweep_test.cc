@@ -3,6 +3,8 @@
 // with Go's parser as the judge (order.go advanceGCSweepBegin/Active/End).
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "daemon/model/record_decoder.h"
 #include "tests/unit/model/model_test_util.h"
 
@@ -153,6 +155,38 @@ TEST(SweepDecoder, Brackets) {
   EXPECT_EQ(d.out[4].ts, 200u);
   EXPECT_EQ(d.out[5].value, 4u * 8192);
   EXPECT_EQ(d.out[5].value2, 2u * 16);
+}
+
+// GCSweepBegin's stack (traceruntime.go GCSweepSpan: tl.stack(1)). On the goroutine's own
+// stack our walk starts at sweep's caller: the plan's prefix (return addresses in
+// GCSweepSpan and in sweep, link-time + load bias) goes first, then its skip. On the
+// system stack (reclaim) the walk is curg.sched's, skip 1, for a chunk as for a span.
+TEST(SweepDecoder, BeginStacks) {
+  Decoder d;
+  d.plan.sweep_begin_prefix = {0x1000, 0x2000};
+  d.plan.sweep_begin_skip = 1;
+  DecoderConfig c;
+  c.plan = &d.plan;
+  c.load_bias = 0x10;
+  d.dec = std::make_unique<RecordDecoder>(std::move(c));
+  auto with_stack = [](std::vector<std::uint8_t> bytes, std::vector<std::uint64_t> pcs, std::uint8_t source) {
+    gt_call_record r;
+    std::memcpy(&r, bytes.data(), sizeof r);
+    r.has_stack = 1;
+    r.flags |= GT_CALL_STACK;
+    return RawRecord(r, pcs, source);
+  };
+  d.Feed(with_stack(Hit(100, 101, kSiteSpan, 1), {0x3000, 0x4000}, GT_STACK_REGS));
+  d.Feed(Hit(110, 101, kSiteDone));
+  d.Feed(with_stack(Hit(120, 102, kSiteChunk), {0x5000, 0x6000}, GT_STACK_SCHED));
+  d.Feed(Hit(130, 102, kSiteDone));
+  ASSERT_EQ(d.out.size(), 4u);
+  EXPECT_EQ(d.out[0].kind, RecordKind::kGCSweepBegin);
+  EXPECT_EQ(d.out[0].stack, (std::vector<std::uint64_t>{0x1010, 0x2010, 0x3000, 0x4000}));
+  EXPECT_EQ(d.out[0].stack_skip, 1u);
+  EXPECT_EQ(d.out[2].kind, RecordKind::kGCSweepBegin);
+  EXPECT_EQ(d.out[2].stack, (std::vector<std::uint64_t>{0x5000, 0x6000}));
+  EXPECT_EQ(d.out[2].stack_skip, 1u);
 }
 
 }  // namespace

@@ -153,6 +153,10 @@ TEST_P(PlanTest, SweepSites) {
       const uint32_t nfreed_reg = (s.cookie_hi >> (GT_NFREED_REG_COOKIE_SHIFT - 32)) & 15;
       EXPECT_EQ(span_reg, uint32_t{GT_REG_DX});
       EXPECT_EQ(nfreed_reg, uint32_t{GT_REG_CX});
+      // GCSweepBegin's stack (1.22+): walked at the span site, after a prefix of two
+      // return addresses (in traceLocker.GCSweepSpan, in sweep) and skip 1 (the inlined
+      // traceLocker.stack).
+      EXPECT_EQ((s.flags & GT_CALL_STACK) != 0, plan_.go_minor >= 22);
     }
     if (s.role == ProbeRole::kGCSweepDone) {
       n[2]++;
@@ -160,7 +164,7 @@ TEST_P(PlanTest, SweepSites) {
     }
     if (s.role == ProbeRole::kGCSweepChunk) {
       n[3]++;
-      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_IN});
+      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_IN} | (plan_.go_minor >= 22 ? uint32_t{GT_CALL_STACK} : 0u));
     }
   }
   for (const auto &note : plan_.notes) EXPECT_EQ(note.find("sweeps not recorded"), std::string::npos) << note;
@@ -168,6 +172,13 @@ TEST_P(PlanTest, SweepSites) {
   EXPECT_EQ(n[1], 1);
   EXPECT_EQ(n[2], 4);
   EXPECT_EQ(n[3], 1);
+  if (plan_.go_minor >= 22) {
+    ASSERT_EQ(plan_.sweep_begin_prefix.size(), 2u);
+    EXPECT_EQ(plan_.sweep_begin_skip, 1u);
+    for (uint64_t pc : plan_.sweep_begin_prefix) EXPECT_NE(pc, 0u);
+  } else {
+    EXPECT_TRUE(plan_.sweep_begin_prefix.empty());
+  }
   EXPECT_GE(plan_.offsets.span_npages, 0);
   EXPECT_GE(plan_.offsets.span_elemsize, 0);
 }

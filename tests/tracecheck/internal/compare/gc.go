@@ -35,7 +35,8 @@ import (
 //     (*sweepLocked).sweep; a lost probe hit splits or drops one (checked
 //     from sweepMinChecked REF sweeps on). The bytes swept at range ends are
 //     summed and compared, and so are the bytes reclaimed (reported only:
-//     OURS estimates reclaimChunk's unfreed pages).
+//     OURS estimates reclaimChunk's unfreed pages). Their begin stacks are
+//     in the stacks row (sweepStacks).
 // Reported only: mark assists, and the sample counts.
 
 const (
@@ -208,6 +209,24 @@ func (c *cmp) sweeps(a, b []Rec) {
 	c.addRow(Row{Class: "GC sweeps (count, relative)", Kind: "diff", Ref: na, Ours: nb, Figure: fig, Limit: sweepMaxDiff,
 		Checked: na >= sweepMinChecked, Note: fmt.Sprintf("bytes swept: ref %d ours %d (%s); bytes reclaimed: ref %d ours %d (%s) (reported only)",
 			sa, sb, pct(sb, sa), ra, rb, pct(rb, ra))})
+}
+
+// sweepStacks pairs the sweep ranges begun in the window in time order (pairSeq,
+// within TolNS) for the stacks row (class "sweep"): GCSweepBegin carries
+// traceLocker.GCSweepSpan's stack(1) (traceruntime.go). Ranges of different Ps
+// that begin within TolNS of each other may pair crosswise.
+func (c *cmp) sweepStacks() {
+	pick := func(rs []Rec) (out []Rec) {
+		for _, r := range c.filter(rs) {
+			if r.Key == sweepRange {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	pairSeq(pick(c.ref.Ranges), pick(c.ours.Ranges), c.o.TolNS, func(x, y Rec) {
+		c.stackPairs = append(c.stackPairs, stackPair{"sweep", x, y})
+	})
 }
 
 // pct: ours as a percentage of ref ("-" when ref is 0).
