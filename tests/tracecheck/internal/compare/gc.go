@@ -211,22 +211,33 @@ func (c *cmp) sweeps(a, b []Rec) {
 			sa, sb, pct(sb, sa), ra, rb, pct(rb, ra))})
 }
 
-// sweepStacks pairs the sweep ranges begun in the window in time order (pairSeq,
-// within TolNS) for the stacks row (class "sweep"): GCSweepBegin carries
-// traceLocker.GCSweepSpan's stack(1) (traceruntime.go). Ranges of different Ps
-// that begin within TolNS of each other may pair crosswise.
+// sweepStacks pairs the sweep ranges begun in the window for the stacks row
+// (class "sweep"): GCSweepBegin carries traceLocker.GCSweepSpan's stack(1)
+// (traceruntime.go). The ranges are P-bound and two Ps often begin one within
+// microseconds of each other (ours is stamped later in the same sweep call than
+// the runtime's, which can swap them), so they are paired per P, in time order
+// (pairSeq within TolNS).
 func (c *cmp) sweepStacks() {
-	pick := func(rs []Rec) (out []Rec) {
+	byP := func(rs []Rec) map[int64][]Rec {
+		m := map[int64][]Rec{}
 		for _, r := range c.filter(rs) {
 			if r.Key == sweepRange {
-				out = append(out, r)
+				m[r.P] = append(m[r.P], r)
 			}
 		}
-		return out
+		return m
 	}
-	pairSeq(pick(c.ref.Ranges), pick(c.ours.Ranges), c.o.TolNS, func(x, y Rec) {
-		c.stackPairs = append(c.stackPairs, stackPair{"sweep", x, y})
-	})
+	a, b := byP(c.ref.Ranges), byP(c.ours.Ranges)
+	ps := make([]int64, 0, len(a))
+	for p := range a {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+	for _, p := range ps {
+		pairSeq(a[p], b[p], c.o.TolNS, func(x, y Rec) {
+			c.stackPairs = append(c.stackPairs, stackPair{"sweep", x, y})
+		})
+	}
 }
 
 // pct: ours as a percentage of ref ("-" when ref is 0).

@@ -27,6 +27,7 @@ type Rec struct {
 	Start *traceio.StackInfo // creates: the new goroutine's start stack; else nil
 	Val   uint64             // metric value; sweep range ends: bytes swept
 	Val2  uint64             // sweep range ends: bytes reclaimed
+	P     int64              // ranges scoped to a P (sweeps): its id; else 0
 }
 
 // Trace holds what the comparison needs from one file.
@@ -115,7 +116,11 @@ func Load(path string) (*Trace, error) {
 			if r.Scope.Kind == trace.ResourceGoroutine {
 				g = int64(r.Scope.Goroutine())
 			}
-			t.Ranges = append(t.Ranges, withStack(Rec{T: tm, G: g, Key: r.Name}, ev.Stack()))
+			var p int64
+			if r.Scope.Kind == trace.ResourceProc {
+				p = int64(r.Scope.Proc())
+			}
+			t.Ranges = append(t.Ranges, withStack(Rec{T: tm, G: g, Key: r.Name, P: p}, ev.Stack()))
 		case trace.EventRangeEnd:
 			if r := ev.Range(); r.Name == sweepRange {
 				var swept, reclaimed uint64
