@@ -134,6 +134,19 @@ std::vector<FieldSpec> MakeSpecs() {
 
       // mgcpacer.go type gcControllerState: heapLive (1.19 .. 1.27).
       {S::kGcController, "gcController.heapLive", {"heapLive"}, GT_FIELD(gc_controller, heap_live), false},
+      // heapGoal's inputs (mgcpacer.go heapGoalInternal, memoryLimitHeapGoal; 1.19 .. 1.27).
+      {S::kGcController, "gcController.gcPercent", {"gcPercent"}, GT_FIELD(gc_controller, gc_percent), false},
+      {S::kGcController, "gcController.memoryLimit", {"memoryLimit"}, GT_FIELD(gc_controller, memory_limit), false},
+      {S::kGcController, "gcController.heapMarked", {"heapMarked"}, GT_FIELD(gc_controller, heap_marked), false},
+      {S::kGcController, "gcController.gcPercentHeapGoal", {"gcPercentHeapGoal"},
+       GT_FIELD(gc_controller, gc_percent_heap_goal), false},
+      {S::kGcController, "gcController.sweepDistMinTrigger", {"sweepDistMinTrigger"},
+       GT_FIELD(gc_controller, sweep_dist_min_trigger), false},
+      {S::kGcController, "gcController.triggered", {"triggered"}, GT_FIELD(gc_controller, triggered), false},
+      {S::kGcController, "gcController.heapFree", {"heapFree"}, GT_FIELD(gc_controller, heap_free), false},
+      {S::kGcController, "gcController.totalAlloc", {"totalAlloc"}, GT_FIELD(gc_controller, total_alloc), false},
+      {S::kGcController, "gcController.totalFree", {"totalFree"}, GT_FIELD(gc_controller, total_free), false},
+      {S::kGcController, "gcController.mappedReady", {"mappedReady"}, GT_FIELD(gc_controller, mapped_ready), false},
       // Sweeps (mgcsweep.go sweepLocked.sweep: GCSweepSpan(s.npages * pageSize); reclaimed
       // = (allocCount - marked objects) * elemsize).
       {S::kMspan, "mspan.npages", {"npages"}, GT_FIELD(mspan, npages), false},

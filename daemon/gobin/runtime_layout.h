@@ -118,10 +118,22 @@ struct SchedtLayout {
 
 // runtime.gcControllerState (the runtime.gcController global, mgcpacer.go). heap_live:
 // gcController.heapLive (uint64 in 1.19, atomic.Uint64 from 1.20: same offset, 8 bytes),
-// read at attach to seed the HeapAlloc values (record_decoder_gc.cc).
+// read at attach to seed the HeapAlloc values (record_decoder_gc.cc). The others are what
+// (*gcControllerState).heapGoal reads (heapGoalInternal, memoryLimitHeapGoal: the same
+// fields 1.19 .. 1.27), read at attach for the trace's first HeapGoal
+// (daemon/model/heap_goal.h).
 struct GcControllerLayout {
   int32_t size = 0;
   FieldLoc heap_live;
+  FieldLoc gc_percent;              // atomic.Int32
+  FieldLoc memory_limit;            // atomic.Int64
+  FieldLoc heap_marked;             // uint64
+  FieldLoc gc_percent_heap_goal;    // atomic.Uint64
+  FieldLoc sweep_dist_min_trigger;  // atomic.Uint64
+  FieldLoc triggered;               // uint64
+  FieldLoc heap_free;               // sysMemStat (uint64)
+  FieldLoc total_alloc, total_free; // atomic.Uint64
+  FieldLoc mapped_ready;            // atomic.Uint64
   bool operator==(const GcControllerLayout &) const = default;
 };
 

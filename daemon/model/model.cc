@@ -63,6 +63,8 @@ void Model::SetSnapshot(Snapshot snapshot) {
   if (snapshot_.gomaxprocs > 0) st_.gomaxprocs = snapshot_.gomaxprocs;
 }
 
+void Model::SetInitialHeapGoal(std::uint64_t goal) { gc_.initial_goal = goal; }
+
 void Model::NoteEnded(Goid g) {
   // A stale record names its goroutine within moments of the end (the reorder slack, a
   // generation at most), so a few seconds of even a busy program's goroutine churn is
@@ -197,6 +199,7 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGCSweepBegin:
     case RecordKind::kGCSweepEnd: OnGc(r); break;  // model_gc.cc
   }
+  if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
   last_ts_ = std::max(last_ts_, r.ts);
 }
 

@@ -88,6 +88,10 @@ class Model {
 
   // Attach-time state (optional; not used in launch mode). Call before the first Advance.
   void SetSnapshot(Snapshot snapshot);
+  // The heap goal the runtime's StartTrace writes (heap_goal.h): written once, in the
+  // first generation, on the first M that holds a running P, unless a HeapGoal record
+  // comes first (model_gc.cc). Call before the first Advance.
+  void SetInitialHeapGoal(std::uint64_t goal);
 
   // Queues a record. Records of one M must come in that M's order; different Ms may
   // interleave arbitrarily.
@@ -138,6 +142,7 @@ class Model {
   // GC, STW, heap metrics, mark workers and assists (model_gc.cc).
   void OnGc(const Record &r);
   void GcGenerationStart(std::uint64_t ts);
+  void InitialHeapGoal(const Record &r);  // after each record: SetInitialHeapGoal's event
   // True while an open STW range keeps a generation cut waiting (model_gc.cc).
   bool StwHoldsCut(std::uint64_t ts);
   bool GcContext(const Record &r, bool need_g);

@@ -193,6 +193,28 @@ bool Model::StwHoldsCut(std::uint64_t ts) {
   return false;
 }
 
+// runtime/trace.go StartTrace writes HeapGoal right after the trace's first events, on
+// the goroutine that started tracing; ours starts with the records, so the value read at
+// attach (or gcinit's, launch mode) goes on the first M that holds a running P once a
+// record has been applied (order.go advanceHeapMetric: M and P, G optional), at that
+// record's time. A HeapGoal record before it (gcControllerCommit) is newer: the initial
+// value is then dropped; so is one still unwritten when the first generation ends (the
+// runtime writes it in the first generation only).
+void Model::InitialHeapGoal(const Record &r) {
+  if (!FirstGeneration() || r.kind == RecordKind::kHeapGoal) {
+    gc_.initial_goal.reset();
+    return;
+  }
+  const MState &ms = st_.M(r.m);
+  const ProcState *ps = ms.p == kNoP ? nullptr : st_.P(ms.p);
+  if (ps == nullptr || ps->status != encoder::ProcStatus::kRunning || ps->m != r.m) return;
+  EnsureStatusP(r.m, r.ts, ms.p, encoder::ProcStatus::kRunning);
+  encoder::EmitStatus s = w_.HeapGoal(r.m, Ts(r.m, r.ts), *gc_.initial_goal);
+  Count(s);
+  if (s == encoder::EmitStatus::kOk) ++stats_.gc_events;
+  gc_.initial_goal.reset();
+}
+
 void Model::GcGenerationStart(std::uint64_t ts) {
   if (!gc_.running) return;
   for (auto &[m, ms] : st_.ms) {

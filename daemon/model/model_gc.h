@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -22,6 +23,8 @@ struct GcModelState {
   std::uint64_t stw_ts = 0;  // when that range began (record time)
   std::unordered_set<Goid> assist;  // goroutines with an open GCMarkAssist range
   std::unordered_set<ProcId> sweep; // Ps with an open GCSweep range (order.go pState ranges)
+  // The trace's first HeapGoal, not yet written (Model::SetInitialHeapGoal).
+  std::optional<std::uint64_t> initial_goal;
   // Worker goroutine -> (generation, sequence number) of the run it was labelled in: the
   // runtime writes one GoLabel per GoStart of a mark worker.
   std::unordered_map<Goid, std::pair<std::uint64_t, std::uint64_t>> labelled;

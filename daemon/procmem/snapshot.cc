@@ -54,6 +54,40 @@ struct Reader {
   }
 };
 
+// gcController's heap-goal inputs, from one copy of the struct (the fields change
+// together only under the heap lock or with the world stopped, which a read from outside
+// cannot take: a commit between two separate reads would mix two states).
+void ReadPacer(const Reader &rd, uint64_t addr, RuntimeSnapshot *s) {
+  const gobin::GcControllerLayout &l = rd.l.gc_controller;
+  const gobin::FieldLoc *fields[] = {&l.gc_percent,  &l.memory_limit, &l.heap_marked, &l.gc_percent_heap_goal,
+                                     &l.sweep_dist_min_trigger, &l.triggered, &l.heap_free,
+                                     &l.total_alloc, &l.total_free, &l.mapped_ready};
+  for (const gobin::FieldLoc *f : fields)
+    if (!f->present() || f->offset + f->size > l.size || (f->size != 4 && f->size != 8)) return;
+  std::vector<uint8_t> buf;
+  if (!rd.ReadStruct(addr, l.size, &buf)) {
+    s->warnings.push_back("gcController (heap goal): " + rd.mem.last_error());
+    return;
+  }
+  auto u = [&](const gobin::FieldLoc &f) {
+    uint64_t v = 0;
+    std::memcpy(&v, buf.data() + f.offset, size_t(f.size));
+    return v;
+  };
+  RuntimeSnapshot::Pacer &p = s->pacer;
+  p.gc_percent = static_cast<int32_t>(static_cast<uint32_t>(u(l.gc_percent)));
+  p.memory_limit = static_cast<int64_t>(u(l.memory_limit));
+  p.heap_marked = u(l.heap_marked);
+  p.gc_percent_heap_goal = u(l.gc_percent_heap_goal);
+  p.sweep_dist_min_trigger = u(l.sweep_dist_min_trigger);
+  p.triggered = u(l.triggered);
+  p.heap_free = u(l.heap_free);
+  p.total_alloc = u(l.total_alloc);
+  p.total_free = u(l.total_free);
+  p.mapped_ready = u(l.mapped_ready);
+  s->pacer_known = true;
+}
+
 }  // namespace
 
 gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobin::RuntimeLayout &l,
@@ -76,6 +110,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
     s.heap_live_known = mem.ReadUint(a.gc_controller + f.offset, f.size, &s.heap_live);
     if (!s.heap_live_known) s.warnings.push_back("gcController.heapLive: " + mem.last_error());
   }
+  if (a.gc_controller) ReadPacer(rd, a.gc_controller, &s);
 
   // Ms first: the goroutine and P entries name their M by pointer; the model resolves.
   uint64_t mp = 0;

@@ -19,6 +19,7 @@
 #include "daemon/model/model.h"
 #include "daemon/model/record_decoder.h"
 #include "daemon/session/gobin_symbolizer.h"
+#include "daemon/session/initial_heap_goal.h"
 #include "daemon/session/model_counters.h"
 #include "daemon/session/snapshot_convert.h"
 #include "encoder/sink.h"
@@ -226,6 +227,13 @@ bool Session::Start(std::string *error) {
   I.decoder = std::make_unique<model::RecordDecoder>(std::move(dc));
 
   if (!I.options.launched) I.model->SetSnapshot(ConvertSnapshot(I.cap->snapshot(), layout));
+  if (I.options.events.gc) {
+    std::string why;
+    if (auto goal = InitialHeapGoal(I.options.launched, pid(), bin, minor, I.cap->snapshot(), &why))
+      I.model->SetInitialHeapGoal(*goal);
+    else
+      spdlog::debug("gotraced: no HeapGoal at the trace's start: {}", why);
+  }
   for (const std::string &w : I.cap->warnings()) spdlog::warn("gotraced: {}", w);
 
   {

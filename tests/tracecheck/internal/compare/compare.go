@@ -258,7 +258,8 @@ func shifted(t *Trace, d int64) *Trace {
 		c.Syncs[i] = s + d
 	}
 	for _, p := range []*[]Rec{&c.Creates, &c.Exits, &c.Blocks, &c.Unblocks, &c.Stops, &c.Syscalls,
-		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics, &c.Samples, &c.Labels} {
+		&c.Ranges, &c.Tasks, &c.TaskEnds, &c.Regions, &c.RegionEnds, &c.Logs, &c.Metrics, &c.Samples, &c.Labels,
+		&c.SweepEnds, &c.GCEnds} {
 		rs := make([]Rec, len(*p))
 		for i, r := range *p {
 			r.T += d

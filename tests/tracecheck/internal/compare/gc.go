@@ -27,6 +27,8 @@ import (
 //     gcController.heapLive from its first record (launch mode: from 0; --pid:
 //     read from the target's memory at attach), so REF samples with no OURS
 //     sample at all fail the row.
+//   - the heap goal at REF's trace start (heapGoalAtStart): REF's first
+//     HeapGoal, written by StartTrace, against OURS' value at that time.
 //   - sweep ranges ("GC incremental sweep", P-bound: traceruntime.go
 //     GCSweepSpan/GCSweepDone) begun in the window: the same number within
 //     sweepMaxDiff (relative). Each is one sweep bracket (deductSweepCredit,
@@ -37,7 +39,8 @@ import (
 //     summed and compared, and so are the bytes reclaimed (reported only:
 //     OURS estimates reclaimChunk's unfreed pages). Their begin stacks are
 //     in the stacks row (sweepStacks).
-// Reported only: mark assists, and the sample counts.
+// Reported only: mark assists, the sample counts, and how far OURS' GC ends are
+// from REF's (gcEnds).
 
 const (
 	metricHeapAlloc = "/memory/classes/heap/objects:bytes"
@@ -56,6 +59,11 @@ const (
 	// Below this many REF sweeps the row is reported only: one lost hit is then
 	// several percent (most workloads sweep a few dozen times).
 	sweepMinChecked = 200
+	// GC ends (gcEnds): a REF end pairs with the nearest OURS end within
+	// gcEndPairNS; the pair must be within gcEndTolNS.
+	gcEndPairNS  = 5_000_000
+	gcEndTolNS   = 100_000
+	gcEndChecked = false
 )
 
 func tracerSTW(k string) bool {
@@ -102,6 +110,102 @@ func (c *cmp) gc() {
 	}
 	c.heapValues("HeapAlloc", metricHeapAlloc)
 	c.heapValues("HeapGoal", metricHeapGoal)
+	c.heapGoalAtStart()
+	c.gcEnds()
+}
+
+// heapGoalAtStart: the runtime writes HeapGoal at the very beginning of every
+// trace (runtime/trace.go StartTrace), so REF's first sample is the goal when the
+// program started tracing, outside the trimmed window. When OURS was recording by
+// then, its value at that time (its latest sample up to TolNS later) must be
+// within 1% of it: OURS writes the goal at its own start too (read at attach, or
+// gcinit's in launch mode) and each gcControllerCommit's after that.
+func (c *cmp) heapGoalAtStart() {
+	var first *Rec
+	for i := range c.ref.Metrics {
+		if c.ref.Metrics[i].Key == metricHeapGoal {
+			first = &c.ref.Metrics[i]
+			break
+		}
+	}
+	row := Row{Class: "HeapGoal at REF's trace start (within 1%)", Kind: "match", Limit: 1, Checked: true}
+	if first == nil {
+		row.Figure, row.Note = 1, "REF has no HeapGoal"
+		c.addRow(row)
+		return
+	}
+	row.Ref = 1
+	if c.ours.First > first.T+c.o.TolNS {
+		// OURS starts later (a flight-recorder window): it cannot know the goal then.
+		row.Checked, row.Figure, row.Note = false, 1, "OURS starts after REF's first HeapGoal"
+		c.addRow(row)
+		return
+	}
+	var at *Rec
+	for i := range c.ours.Metrics {
+		if m := &c.ours.Metrics[i]; m.Key == metricHeapGoal && m.T <= first.T+c.o.TolNS {
+			at = m
+		}
+	}
+	switch {
+	case at == nil:
+		row.RefOnly, row.Note = 1, fmt.Sprintf("REF %d; OURS has no HeapGoal by then", first.Val)
+	case within(first.Val, at.Val, heapTolerance):
+		row.Ours, row.Matched, row.Figure = 1, 1, 1
+		row.Note = fmt.Sprintf("REF %d, OURS %d (written %d us before)", first.Val, at.Val, (first.T-at.T)/1000)
+	default:
+		row.Ours, row.RefOnly = 1, 1
+		row.Note = fmt.Sprintf("REF %d, OURS %d", first.Val, at.Val)
+	}
+	if row.Matched == 0 {
+		c.rep.example("HeapGoal at REF's start: %s", row.Note)
+	}
+	c.addRow(row)
+}
+
+// gcEnds: each REF GC cycle end (GCDone, mgc.go gcMarkTermination, right after
+// casgstatus(curgp, _Gwaiting, _Grunning)) in the window against the nearest OURS
+// one (any time: the window edge may fall between the two), d = ours - ref. Both
+// clocks are CLOCK_MONOTONIC (package comment), so d is how far our GCEnd is
+// stamped from the runtime's. Checked: |d| <= gcEndTolNS for every REF end;
+// reported: the median, p95 and max of d.
+func (c *cmp) gcEnds() {
+	a, b := c.filter(c.ref.GCEnds), c.ours.GCEnds
+	row := Row{Class: "GC end time (|ours - ref| <= 100us)", Kind: "match", Ref: len(a), Ours: len(c.filter(b)),
+		Limit: 1, Checked: gcEndChecked}
+	var ds []int64
+	for _, r := range a {
+		i := sort.Search(len(b), func(i int) bool { return b[i].T >= r.T })
+		best, ok := int64(0), false
+		for _, j := range []int{i - 1, i} {
+			if j >= 0 && j < len(b) && (!ok || absI64(b[j].T-r.T) < absI64(best)) {
+				best, ok = b[j].T-r.T, true
+			}
+		}
+		if !ok || absI64(best) > gcEndPairNS {
+			row.RefOnly++
+			c.rep.example("GC end at t=%d: no OURS GC end within %d us", r.T, gcEndPairNS/1000)
+			continue
+		}
+		ds = append(ds, best)
+		if absI64(best) <= gcEndTolNS {
+			row.Matched++
+		} else {
+			c.rep.example("GC end at t=%d: OURS %+d ns", r.T, best)
+		}
+	}
+	row.Figure = ratio(row.Matched, len(a))
+	if len(ds) > 0 {
+		abs := make([]int64, len(ds))
+		for i, d := range ds {
+			abs[i] = absI64(d)
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		sort.Slice(abs, func(i, j int) bool { return abs[i] < abs[j] })
+		row.Note = fmt.Sprintf("|ours - ref|: median %d ns, p95 %d ns, max %d ns; ours - ref: median %+d ns, min %+d, max %+d (%d pairs)",
+			abs[len(abs)/2], abs[(len(abs)*95)/100], abs[len(abs)-1], ds[len(ds)/2], ds[0], ds[len(ds)-1], len(ds))
+	}
+	c.addRow(row)
 }
 
 func mergeKeys(a, b map[string]int) map[string]int {

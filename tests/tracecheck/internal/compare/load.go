@@ -61,6 +61,7 @@ type Trace struct {
 	Labels     []Rec // GoLabel, Key = label, G = labelled goroutine (gc.go)
 	Samples    []Rec // CPU samples (EventStackSample), Key = leaf function (cpu.go)
 	SweepEnds  []Rec // RangeEnd "GC incremental sweep", Val = "bytes swept", Val2 = "bytes reclaimed" (gc.go)
+	GCEnds     []Rec // RangeEnd "GC concurrent mark phase" (gc.go gcEnds)
 
 	// Seen is every goroutine id that occurs in the file.
 	Seen map[int64]bool
@@ -122,7 +123,9 @@ func Load(path string) (*Trace, error) {
 			}
 			t.Ranges = append(t.Ranges, withStack(Rec{T: tm, G: g, Key: r.Name, P: p}, ev.Stack()))
 		case trace.EventRangeEnd:
-			if r := ev.Range(); r.Name == sweepRange {
+			if r := ev.Range(); r.Name == gcMarkRange {
+				t.GCEnds = append(t.GCEnds, Rec{T: tm, Key: r.Name})
+			} else if r.Name == sweepRange {
 				var swept, reclaimed uint64
 				for _, a := range ev.RangeAttributes() {
 					switch a.Name {
