@@ -63,6 +63,7 @@ struct scratch {
   __u8 swin[GT_SWIN + 16];    // +16: a masked frame offset's 16 bytes stay inside
   __u8 gwin[3][512 + 8];      // R14's g, m->curg, casgstatus' gp (offsets masked to 511)
   __u8 gwin_tail[GT_GWIN];    // gview_load's second-page read may end past gwin[2]'s 520
+  __u8 mwin[GT_MWIN + 8];     // one copy of m (cfg.m_big_len; offsets masked to 1023)
 };
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -244,12 +245,75 @@ struct gviews {
   struct gview curg;  // m->curg (the same copy when curg == R14)
 };
 
+// Two fields of one struct in one 16-byte read when they are at most 8 bytes apart
+// (m.waitTraceSkip/waitTraceBlockReason, p.goidcache/goidcacheend in runtime2.go),
+// else one read each. Each value is 8 bytes from its offset (the caller keeps the low
+// bytes it needs: little endian).
+static __always_inline void read_pair(__u64 base, __s32 a, __s32 b, __u64 *va, __u64 *vb) {
+  __s32 lo = a < b ? a : b, hi = a < b ? b : a;
+  if (base && lo >= 0 && hi - lo == 8) {
+    __u64 w[2] = {};
+    if (bpf_probe_read_user(w, sizeof(w), (const void *)(base + lo)) != 0) count_fault();
+    *va = w[a == lo ? 0 : 1];
+    *vb = w[b == lo ? 0 : 1];
+    return;
+  }
+  *va = rdf64(base, a);
+  *vb = rdf64(base, b);
+}
+
+// m.waitTraceSkip and m.waitTraceBlockReason (runtime2.go `type m`), for a hit that
+// records a block (casgstatus around _Gwaiting).
+struct mwait {
+  __u64 reason;
+  __u64 skip;
+};
+
+// A field of the m copy in s->mwin (cfg.m_big_len bytes from cfg.m_win_off).
+static __always_inline __u64 mw_read(const struct scratch *s, __s32 off, __u32 size) {
+  __u64 rel = (__u64)(off - cfg.m_win_off);
+  asm volatile("%[r] &= 1023" : [r] "+r"(rel));
+  _Static_assert(GT_MWIN == 1024, "the mask above");
+  if (size == 8) return *(const __u64 *)(s->mwin + rel);
+  if (size == 4) return *(const __u32 *)(s->mwin + rel);
+  return *(const __u8 *)(s->mwin + rel);
+}
+
+// m.curg, m.p, m.id (and m.oldp with `sys`) without the big copy of m: one 64-byte read
+// at cfg.m_win_off when they fit it (runtime2.go `type m`: adjacent in every supported Go),
+// else one read each.
+static __always_inline void read_m_fields(__u64 m, bool sys, __u64 *curg, __u64 *p, __u64 *mid, __u64 *oldp) {
+  if (cfg.m_win_off >= 0) {
+    // One read for curg, p, oldp, id (each bpf_probe_read_user costs ~50-70 ns here).
+    __u64 w[8] = {};
+    if (m && bpf_probe_read_user(w, sizeof(w), (const void *)(m + cfg.m_win_off)) != 0)
+      count_fault();
+    *curg = w[((cfg.m_curg - cfg.m_win_off) >> 3) & 7];
+    *p = w[((cfg.m_p - cfg.m_win_off) >> 3) & 7];
+    *mid = w[((cfg.m_id - cfg.m_win_off) >> 3) & 7];
+    *oldp = w[((cfg.m_oldp - cfg.m_win_off) >> 3) & 7];
+  } else {
+    *curg = rdf64(m, cfg.m_curg);
+    *p = rdf64(m, cfg.m_p);
+    *mid = rdf64(m, cfg.m_id);
+    *oldp = sys ? rdf64(m, cfg.m_oldp) : 0;
+  }
+}
+
 // s == NULL: no copies, every field read on its own (and no m cache).
 // pc_later: the caller takes caller_pc from its stack walk when that starts from the
 // registers (walk_curg_v: pcs[0] is the same word); caller_pc is left 0 here when R14
 // is m->curg (the only case the walk starts from the registers).
+// pc_none: caller_pc is left 0 in every case (the caller reads it with other words).
+// block: also m.waitTraceSkip/BlockReason into *mw (left as it is otherwise). With `sys`
+// or `block`, m is copied once from its window to the farthest of those fields
+// (cfg.m_big_len) when the layout allows.
+// Both ways of reading m end with the same kinds of values (unknown scalars), and no
+// flag says which way was taken: the verifier can then merge the two paths (a flag, or a
+// `m ? field : 0`, kept them apart and took gt_casgstatus past 1M instructions).
 static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool sys, struct gt_go_ctx *c,
-                                          struct scratch *s, struct gviews *v, bool pc_later) {
+                                          struct scratch *s, struct gviews *v, bool pc_later, bool pc_none,
+                                          bool block, struct mwait *mw) {
   __u64 g = ctx->r14;
   struct m_cache *mc = NULL;
   if (s && g) mc = bpf_task_storage_get(&m_cache_map, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -263,20 +327,26 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
     m = gv_read(&v->self, cfg.g_m, 8);
   }
   __u64 p, curg, mid, oldp = 0;
-  if (cfg.m_win_off >= 0) {
-    // One read for curg, p, oldp, id (each bpf_probe_read_user costs ~50-70 ns here).
-    __u64 w[8] = {};
-    if (m && bpf_probe_read_user(w, sizeof(w), (const void *)(m + cfg.m_win_off)) != 0)
-      count_fault();
-    curg = w[((cfg.m_curg - cfg.m_win_off) >> 3) & 7];
-    p = w[((cfg.m_p - cfg.m_win_off) >> 3) & 7];
-    mid = w[((cfg.m_id - cfg.m_win_off) >> 3) & 7];
-    oldp = w[((cfg.m_oldp - cfg.m_win_off) >> 3) & 7];
+  __u32 m_tick = 0;
+  if (cfg.m_win_off >= 0 && cfg.m_big_len && (sys || block) && s) {
+    // curg, p, oldp, id, syscalltick and the wait-trace pair in one read: each
+    // bpf_probe_read_user costs ~50-70 ns here, a few hundred bytes more hardly count.
+    // With m == 0 the read fails and the helper zeroes the copy: every field reads 0, as
+    // a failed single read would (only a real m's failure is a fault).
+    if (bpf_probe_read_user(s->mwin, cfg.m_big_len, (const void *)(m + cfg.m_win_off)) != 0 && m) count_fault();
+    curg = mw_read(s, cfg.m_curg, 8);
+    p = mw_read(s, cfg.m_p, 8);
+    mid = mw_read(s, cfg.m_id, 8);
+    oldp = mw_read(s, cfg.m_oldp, 8);
+    m_tick = (__u32)mw_read(s, cfg.m_syscalltick, 4);
+    if (block) {
+      mw->reason = cfg.m_wait_trace_block_reason >= 0 ? mw_read(s, cfg.m_wait_trace_block_reason, 1) : 0;
+      mw->skip = cfg.m_wait_trace_skip >= 0 ? mw_read(s, cfg.m_wait_trace_skip, 8) : 0;
+    }
   } else {
-    curg = rdf64(m, cfg.m_curg);
-    p = rdf64(m, cfg.m_p);
-    mid = rdf64(m, cfg.m_id);
-    if (sys) oldp = rdf64(m, cfg.m_oldp);
+    read_m_fields(m, sys, &curg, &p, &mid, &oldp);
+    if (sys) m_tick = rdf32(m, cfg.m_syscalltick);
+    if (block) read_pair(m, cfg.m_wait_trace_block_reason, cfg.m_wait_trace_skip, &mw->reason, &mw->skip);
   }
   if (curg == g) {
     v->curg = v->self;
@@ -314,7 +384,7 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
     c->p_id = p ? (__s32)rdf32(p, cfg.p_id) : -1;
     c->p_status = rdf32(p, cfg.p_status);
   }
-  if (pc_later && curg == g)
+  if (pc_none || (pc_later && curg == g))
     c->caller_pc = 0;
   else if (flags & GT_SITE_FRAME_READY)
     c->caller_pc = rd64(ctx->bp + 8);
@@ -323,7 +393,7 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
   c->sp = ctx->sp;
   if (sys) {
     c->m_oldp = oldp;
-    c->m_syscalltick = rdf32(m, cfg.m_syscalltick);
+    c->m_syscalltick = m_tick;
     c->p_syscalltick = tick_read ? p_tick : rdf32(p, cfg.p_syscalltick);
   } else {
     c->m_oldp = 0;
@@ -336,7 +406,8 @@ static __always_inline void read_go_ctx_v(struct pt_regs *ctx, __u32 flags, bool
 static __always_inline __attribute__((unused)) void read_go_ctx(struct pt_regs *ctx, __u32 flags, bool sys,
                                                                 struct gt_go_ctx *c) {
   struct gviews v;
-  read_go_ctx_v(ctx, flags, sys, c, NULL, &v, false);
+  struct mwait mw = {};
+  read_go_ctx_v(ctx, flags, sys, c, NULL, &v, false, false, false, &mw);
 }
 
 // ---- stack walk --------------------------------------------------------------------
@@ -563,21 +634,34 @@ static __always_inline void put_stack(void *rec, __u32 body, __u32 cap, struct s
     bpf_probe_read_kernel(pcs, GT_MAX_FRAMES * 8, r->s->pcs);
 }
 
-// Two fields of one struct in one 16-byte read when they are at most 8 bytes apart
-// (m.waitTraceSkip/waitTraceBlockReason, p.goidcache/goidcacheend in runtime2.go),
-// else one read each. Each value is 8 bytes from its offset (the caller keeps the low
-// bytes it needs: little endian).
-static __always_inline void read_pair(__u64 base, __s32 a, __s32 b, __u64 *va, __u64 *vb) {
-  __s32 lo = a < b ? a : b, hi = a < b ? b : a;
-  if (base && lo >= 0 && hi - lo == 8) {
-    __u64 w[2] = {};
-    if (bpf_probe_read_user(w, sizeof(w), (const void *)(base + lo)) != 0) count_fault();
-    *va = w[a == lo ? 0 : 1];
-    *vb = w[b == lo ? 0 : 1];
+// ready's traceskip (GT_READ_SPILL, read by the daemon from the caller's spill slots
+// [caller_fp+16] and [caller_fp+24]) and caller_pc ([SP]) at a site that is not frame-
+// ready: BP is still the caller's frame pointer, so the three words are one frame apart
+// on one stack (go1.26 runtime.ready's frame: a few dozen bytes) and one copy from SP
+// holds them all. Runs after the walk, so s->swin is free again. A frame larger than the
+// copy, or no scratch, reads them one by one (as before).
+static __always_inline void read_pc_spill(struct pt_regs *ctx, struct scratch *s, struct gt_go_ctx *c,
+                                          __u64 spill[2]) {
+  __u64 sp = ctx->sp, bp = ctx->bp;
+  __u64 len = bp + 32 - sp;
+  if (s && bp > sp && len < GT_SWIN) {
+    asm volatile("%[l] &= 511" : [l] "+r"(len));
+    if (bpf_probe_read_user(s->swin, len, (const void *)sp) != 0) count_fault();
+    c->caller_pc = *(__u64 *)s->swin;
+    __u64 a = len - 16, b = len - 8;
+    asm volatile("%[a] &= 511" : [a] "+r"(a));
+    asm volatile("%[b] &= 511" : [b] "+r"(b));
+    spill[0] = *(__u64 *)(s->swin + a);
+    spill[1] = *(__u64 *)(s->swin + b);
     return;
   }
-  *va = rdf64(base, a);
-  *vb = rdf64(base, b);
+  c->caller_pc = rd64(sp);
+  struct {
+    __u64 a, b;
+  } w = {};
+  if (bp && bpf_probe_read_user(&w, sizeof(w), (const void *)(bp + 16)) != 0) count_fault();
+  spill[0] = w.a;
+  spill[1] = w.b;
 }
 
 // ---- runtime.casgstatus(gp *g, oldval, newval uint32) -----------------------------
@@ -602,7 +686,11 @@ int gt_casgstatus(struct pt_regs *ctx) {
   struct gviews v;
   bool want_stack = false;
   if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
-  read_go_ctx_v(ctx, st.flags, groups & GT_READ_SYSCALL, &c, s, &v, want_stack);
+  // ready (GT_READ_SPILL) at an entry site: caller_pc comes with the spill slots.
+  bool pc_spill = (groups & GT_READ_SPILL) && !(st.flags & GT_SITE_FRAME_READY);
+  struct mwait mw = {};
+  read_go_ctx_v(ctx, st.flags, groups & GT_READ_SYSCALL, &c, s, &v, want_stack, pc_spill, groups & GT_READ_BLOCK,
+                &mw);
   struct gview vgp;
   if (gp == c.curg)
     vgp = v.curg;
@@ -614,9 +702,17 @@ int gt_casgstatus(struct pt_regs *ctx) {
   struct stack_result sr = {};
   if (want_stack) {
     walk_curg_v(ctx, st.flags, &c, &sr, &v.curg);
-    caller_pc_from_walk(ctx, st.flags, &c, &sr);
+    if (!pc_spill) caller_pc_from_walk(ctx, st.flags, &c, &sr);
   }
   want_stack = want_stack && sr.tail.source != GT_STACK_NONE;
+  __u64 spill[2] = {};
+  if (pc_spill) {
+    read_pc_spill(ctx, s, &c, spill);
+  } else if (groups & GT_READ_SPILL) {
+    __u64 caller_fp = (st.flags & GT_SITE_FRAME_READY) ? rd64(ctx->bp) : ctx->bp;
+    if (caller_fp && bpf_probe_read_user(spill, sizeof(spill), (const void *)(caller_fp + 16)) != 0)
+      count_fault();
+  }
 
   const __u32 body = sizeof(struct gt_gstatus_record);
   __u32 cap = 0, seq = 0;
@@ -644,26 +740,15 @@ int gt_casgstatus(struct pt_regs *ctx) {
   }
   if (groups & GT_READ_BLOCK) {
     r->waitreason = (__u8)gv_read(&vgp, cfg.g_waitreason, 1);
-    __u64 reason = 0, skip = 0;
-    read_pair(c.m, cfg.m_wait_trace_block_reason, cfg.m_wait_trace_skip, &reason, &skip);
-    r->m_block_reason = (__u8)reason;  // a uint8 (traceBlockReason)
-    r->m_trace_skip = (__u8)skip;      // an int; its low byte, as before
+    r->m_block_reason = (__u8)mw.reason;  // a uint8 (traceBlockReason)
+    r->m_trace_skip = (__u8)mw.skip;      // an int; its low byte, as before
   } else {
     r->waitreason = r->m_block_reason = r->m_trace_skip = 0;
   }
   r->has_stack = want_stack;
   r->probe_id = st.probe_id;
-  r->caller_spill[0] = r->caller_spill[1] = 0;
-  if (groups & GT_READ_SPILL) {
-    __u64 caller_fp = (st.flags & GT_SITE_FRAME_READY) ? rd64(ctx->bp) : ctx->bp;
-    struct {
-      __u64 a, b;
-    } spill = {};
-    if (caller_fp && bpf_probe_read_user(&spill, sizeof(spill), (const void *)(caller_fp + 16)) != 0)
-      count_fault();
-    r->caller_spill[0] = spill.a;
-    r->caller_spill[1] = spill.b;
-  }
+  r->caller_spill[0] = spill[0];
+  r->caller_spill[1] = spill[1];
   if (want_stack) put_stack(r, body, cap, &sr);
   bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
   return 0;
@@ -768,7 +853,8 @@ int gt_call(struct pt_regs *ctx) {
   struct scratch *s = bpf_map_lookup_elem(&scratch_map, &zero);
   struct gt_go_ctx c;
   struct gviews v;
-  read_go_ctx_v(ctx, st.flags, true, &c, s, &v, want_stack);
+  struct mwait mw = {};
+  read_go_ctx_v(ctx, st.flags, true, &c, s, &v, want_stack, false, false, &mw);
 
   struct stack_result sr = {};
   if (want_stack) {

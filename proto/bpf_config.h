@@ -45,7 +45,16 @@ struct gt_bpf_config {
   // frame-pointer walk from the interrupted registers).
   gt_s32 m_vdso_sp, m_vdso_pc, m_ncgo;
   gt_s32 tls_g_off;
+  // Bytes of one copy of m from m_win_off that also holds m.syscalltick and
+  // m.waitTraceSkip/waitTraceBlockReason (when the Go version has them), for hits that
+  // read those too (casgstatus around _Gwaiting/_Gsyscall, every call site): one read of
+  // m instead of two or three (go1.26: 184..792, 608 bytes; go1.22: 192..956). 0: the
+  // span is unaligned or over GT_MWIN bytes, read those fields on their own.
+  gt_u32 m_big_len;
 };
+
+// Size of the scratch copy of m that m_big_len may use (bpf/gotrace.bpf.c).
+#define GT_MWIN 1024
 
 #define GT_READ_CREATE 0x1   // startpc, gopc, parent_goid, p_goidcache(end)
 #define GT_READ_BLOCK 0x2    // waitreason, m_block_reason, m_trace_skip

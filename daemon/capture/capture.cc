@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -162,6 +163,17 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
     int32_t hi = std::max({o.m_curg, o.m_p, o.m_oldp, o.m_id});
     bool aligned = ((o.m_curg | o.m_p | o.m_oldp | o.m_id) & 7) == 0;
     if (lo >= 0 && hi + 8 - lo <= 64 && aligned) c->m_win_off = lo;
+    // The same copy stretched to m.syscalltick and the wait-trace pair (the fields of
+    // the m_big_len hits): only when it starts at m_win_off and stays within GT_MWIN.
+    // Sizes as the BPF side reads them: syscalltick 4 bytes, skip 8, block reason 1.
+    int32_t end = hi + 8;
+    bool inside = o.m_syscalltick >= 0;
+    for (auto [off, size] : {std::pair{o.m_syscalltick, 4}, {o.m_wait_trace_skip, 8}, {o.m_wait_trace_block_reason, 1}}) {
+      if (off < 0) continue;
+      if (off < lo) inside = false;
+      end = std::max(end, off + size);
+    }
+    if (c->m_win_off >= 0 && inside && end - lo <= GT_MWIN) c->m_big_len = uint32_t(end - lo);
   }
   c->p_id_status_adjacent = o.p_id >= 0 && o.p_status == o.p_id + 4;
   std::memcpy(c->gstatus_groups, plan.gstatus_groups, sizeof(c->gstatus_groups));
