@@ -35,8 +35,9 @@ enum EventClass : std::uint32_t {
   kEventUser = 1u << 3,     // runtime/trace tasks, regions, logs
   kEventCpu = 1u << 4,      // CPU samples
   // GC sweep ranges (with gc). Not in the default set: in a GC-heavy program they are most
-  // of the probe hits (bench/overhead gc workload: target CPU 1.4x -> 5.5x of the untraced
-  // run), too much for an always-on recorder; ask for them by name or with "all".
+  // of the probe hits (bench/overhead gc workload: target CPU 1.4x -> ~3x of the untraced
+  // run, docs/probe-plan.md §3.9), too much for an always-on recorder; ask for them by name
+  // or with "all".
   kEventSweep = 1u << 5,
   kEventAll = (1u << 6) - 1,
   kEventDefault = kEventAll & ~kEventSweep,

@@ -16,8 +16,22 @@ namespace gotraced::testutil {
 
 namespace fs = std::filesystem;
 
+namespace {
+// `"name":` as it appears in tracecheck's JSON.
+std::string QuotedKey(std::string_view name) {
+  std::string k;
+  k.reserve(name.size() + 3);
+  k += '"';
+  k.append(name);
+  k += "\":";
+  return k;
+}
+}  // namespace
+
 long CheckResult::Int(std::string_view key, std::string_view sub) const {
-  std::string k = "\"" + std::string(key) + "\":";
+  // Built by appends: GCC 12 at -O3 reports a false -Werror=restrict overlap in
+  // operator+(const char*, std::string&&).
+  const std::string k = QuotedKey(key);
   std::size_t pos = json.find(k);
   if (pos == std::string::npos) return -1;
   pos += k.size();
@@ -25,7 +39,7 @@ long CheckResult::Int(std::string_view key, std::string_view sub) const {
   if (!sub.empty()) {
     if (pos >= json.size() || json[pos] != '{') return -1;
     std::size_t end = json.find('}', pos);
-    std::string s = "\"" + std::string(sub) + "\":";
+    const std::string s = QuotedKey(sub);
     std::size_t p2 = json.find(s, pos);
     if (p2 == std::string::npos || p2 > end) return 0;
     pos = p2 + s.size();
