@@ -259,6 +259,7 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
     return;
   }
   if (!assisting_.empty()) GcAssistEnd(v, out);  // record_decoder_gc.cc
+  if (!mark_term_.empty()) GcMarkTermEnd(v, out);  // record_decoder_gc.cc
   switch (v.kind()) {
     case GT_REC_GSTATUS: DecodeGstatus(v, out); break;
     case GT_REC_CALL: DecodeCall(v, out); break;

@@ -68,6 +68,7 @@ struct DecoderStats {
   std::uint64_t deferred = 0;      // slow syscall exits resolved by a later record
   std::uint64_t cpu_samples_unprofiled = 0;  // samples of threads the runtime does not profile
   std::uint64_t exits_fast = 0, exits_retaken = 0, exits_no_p = 0;  // Go 1.26 exitsyscall paths
+  std::uint64_t gc_end_late = 0;   // GCEnds written at a later record (their casgstatus lost)
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
 
@@ -140,6 +141,11 @@ class RecordDecoder {
   // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
   std::unordered_map<std::uint32_t, Goid> assisting_;
   void GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out);
+  // Threads inside gcMarkTermination: the GCEnd to write at its casgstatus(curgp,
+  // _Gwaiting, _Grunning) (record_decoder_gc.cc GcMarkTermEnd).
+  std::unordered_map<std::uint32_t, Record> mark_term_;
+  void GcMarkTermEnd(const capture::RecordView &v, std::vector<Record> &out);
+  void FlushMarkTerm(std::uint32_t tid, const capture::RecordView &v, std::vector<Record> &out);
   void SweepBeginStack(const capture::RecordView &v, probes::ProbeRole role, std::vector<std::uint64_t> &pcs,
                        Record &r);
   // Per thread: an open sweep bracket (spans recorded since the thread's last GCSweepDone:

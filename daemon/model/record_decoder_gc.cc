@@ -7,8 +7,10 @@
 //             gcStart dropped: the stack starts at gcStart's caller). Our walk is on the
 //             goroutine's own stack (REGS): [return into gcStart, gcStart's caller, ...],
 //             so one logical frame (gcStart) is skipped.
-//   kGCDone   runtime.gcMarkTermination entry -> GCEnd (trace.GCDone() is in its body,
-//             before startTheWorldWithSema: the event order STWBegin, GCEnd, STWEnd holds).
+//   kGCDone   runtime.gcMarkTermination entry: GCEnd, stamped at the body's
+//             casgstatus(curgp, _Gwaiting, _Grunning) right before trace.GCDone()
+//             (GcMarkTermEnd), before startTheWorldWithSema: the event order STWBegin,
+//             GCEnd, STWEnd holds.
 //   kSTWStart runtime.stopTheWorldWithSema(reason) -> STWBegin(stwReasonStrings[reason]),
 //             tl.stack(2) taken on the system stack from curg.sched, which is also our
 //             walk (SCHED): skip 2.
@@ -101,9 +103,19 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
       Emit(out, std::move(r));
       return true;
     }
-    case probes::ProbeRole::kGCDone:
-      Emit(out, Base(v, RecordKind::kGCEnd));
+    case probes::ProbeRole::kGCDone: {
+      // GCEnd waits for gcMarkTermination's casgstatus(curgp, _Gwaiting, _Grunning)
+      // (GcMarkTermEnd); a GCEnd still pending on this thread is written first.
+      FlushMarkTerm(v.tid(), v, out);
+      Record r = Base(v, RecordKind::kGCEnd);
+      if (r.g == kNoG) {
+        Emit(out, std::move(r));  // no goroutine to follow: the entry is the best we know
+        return true;
+      }
+      mark_term_[v.tid()] = std::move(r);
+      ++stats_.ignored;
       return true;
+    }
     case probes::ProbeRole::kSTWStart: {
       Record r = Base(v, RecordKind::kSTWBegin);
       const std::size_t reason = c.args[0] & 0xff;  // stwReason is a uint8
@@ -122,6 +134,7 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
       return true;
     }
     case probes::ProbeRole::kSTWDone: {
+      FlushMarkTerm(v.tid(), v, out);  // GCEnd before mark termination's STWEnd
       Record r = Base(v, RecordKind::kSTWEnd);
       if (legacy_untraced_stw_.erase(r.g)) {
         ++stats_.ignored;
@@ -282,6 +295,40 @@ std::string_view RecordDecoder::LegacyStwReason(const std::vector<std::uint64_t>
     return {};
   }
   return kUnknownStw;  // no stack to tell: written (as the reason it was given would be)
+}
+
+// The end of a GC cycle: mgc.go gcMarkTermination (1.19 .. 1.27) writes GCDone right
+// after `casgstatus(curgp, _Gwaiting, _Grunning)`, once the mark (gcMark) and the start
+// of the sweep (gcSweep) are done on the system stack, 0.1-1 ms after its entry (where
+// the kGCDone probe is): that casgstatus of the goroutine that entered it, on the same
+// thread (its only _Gwaiting -> _Grunning there: casGToWaitingForSuspendG at the entry
+// is its only other transition), is the GCEnd's time. No probe of its own: the
+// casgstatus records are captured anyway.
+void RecordDecoder::GcMarkTermEnd(const capture::RecordView &v, std::vector<Record> &out) {
+  auto it = mark_term_.find(v.tid());
+  if (it == mark_term_.end()) return;
+  const gt_gstatus_record *gs = v.gstatus();
+  if (gs == nullptr || gs->goid != it->second.g || (gs->oldval & 0xfff) != kGwaiting ||
+      (gs->newval & 0xfff) != kGrunning)
+    return;
+  Record r = std::move(it->second);
+  mark_term_.erase(it);
+  r.ts = v.ts();
+  if (const gt_go_ctx *c = v.go_ctx(); c && c->p_id >= 0) r.p = c->p_id;
+  Emit(out, std::move(r));
+}
+
+// A GCEnd whose casgstatus was not seen (a lost record) is written at the next GC
+// record of its thread (startTheWorldWithSema's STWDone comes right after GCDone), so
+// the cycle still ends before its STW range does.
+void RecordDecoder::FlushMarkTerm(std::uint32_t tid, const capture::RecordView &v, std::vector<Record> &out) {
+  auto it = mark_term_.find(tid);
+  if (it == mark_term_.end()) return;
+  Record r = std::move(it->second);
+  mark_term_.erase(it);
+  r.ts = v.ts();
+  ++stats_.gc_end_late;
+  Emit(out, std::move(r));
 }
 
 // The end of a thread's assist: gcAssistAlloc1's casgstatus(gp, _Gwaiting, _Grunning) of

@@ -446,5 +446,34 @@ TEST(GcDecoder, LegacyStwOnlyTheGcs) {
   EXPECT_EQ(d.out[4].reason, "unknown");
 }
 
+// GCEnd is stamped where the runtime writes GCDone: gcMarkTermination's
+// casgstatus(curgp, _Gwaiting, _Grunning) right before it (mgc.go), not at the entry
+// probe; casGToWaitingForSuspendG at the entry and other goroutines' transitions do not
+// end it. Without that casgstatus (a lost record) the GCEnd goes out at the thread's
+// next GC record, the STWDone of startTheWorldWithSema, and before its STWEnd.
+TEST(GcDecoder, GcEndAtMarkTerminationsCasgstatus) {
+  Decoder d(/*from_zero=*/true);
+  d.Feed(Call(100, kSiteGcDone, 0, 0));
+  d.Feed(Cas(105, 1, 2, 4));  // casGToWaitingForSuspendG(curgp, _Grunning, ...)
+  d.Feed(Cas(150, 7, 4, 2));  // another goroutine
+  d.Feed(Cas(200, 1, 4, 2));  // the one before trace.GCDone()
+  d.Feed(Call(210, kSiteStwDone, 0, 0));
+  std::vector<std::pair<RecordKind, std::uint64_t>> gc;
+  for (const Record &r : d.out)
+    if (r.kind == RecordKind::kGCEnd || r.kind == RecordKind::kSTWEnd) gc.emplace_back(r.kind, r.ts);
+  const std::vector<std::pair<RecordKind, std::uint64_t>> want = {{RecordKind::kGCEnd, 200},
+                                                                   {RecordKind::kSTWEnd, 210}};
+  EXPECT_EQ(gc, want);
+
+  Decoder lost(/*from_zero=*/true);
+  lost.Feed(Call(100, kSiteGcDone, 0, 0));
+  lost.Feed(Call(210, kSiteStwDone, 0, 0));
+  ASSERT_EQ(lost.out.size(), 2u);
+  EXPECT_EQ(lost.out[0].kind, RecordKind::kGCEnd);
+  EXPECT_EQ(lost.out[0].ts, 210u);
+  EXPECT_EQ(lost.out[1].kind, RecordKind::kSTWEnd);
+  EXPECT_EQ(lost.dec->stats().gc_end_late, 1u);
+}
+
 }  // namespace
 }  // namespace gotraced::model::testing

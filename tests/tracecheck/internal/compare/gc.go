@@ -39,8 +39,8 @@ import (
 //     summed and compared, and so are the bytes reclaimed (reported only:
 //     OURS estimates reclaimChunk's unfreed pages). Their begin stacks are
 //     in the stacks row (sweepStacks).
-// Reported only: mark assists, the sample counts, and how far OURS' GC ends are
-// from REF's (gcEnds).
+//   - GC end times (gcEnds): OURS' within 5 us of REF's for 90% of the ends.
+// Reported only: mark assists, and the sample counts.
 
 const (
 	metricHeapAlloc = "/memory/classes/heap/objects:bytes"
@@ -60,10 +60,16 @@ const (
 	// several percent (most workloads sweep a few dozen times).
 	sweepMinChecked = 200
 	// GC ends (gcEnds): a REF end pairs with the nearest OURS end within
-	// gcEndPairNS; the pair must be within gcEndTolNS.
-	gcEndPairNS  = 5_000_000
-	gcEndTolNS   = 100_000
-	gcEndChecked = false
+	// gcEndPairNS; >= gcEndMinMatch of them must be within gcEndTolNS. Measured
+	// on suite 50's gc workload (go1.26, go1.22, launch mode, this VM at load
+	// 4-8): OURS stamped at gcMarkTermination's entry was 5.3-53 us before REF
+	// (|d| median 6.7-10 us per run); stamped at its casgstatus right before
+	// GCDone, |d| median 0.4-0.8 us, p95 0.5-0.9 us, single outliers to 16 us
+	// (a thread descheduled between the two). 5 us fails the entry stamping
+	// (almost every end) and leaves a preempted end or two per run to the 10%.
+	gcEndPairNS   = 5_000_000
+	gcEndTolNS    = 5_000
+	gcEndMinMatch = 0.9
 )
 
 func tracerSTW(k string) bool {
@@ -167,12 +173,12 @@ func (c *cmp) heapGoalAtStart() {
 // casgstatus(curgp, _Gwaiting, _Grunning)) in the window against the nearest OURS
 // one (any time: the window edge may fall between the two), d = ours - ref. Both
 // clocks are CLOCK_MONOTONIC (package comment), so d is how far our GCEnd is
-// stamped from the runtime's. Checked: |d| <= gcEndTolNS for every REF end;
-// reported: the median, p95 and max of d.
+// stamped from the runtime's. Checked: |d| <= gcEndTolNS for gcEndMinMatch of
+// the REF ends; reported: the median, p95 and max of |d|, and of d.
 func (c *cmp) gcEnds() {
 	a, b := c.filter(c.ref.GCEnds), c.ours.GCEnds
-	row := Row{Class: "GC end time (|ours - ref| <= 100us)", Kind: "match", Ref: len(a), Ours: len(c.filter(b)),
-		Limit: 1, Checked: gcEndChecked}
+	row := Row{Class: "GC end time (|ours - ref| <= 5us)", Kind: "match", Ref: len(a), Ours: len(c.filter(b)),
+		Limit: gcEndMinMatch, Checked: true}
 	var ds []int64
 	for _, r := range a {
 		i := sort.Search(len(b), func(i int) bool { return b[i].T >= r.T })
