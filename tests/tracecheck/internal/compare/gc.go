@@ -39,7 +39,8 @@ import (
 //     summed and compared, and so are the bytes reclaimed (reported only:
 //     OURS estimates reclaimChunk's unfreed pages). Their begin stacks are
 //     in the stacks row (sweepStacks).
-//   - GC end times (gcEnds): OURS' within 5 us of REF's for 90% of the ends.
+//   - GC end times (gcEnds): OURS' within 5 us of REF's for 75% of the ends
+//     (from 10 REF ends on).
 // Reported only: mark assists, and the sample counts.
 
 const (
@@ -65,11 +66,19 @@ const (
 	// 4-8): OURS stamped at gcMarkTermination's entry was 5.3-53 us before REF
 	// (|d| median 6.7-10 us per run); stamped at its casgstatus right before
 	// GCDone, |d| median 0.4-0.8 us, p95 0.5-0.9 us, single outliers to 16 us
-	// (a thread descheduled between the two). 5 us fails the entry stamping
-	// (almost every end) and leaves a preempted end or two per run to the 10%.
-	gcEndPairNS   = 5_000_000
-	gcEndTolNS    = 5_000
-	gcEndMinMatch = 0.9
+	// (a thread descheduled between the two); go1.23 has more REF ends 10-15 us
+	// late (22/24 and fewer within 5 us in some runs; see gcEndMinChecked). 5 us
+	// fails the entry stamping (almost no end within it); 75% leaves room for a
+	// few flush-delayed REF ends per run.
+	// Below gcEndMinChecked REF ends the row is reported only: a REF GCDone
+	// stamped after the runtime flushed a full trace buffer (tracebuf.go traceWriter.event
+	// takes the time after ensure/flush) is 10-100 us late, and with one or two
+	// cycles (suite 70's targets: 1) that one end decides the row (seen: go1.23
+	// pie and cgo, one end each, -17 us).
+	gcEndPairNS     = 5_000_000
+	gcEndTolNS      = 5_000
+	gcEndMinMatch   = 0.75
+	gcEndMinChecked = 10
 )
 
 func tracerSTW(k string) bool {
@@ -178,7 +187,7 @@ func (c *cmp) heapGoalAtStart() {
 func (c *cmp) gcEnds() {
 	a, b := c.filter(c.ref.GCEnds), c.ours.GCEnds
 	row := Row{Class: "GC end time (|ours - ref| <= 5us)", Kind: "match", Ref: len(a), Ours: len(c.filter(b)),
-		Limit: gcEndMinMatch, Checked: true}
+		Limit: gcEndMinMatch, Checked: len(a) >= gcEndMinChecked}
 	var ds []int64
 	for _, r := range a {
 		i := sort.Search(len(b), func(i int) bool { return b[i].T >= r.T })
