@@ -125,6 +125,8 @@ __noinline __u64 gt_read(__u64 base, __s64 off, __u32 size) {
     err = bpf_probe_read_user(&v, 8, (const void *)(base + off));
   else if (size == 4)
     err = bpf_probe_read_user(&v, 4, (const void *)(base + off));
+  else if (size == 2)
+    err = bpf_probe_read_user(&v, 2, (const void *)(base + off));
   else
     err = bpf_probe_read_user(&v, 1, (const void *)(base + off));
   if (err) {

@@ -23,9 +23,11 @@ system time in the target) much less. "daemon" is gotraced's own CPU (tree CPU f
 wait4 minus the target's process CPU).
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -163,6 +165,15 @@ def table(head, rows):
         print(f % tuple(r))
 
 
+def restore_file(path, text):
+    """Writes text back to path (a /proc/sys knob); quiet if that is no longer possible."""
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError:
+        pass
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -202,6 +213,11 @@ def main():
         if stats_prev != "1":
             with open(stats_path, "w") as f:
                 f.write("1")
+            # Restored even when the bench is interrupted (Ctrl-C, SIGTERM): left on, the
+            # statistics' clock reads cost every BPF program on the machine ~68 ns per run
+            # (docs/probe-plan.md §7.1).
+            atexit.register(restore_file, stats_path, stats_prev)
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
         bpf_stats_on = True
     except OSError as e:
         bpf_stats_on = False
@@ -268,8 +284,7 @@ def main():
                     os.unlink(f)
         results.append(r)
     if bpf_stats_on and stats_prev is not None and stats_prev != "1":
-        with open(stats_path, "w") as f:
-            f.write(stats_prev)
+        restore_file(stats_path, stats_prev)
 
     # Table 1: time.
     rows = []

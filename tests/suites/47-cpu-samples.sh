@@ -136,8 +136,10 @@ print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if
 # runtime's profiler starts those stacks at m.vdsoPC and curg.syscallpc (runtime/proc.go
 # sigprof), so they reach the Go caller, main.nowLoop or main.cgoLoop; ours must too:
 #   * reach: of the samples gotraced took (written + dropped for want of a stack), the
-#     share whose stack has main.nowLoop or main.cgoLoop: >= 0.9, and within 0.1 of the
-#     runtime's own share in the same run;
+#     share whose stack has main.nowLoop or main.cgoLoop: >= 0.8, and within 0.1 of the
+#     runtime's own share in the same run (before the start registers were read: 0.61-0.64;
+#     after: 0.90-1.0, while the runtime's own share was as low as 0.865 in one fresh-clone
+#     run, when GC and start-up work took more of the ~100 samples);
 #   * the split between the two: main.cgoLoop's share of those samples near the
 #     runtime's (3 binomial standard deviations of the difference, >= 0.1);
 #   * tracecompare's cpu class (leaf-function shares) passes, as for hot.
@@ -172,7 +174,7 @@ def cgo(d):
     return d['share']['main.cgoLoop'] * d['n'] / d['any_n'] if d['any_n'] else 0
 c, rc = cgo(o), cgo(r)
 tol = max(0.1, 3 * math.sqrt(0.25 * (1 / max(o['any_n'], 1) + 1 / max(r['any_n'], 1))))
-ok = reach >= 0.9 and abs(reach - rreach) <= 0.1 and abs(c - rc) <= tol
+ok = reach >= 0.8 and abs(reach - rreach) <= 0.1 and abs(c - rc) <= tol
 print('%s reach %.3f of %d samples taken (%d without a stack; runtime %.3f of %d), cgoLoop share %.3f vs %.3f (tolerance %.3f)' % (
     'ok' if ok else 'bad', reach, taken, dropped, rreach, r['n'], c, rc, tol))" "$ours" "$ref" "$dropped")
   if [[ $verdict == ok* ]]; then

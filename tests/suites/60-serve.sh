@@ -171,7 +171,13 @@ import os, socket, sys
 path = sys.argv[1]
 payloads = [b"\x00\xff\r\n\r\n", b"GET / HTTP/1.1\r\n" + b"A" * 70000, os.urandom(4096), b"GET /" + b"%" * 9000 + b" HTTP/1.1\r\n\r\n"]
 for p in payloads:
-    s = socket.socket(socket.AF_UNIX); s.connect(path); s.sendall(p); s.shutdown(socket.SHUT_WR)
+    s = socket.socket(socket.AF_UNIX); s.connect(path)
+    # The daemon may answer (431) and close before it has read all of an oversized head:
+    # the rest of the send then fails, and the answer is still there to read.
+    try:
+        s.sendall(p); s.shutdown(socket.SHUT_WR)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
     r = s.recv(64); s.close()
     code = int(r.split()[1]) if r.startswith(b"HTTP/1.1 ") else 0
     if not 400 <= code < 500: sys.exit("payload %r... answered %r" % (p[:16], r[:40]))
