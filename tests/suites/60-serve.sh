@@ -44,7 +44,9 @@ code() { curl -s --max-time 30 -o /dev/null -w '%{http_code}' --unix-socket "$SO
 # Field of pid's line in /processes (one process per line; the newest entry when a pid
 # was attached more than once).
 field() {
-  get /processes | grep "\"pid\":$1," | tail -1 | grep -o "\"$2\":[^,}]*" | head -1 | cut -d: -f2- | tr -d '"'
+  local all
+  all=$(get /processes)
+  grep "\"pid\":$1," <<<"$all" | tail -1 | grep -o "\"$2\":[^,}]*" | sed -n 1p | cut -d: -f2- | tr -d '"'
 }
 wait_state() {  # pid state [seconds]
   local i
@@ -122,8 +124,12 @@ curl -s --unix-socket "$SOCK" -o "$W/curl-flight.trace" "http://gotraced/flight?
 check_trace "$W/curl-flight.trace" "curl /flight of $C"
 "$GT" dump --socket "$SOCK" --pid "$C" --seconds 1.5 --out "$W/trace-$C.trace" 2>/dev/null || fail "dump --seconds"
 check_trace "$W/trace-$C.trace" "/trace?seconds=1.5 of $C"
-get /metrics | grep -q "gotraced_target_events_total{pid=\"$A\"" || fail "/metrics lacks pid $A"
-"$GT" ps --socket "$SOCK" | grep -q "$A .*recording" || fail "gotraced ps does not list $A"
+# Each answer is read whole before grep looks at it: under pipefail, `curl | grep -q` fails
+# when grep exits at its first match and curl is still writing (SIGPIPE; a CI run saw it).
+METRICS=$(get /metrics)
+grep -q "gotraced_target_events_total{pid=\"$A\"" <<<"$METRICS" || fail "/metrics lacks pid $A"
+PS=$("$GT" ps --socket "$SOCK")
+grep -q "$A .*recording" <<<"$PS" || fail "gotraced ps does not list $A"
 ok "/metrics and gotraced ps list the targets"
 # A Go process no rule watches: /trace attaches for the request only.
 cp "$W/serve-target" "$W/unwatched-target"
@@ -152,7 +158,8 @@ rc=$?
 set -e
 ((rc == 3)) || fail "unprivileged gotraced dump exit $rc, want 3 (403)"
 [[ ! -e /tmp/gotraced-should-not-exist.trace ]] || fail "refused dump left a file"
-as_user curl -s --unix-socket "$SOCK" http://gotraced/processes | grep -q "\"pid\":$A," && fail "unprivileged /processes shows root's pid $A"
+UNPRIV=$(as_user curl -s --unix-socket "$SOCK" http://gotraced/processes)
+grep -q "\"pid\":$A," <<<"$UNPRIV" && fail "unprivileged /processes shows root's pid $A"
 grep -q "403 GET /flight?pid=$A for uid $(id -u "$TEST_USER")" "$W/serve.log" || fail "403 not logged"
 ok "uid $(id -u "$TEST_USER") ($TEST_USER): 403 on /flight and dump (exit 3), nothing listed, logged"
 
@@ -320,7 +327,8 @@ installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Provides}\n' | aw
 for dep in $(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/(.*//; s/ //g'); do
   grep -qw -- "$dep" <<<"$installed" || fail "dependency $dep is not installed on this machine"
 done
-"$ROOT/usr/bin/gotraced" --version | grep -q "^gotraced " || fail "installed binary --version"
+VER=$("$ROOT/usr/bin/gotraced" --version)
+grep -q "^gotraced " <<<"$VER" || fail "installed binary --version"
 "$ROOT/usr/bin/gotraced" serve --check-config --config "$ROOT/etc/gotraced/gotraced.toml" >/dev/null ||
   fail "installed default config refused"
 ok "$(basename "$DEB"): dpkg-installed into a scratch root; --version and serve --check-config run"
