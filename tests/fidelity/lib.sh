@@ -1,5 +1,5 @@
-# Shared by tests/suites/50-fidelity.sh, 55-bench-smoke.sh and scripts/bench-overhead.sh:
-# running a fidelity target under gotraced. Source it; functions return non-zero and
+# Shared by tests/suites/50-fidelity.sh, 55-bench-smoke.sh, 70-version-matrix.sh and
+# scripts/bench-overhead.sh: running a fidelity target under gotraced, and judging the pair. Source it; functions return non-zero and
 # leave the reason in $FID_ERR.
 
 # fid_launch LOG OUT TIMEOUT_S GOTRACED -- PROG ARGS...
@@ -112,5 +112,34 @@ fid_midrun() {
     FID_ERR="gotraced exited 0 but wrote no trace ($out): $(fid_last_error "$log")"
   fi
   cat "$tout" >>"$log"
+  [[ -z $FID_ERR ]]
+}
+
+# fid_check_pair DIR REF OURS [TRACECOMPARE FLAGS...]
+# Judges one run: Go's parser (tracecheck) must accept both traces, then tracecompare
+# asserts the suites' common thresholds on the pair. Leaves DIR/ref.json, DIR/ours.json
+# and DIR/compare.json (the verdict; absent when tracecompare itself failed), and on a
+# missed threshold DIR/compare.txt, the readable table, for whoever looks into it.
+# Returns non-zero with the reason in $FID_ERR only when a run could not be judged; a
+# missed threshold is in compare.json's "pass".
+fid_check_pair() {
+  local dir=$1 ref=$2 ours=$3
+  shift 3
+  FID_ERR=
+  if ! "$TOOLS/tracecheck" "$ref" >"$dir/ref.json" 2>"$dir/ref.err"; then
+    FID_ERR="tracecheck rejects the reference trace: $(head -n1 "$dir/ref.err" | cut -c1-300)"
+  elif ! "$TOOLS/tracecheck" "$ours" >"$dir/ours.json" 2>"$dir/ours.err"; then
+    FID_ERR="tracecheck rejects gotraced's trace: $(head -n1 "$dir/ours.err" | cut -c1-300)"
+  else
+    local rc=0
+    "$TOOLS/tracecompare" --json --min-goroutine-match=1 --max-count-diff=0.02 --min-stack-match=0.95 \
+      "$@" "$ref" "$ours" >"$dir/compare.json" 2>"$dir/compare.err" || rc=$?
+    if ((rc > 1)); then
+      FID_ERR="tracecompare exit $rc: $(head -n1 "$dir/compare.err" | cut -c1-300)"
+      rm -f "$dir/compare.json"
+    elif ((rc == 1)); then
+      "$TOOLS/tracecompare" --no-assert "$@" "$ref" "$ours" >"$dir/compare.txt" 2>&1 || true
+    fi
+  fi
   [[ -z $FID_ERR ]]
 }

@@ -86,28 +86,11 @@ run_one() {
       err=$FID_ERR
   fi
   [[ $err == *"did not finish"* || $err == *"did not stop"* ]] && timeouts=$((timeouts + 1))
-  if [[ -z $err ]] && ! "$TOOLS/tracecheck" "$ref" >"$dir/ref.json" 2>"$dir/ref.err"; then
-    err="tracecheck rejects the reference trace: $(head -c 300 "$dir/ref.err" | head -n1)"
-  fi
-  if [[ -z $err ]] && ! "$TOOLS/tracecheck" "$ours" >"$dir/ours.json" 2>"$dir/ours.err"; then
-    err="tracecheck rejects gotraced's trace: $(head -c 300 "$dir/ours.err" | head -n1)"
-  fi
-  if [[ -z $err ]]; then
-    local rc=0
-    # --tol=5ms: how far apart the two stamps of one event may be. Events pair per
-    # goroutine in order, so a wide tolerance does not pair neighbours; on a loaded
-    # machine the runtime's own stamp can trail the probe's by over 1 ms when the thread
-    # is descheduled in between (seen: go1.22 park_m, GoPark written after casgstatus).
-    "$TOOLS/tracecompare" --json --min-goroutine-match=1 --max-count-diff=0.02 --min-stack-match=0.95 \
-      --tol=5ms "$ref" "$ours" >"$dir/compare.json" 2>"$dir/compare.err" || rc=$?
-    if ((rc > 1)); then
-      err="tracecompare exit $rc: $(head -c 300 "$dir/compare.err" | head -n1)"
-      rm -f "$dir/compare.json"
-    elif ((rc == 1)); then
-      # The readable per-class table and examples, for whoever looks into the failure.
-      "$TOOLS/tracecompare" --no-assert --tol=5ms "$ref" "$ours" >"$dir/compare.txt" 2>&1 || true
-    fi
-  fi
+  # --tol=5ms: how far apart the two stamps of one event may be. Events pair per
+  # goroutine in order, so a wide tolerance does not pair neighbours; on a loaded
+  # machine the runtime's own stamp can trail the probe's by over 1 ms when the thread
+  # is descheduled in between (seen: go1.22 park_m, GoPark written after casgstatus).
+  if [[ -z $err ]] && ! fid_check_pair "$dir" "$ref" "$ours" --tol=5ms; then err=$FID_ERR; fi
   rm -rf "$dir/tmp"
   emit "$v" "$w" "$err" "$dir/ref.json" "$dir/ours.json" "$dir/compare.json"
   local verdict

@@ -79,23 +79,7 @@ run_cell() {
     fid_launch "$log" "$ours" "$RUN_TIMEOUT" "$GOTRACED" -- "$bin" -o "$ref" || err=$FID_ERR
     [[ $err == *"did not finish"* ]] && timeouts=$((timeouts + 1))
   fi
-  if [[ -z $err ]] && ! "$TOOLS/tracecheck" "$ref" >"$dir/ref.json" 2>"$dir/ref.err"; then
-    err="tracecheck rejects the reference trace: $(head -n1 "$dir/ref.err" | cut -c1-300)"
-  fi
-  if [[ -z $err ]] && ! "$TOOLS/tracecheck" "$ours" >"$dir/ours.json" 2>"$dir/ours.err"; then
-    err="tracecheck rejects gotraced's trace: $(head -n1 "$dir/ours.err" | cut -c1-300)"
-  fi
-  if [[ -z $err ]]; then
-    local rc=0
-    "$TOOLS/tracecompare" --json --min-goroutine-match=1 --max-count-diff=0.02 --min-stack-match=0.95 \
-      "$ref" "$ours" >"$dir/compare.json" 2>"$dir/compare.err" || rc=$?
-    if ((rc > 1)); then
-      err="tracecompare exit $rc: $(head -n1 "$dir/compare.err" | cut -c1-300)"
-      rm -f "$dir/compare.json"
-    elif ((rc == 1)); then
-      "$TOOLS/tracecompare" --no-assert "$ref" "$ours" >"$dir/compare.txt" 2>&1 || true
-    fi
-  fi
+  if [[ -z $err ]] && ! fid_check_pair "$dir" "$ref" "$ours"; then err=$FID_ERR; fi
   emit "$v" "$f" "$err" "$dir/ref.json" "$dir/ours.json" "$dir/compare.json"
   echo "go$v $f: $([[ -z $err ]] && echo compared || echo error) in $((SECONDS - t0))s${err:+: $err}"
 }
