@@ -56,6 +56,23 @@ fi
 # field JSON EXPR: a value of samples.py's JSON.
 field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))" "$1" "$2"; }
 
+# check_leaf_shares LABEL REF OURS OUT: tracecompare's cpu class (leaf-function shares,
+# tests/tracecheck/internal/compare/cpu.go) must pass on the pair; its JSON and errors go
+# to OUT.json and OUT.err.
+check_leaf_shares() {
+  local label=$1 ref=$2 ours=$3 out=$4 row
+  "$TOOLS/tracecompare" -json -no-assert "$ref" "$ours" >"$out.json" 2>"$out.err" || true
+  row=$(python3 -c "
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))['rows'] if r['class'] == 'cpu samples (leaf function shares)']
+print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if rows else 'missing')" "$out.json" 2>&1 || echo error)
+  if [[ $row == True* ]]; then
+    ok "$label: tracecompare cpu leaf-share match ${row#True }"
+  else
+    bad "$label: tracecompare cpu leaf-share row: $row $(head -3 "$out.err")"
+  fi
+}
+
 # check_version V: every check of one Go version (gocmd set by the caller).
 check_version() {
   local v=$1
@@ -121,14 +138,7 @@ check_version() {
   else
     bad "go$v: differs from runtime/trace+pprof: ours $ours, in-process $ref"
   fi
-  # tracecompare's cpu class (tests/tracecheck/internal/compare/cpu.go): leaf shares.
-  "$TOOLS/tracecompare" -json -no-assert "$WORK/ref-$v.trace" "$WORK/ours-$v.trace" >"$WORK/cmp-$v.json" 2>"$WORK/cmp-$v.err" || true
-  row=$(python3 -c "
-import json, sys
-rows = [r for r in json.load(open(sys.argv[1]))['rows'] if r['class'] == 'cpu samples (leaf function shares)']
-print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if rows else 'missing')" "$WORK/cmp-$v.json" 2>&1 || echo error)
-  [[ $row == True* ]] && ok "go$v: tracecompare cpu leaf-share match ${row#True }" ||
-    bad "go$v: tracecompare cpu leaf-share row: $row $(head -3 "$WORK/cmp-$v.err")"
+  check_leaf_shares "go$v" "$WORK/ref-$v.trace" "$WORK/ours-$v.trace" "$WORK/cmp-$v"
 }
 
 # check_ext V: samples taken outside Go code (tests/cpu-samples/ext: half its CPU in the
@@ -185,13 +195,7 @@ print('%s reach %.3f of %d samples taken (%d without a stack; runtime %.3f of %d
   # The stacks start where the runtime's do: same leaf functions (time.Now's caller of
   # the VDSO-calling function, runtime.cgocall), tracecompare's cpu class as for hot.
   # (Before the start registers were read: 0.02-0.13, a leaf time.now and no cgo samples.)
-  "$TOOLS/tracecompare" -json -no-assert "$WORK/ext-ref-$v.trace" "$WORK/ext-ours-$v.trace" >"$WORK/ext-cmp-$v.json" 2>"$WORK/ext-cmp-$v.err" || true
-  row=$(python3 -c "
-import json, sys
-rows = [r for r in json.load(open(sys.argv[1]))['rows'] if r['class'] == 'cpu samples (leaf function shares)']
-print('%s %.3f' % (rows[0]['checked'] and rows[0]['pass'], rows[0]['figure']) if rows else 'missing')" "$WORK/ext-cmp-$v.json" 2>&1 || echo error)
-  [[ $row == True* ]] && ok "go$v ext: tracecompare cpu leaf-share match ${row#True }" ||
-    bad "go$v ext: tracecompare cpu leaf-share row: $row $(head -3 "$WORK/ext-cmp-$v.err")"
+  check_leaf_shares "go$v ext" "$WORK/ext-ref-$v.trace" "$WORK/ext-ours-$v.trace" "$WORK/ext-cmp-$v"
 }
 
 version_failed() { ((fail)); }
