@@ -154,6 +154,23 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
   std::optional<ProcInfo> info = ReadProcInfo(pid);
   if (!info) return Error(w, 404, fmt::format("no process {}", pid));
   if (!Allowed(peer, *info)) return Forbidden(svc, w, peer, pid);
+  std::string why;
+  switch (svc.BeginAdhoc(*info, &why)) {
+    case AdhocAdmission::kAdmitted:
+      break;
+    case AdhocAdmission::kBusy:
+      spdlog::warn("endpoint: ad-hoc trace of pid {} refused: {}", pid, why);
+      return Error(w, 409, fmt::format("pid {}: {}", pid, why));
+    case AdhocAdmission::kNoMemory:
+      spdlog::warn("endpoint: ad-hoc trace of pid {} refused: {}", pid, why);
+      w.Reply(503, kText, fmt::format("pid {} not traced: {}\n", pid, why), {{"Retry-After", "10"}});
+      return;
+  }
+  struct EndAdhoc {
+    Service &svc;
+    pid_t pid;
+    ~EndAdhoc() { svc.EndAdhoc(pid); }
+  } end_adhoc{svc, pid};
   Config cfg = svc.config();
   FlightStore store(cfg.memory_bytes / 4);
   std::shared_ptr<FlightRecorder> rec = store.Create(pid, FlightWindow{0.001, 1});
@@ -171,6 +188,7 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
   std::unique_ptr<Recording> recording = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
   std::string err;
   if (!recording->Start(&err)) return Error(w, 500, fmt::format("cannot trace pid {}: {}", pid, err));
+  svc.AdhocStarted(pid);
   spdlog::info("endpoint: ad-hoc trace of pid {} ({}) for {} s", pid, info->exe, seconds);
   std::atomic<bool> stop{false};
   const auto end = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
@@ -388,6 +406,11 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   scalar("gotraced_attach_refused_memory_total", "counter",
          "Matching processes not attached because their cost would not fit under memory_mb.",
          double(c.attach_refused_memory));
+  scalar("gotraced_adhoc_traces_total", "counter", "Ad-hoc /trace recordings of processes no rule traces.",
+         double(c.adhoc_traces));
+  scalar("gotraced_adhoc_refused_total", "counter",
+         "Ad-hoc /trace requests refused: one already running for the pid, or memory_mb reached.",
+         double(c.adhoc_refused));
   scalar("gotraced_exec_events_total", "counter", "Exec/exit notifications received.", double(c.exec_events));
   scalar("gotraced_exec_events_lost_total", "counter", "Exec/exit notifications lost (ring full).",
          double(svc.exec_events_lost()));

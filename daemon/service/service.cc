@@ -164,6 +164,7 @@ bool Service::Consider(pid_t pid) {
   int rule;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (adhoc_.count(pid)) return false;  // an ad-hoc /trace probes it now: attach after
     for (const auto &t : targets_) {
       if (t->info.pid != pid || t->info.start_time != info->start_time) continue;
       if (t->info.exe != info->exe) {  // the process exec'd another program since
@@ -223,6 +224,12 @@ bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string 
       live++;
       if (t->state.load() == TargetState::kAttaching) attaching++;
     }
+    // Ad-hoc recordings are in the RSS once started; until then they are costs to come.
+    for (const auto &[pid, started] : adhoc_) {
+      if (pid == info.pid) continue;  // the one being admitted: the "+ 1" below
+      live++;
+      if (!started) attaching++;
+    }
   }
   const std::size_t rss = SelfRss();
   const std::size_t windows = store_.Stats().bytes;
@@ -236,6 +243,39 @@ bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string 
                        cap >> 20, overhead >> 20, live, (estimate + (1 << 19)) >> 20,
                        (CapMargin(cap) + WindowFloor(cap)) >> 20);
   return false;
+}
+
+AdhocAdmission Service::BeginAdhoc(const ProcInfo &info, std::string *why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (adhoc_.count(info.pid)) {
+      counters_.adhoc_refused++;
+      if (why) *why = fmt::format("an ad-hoc trace of pid {} is already being recorded; ask again when it ends", info.pid);
+      return AdhocAdmission::kBusy;
+    }
+    adhoc_[info.pid] = false;  // reserved before the memory check, so two requests cannot both pass it
+  }
+  std::string mem;
+  if (!MemoryAdmits(config(), info, &mem)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    adhoc_.erase(info.pid);
+    counters_.adhoc_refused++;
+    if (why) *why = mem;
+    return AdhocAdmission::kNoMemory;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.adhoc_traces++;
+  return AdhocAdmission::kAdmitted;
+}
+
+void Service::AdhocStarted(pid_t pid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = adhoc_.find(pid); it != adhoc_.end()) it->second = true;
+}
+
+void Service::EndAdhoc(pid_t pid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  adhoc_.erase(pid);
 }
 
 void Service::Attach(const ProcInfo &info, int rule) {

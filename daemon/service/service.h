@@ -84,7 +84,12 @@ struct ServiceCounters {
   std::uint64_t reload_errors = 0;
   std::uint64_t access_denied = 0;
   std::uint64_t attach_refused_memory = 0;  // matching processes not attached: memory_mb reached
+  std::uint64_t adhoc_traces = 0;           // ad-hoc /trace recordings started
+  std::uint64_t adhoc_refused = 0;          // ad-hoc /trace requests refused (busy pid or memory_mb)
 };
+
+// Why an ad-hoc /trace may not start now; kAdmitted when it may.
+enum class AdhocAdmission { kAdmitted, kBusy, kNoMemory };
 
 class Service {
  public:
@@ -115,6 +120,15 @@ class Service {
   void CountDenied();
   void CountReloadError();
 
+  // Admission of an ad-hoc /trace (a process no [[watch]] rule traces): it costs what a
+  // watched target costs (BPF ring, mapped binary, model), so it passes the same
+  // memory_mb check, and one pid has one ad-hoc recording at a time (a second would
+  // probe every runtime function twice). kAdmitted reserves the pid until EndAdhoc; the
+  // reservation counts as a target being attached until AdhocStarted.
+  AdhocAdmission BeginAdhoc(const ProcInfo &info, std::string *why);
+  void AdhocStarted(pid_t pid);
+  void EndAdhoc(pid_t pid);
+
  private:
   void Rescan();
   bool Consider(pid_t pid);
@@ -126,7 +140,7 @@ class Service {
   FlightWindow WindowFor(const Config &cfg, int rule) const;
   bool MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string *why);
 
-  mutable std::mutex mu_;  // config_, targets_, counters_
+  mutable std::mutex mu_;  // config_, targets_, counters_, adhoc_
   Config config_;
   std::vector<std::shared_ptr<Target>> targets_;
   ServiceCounters counters_;
@@ -139,6 +153,7 @@ class Service {
   std::mutex start_mu_;  // recordings start one at a time (RunTarget)
   std::size_t idle_rss_ = 0;                  // RSS before any target (Start)
   std::map<pid_t, std::uint64_t> refused_;    // pid -> start time, logged once as refused
+  std::map<pid_t, bool> adhoc_;               // ad-hoc /trace recordings: pid -> started (under mu_)
 };
 
 // Resident set size of this process in bytes (/proc/self/statm).

@@ -252,6 +252,50 @@ TEST(Service, FlightAdvancesTheGenerationInProgress) {
   waitpid(p, nullptr, 0);
 }
 
+// An ad-hoc /trace (a pid no rule selects) is admitted as a watched target would be: a
+// second one for the same pid while the first records gets 409, and one whose cost would
+// not fit under memory_mb gets 503; the refusals are counted in /metrics.
+TEST(Service, AdhocTraceIsAdmittedLikeATarget) {
+  testing::TempDir dir;
+  const std::string exe = dir.File("gotraced-test-adhoc");
+  std::filesystem::copy_file("/bin/sleep", exe);
+  std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  Config cfg = TestConfig(dir, "/nonexistent/*");
+  cfg.memory_bytes = std::size_t{1} << 30;
+  Running r(cfg);
+  ASSERT_TRUE(r.Start());
+  pid_t p = Spawn(exe);
+  const std::string target = "/trace?pid=" + std::to_string(p) + "&seconds=1";
+
+  int first_status = 0;
+  std::vector<std::uint8_t> first;
+  std::thread first_req([&] { first = Get(cfg.socket, target, &first_status); });
+  ASSERT_TRUE(WaitFor([&] { return r.svc.counters().adhoc_traces >= 1; }));
+  int status = 0;
+  auto busy = Get(cfg.socket, target, &status);
+  EXPECT_EQ(status, 409) << std::string(busy.begin(), busy.end());
+  first_req.join();
+  ASSERT_EQ(first_status, 200) << std::string(first.begin(), first.end());
+  auto check = testing::RunTracecheck(first, "service-adhoc");
+  EXPECT_TRUE(check.ok()) << check.errors << "\n" << check.path;
+
+  Config tight = cfg;
+  tight.memory_bytes = std::size_t{2} << 20;  // smaller than this test process's own RSS
+  tight.window_bytes = std::size_t{1} << 20;
+  std::string err;
+  ASSERT_TRUE(r.svc.ApplyConfig(tight, &err)) << err;
+  auto full = Get(cfg.socket, target, &status);
+  EXPECT_EQ(status, 503) << std::string(full.begin(), full.end());
+  EXPECT_NE(std::string(full.begin(), full.end()).find("memory_mb"), std::string::npos);
+  EXPECT_EQ(r.svc.counters().adhoc_traces, 1u);
+  EXPECT_EQ(r.svc.counters().adhoc_refused, 2u);
+  auto metrics = Get(cfg.socket, "/metrics", &status);
+  std::string m(metrics.begin(), metrics.end());
+  EXPECT_NE(m.find("gotraced_adhoc_refused_total 2\n"), std::string::npos) << m;
+  kill(p, SIGKILL);
+  waitpid(p, nullptr, 0);
+}
+
 TEST(Service, RefusesToStartOnABusySocket) {
   testing::TempDir dir;
   Config cfg = TestConfig(dir, "/nonexistent/*");
