@@ -21,6 +21,7 @@
 #include "cli/launcher.h"
 #include "cli/status_line.h"
 #include "daemon/capture/cpu_sampler.h"
+#include "daemon/probes/privileges.h"
 #include "daemon/session/session.h"
 
 namespace gotraced::cli {
@@ -114,8 +115,10 @@ int RunRecord(const RecordOptions &o) {
     return Fail("--cpu-hz " + std::to_string(o.cpu_hz) + ": expected 0 (off) or 1.." + std::to_string(capture::kMaxCpuHz) +
                 " samples per second of CPU time per thread (100 is runtime/pprof's rate)");
 
-  if (geteuid() != 0)
-    spdlog::warn("not running as root: loading BPF and reading the target's memory need root "
+  // The capabilities in effect, not the uid: root in a container may lack them, a
+  // non-root user may have been given them.
+  if (!probes::CurrentPrivileges().can_attach())
+    spdlog::warn("without root's capabilities: loading BPF and reading the target's memory need root "
                  "(or CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE); expect a permission error");
   if (!o.out_dir.empty()) {
     std::error_code ec;

@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "daemon/capture/libbpf_log.h"
+#include "daemon/capture/load_error.h"
+#include "daemon/probes/privileges.h"
 #include "hello.skel.h"
 #include "proto/records.h"
 
@@ -33,11 +36,21 @@ int OnRecord(void *ctx, void *data, size_t size) {
 std::string RunBpfSelfTest() {
   if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
     return "kernel has no BTF (/sys/kernel/btf/vmlinux); gotraced needs CONFIG_DEBUG_INFO_BTF=y";
-  hello *skel = hello__open_and_load();
-  if (!skel) {
-    int err = errno;
-    if (err == EPERM || err == EACCES) return "loading BPF was refused: run as root (or with CAP_BPF+CAP_PERFMON)";
-    return std::string("loading the BPF self-test failed: ") + std::strerror(err);
+  hello *skel = nullptr;
+  {
+    capture::LibbpfLogCapture log;
+    skel = hello__open_and_load();
+    if (!skel) {
+      capture::LoadFailure f;
+      f.err = errno;
+      f.privileged = probes::CurrentPrivileges().can_load();
+      f.program = log.failed_program();
+      f.log_tail = log.log_tail();
+      capture::LoadContext c;
+      c.what = "loading the BPF self-test";
+      c.versions = capture::ReportVersions("");
+      return capture::ExplainLoadFailure(f, c);
+    }
   }
   std::string result;
   if (hello__attach(skel) != 0) {

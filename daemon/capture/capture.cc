@@ -15,11 +15,14 @@
 #include <fmt/format.h>
 
 #include "daemon/capture/cpu_sampler.h"
+#include "daemon/capture/libbpf_log.h"
+#include "daemon/capture/load_error.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/attach.h"
+#include "daemon/probes/privileges.h"
 #include "daemon/probes/version_support.h"
 #include "daemon/procmem/load_bias.h"
 #include "daemon/procmem/process_memory.h"
@@ -203,13 +206,18 @@ size_t RoundRing(size_t bytes) {
   return r;
 }
 
-std::string LoadError(int err) {
-  if (err == EPERM || err == EACCES)
-    return fmt::format("loading the BPF programs was refused ({}): run as root, or with CAP_BPF + CAP_PERFMON",
-                       std::strerror(err));
-  return fmt::format("loading the BPF programs failed: {} (run `gotraced selftest`; kernel needs BTF, "
-                     "ring buffers and bpf_loop: Linux >= 5.17)",
-                     std::strerror(err));
+// `log` is what libbpf said during the load (the refused program, the verifier's tail).
+std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view target_go) {
+  LoadFailure f;
+  f.err = err;
+  f.privileged = probes::CurrentPrivileges().can_load();
+  f.program = log.failed_program();
+  f.log_tail = log.log_tail();
+  LoadContext c;
+  c.what = "loading the BPF programs";
+  c.versions = ReportVersions(target_go);
+  c.other_hint = " (run `gotraced selftest`; kernel needs BTF, ring buffers and bpf_loop: Linux >= 5.17)";
+  return ExplainLoadFailure(f, c);
 }
 
 }  // namespace
@@ -253,8 +261,11 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
 
   // 3. Load.
   libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+  const std::string target_go =
+      I.bin->build_info().go_version.empty() ? I.plan.name : I.bin->build_info().go_version;
+  LibbpfLogCapture load_log;
   I.skel = gotrace__open();
-  if (!I.skel) return gobin::Error{LoadError(errno)};
+  if (!I.skel) return gobin::Error{LoadError(errno, load_log, target_go)};
   FillConfig(I.plan, opts.pid, &I.skel->rodata->cfg);
   // User annotations: the runtime's tracer flag, read at StartRegion/Logf (bpf/user.bpf.h).
   if (I.plan.user_tracing_flag_vaddr) {
@@ -268,7 +279,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   }
   if (!opts.plan.sched_switch) bpf_program__set_autoload(I.skel->progs.gt_sched_switch, false);
   if (opts.cpu_hz == 0) bpf_program__set_autoload(I.skel->progs.gt_cpu_sample, false);
-  if (int err = gotrace__load(I.skel); err != 0) return gobin::Error{LoadError(-err)};
+  if (int err = gotrace__load(I.skel); err != 0) return gobin::Error{LoadError(-err, load_log, target_go)};
 
   // 4. Attach: tracepoints, then uprobes.
   auto attach_tp = [&](bpf_program *p, const char *what, bool required) -> bool {

@@ -15,10 +15,17 @@ void AttachedProbes::DetachAll() {
   links_.clear();
 }
 
-std::string ExplainAttachErrno(int err) {
+std::string ExplainAttachErrno(int err) { return ExplainAttachErrno(err, CurrentPrivileges()); }
+
+std::string ExplainAttachErrno(int err, const BpfPrivileges &privileges) {
   switch (err) {
     case EPERM:
     case EACCES:
+      if (privileges.can_attach())
+        return fmt::format("{} (although this process has CAP_SYS_ADMIN or CAP_BPF + CAP_PERFMON, and "
+                           "CAP_SYS_PTRACE: a security policy refuses it here, e.g. kernel lockdown, an LSM such as "
+                           "SELinux or AppArmor, or a container's seccomp filter)",
+                           std::strerror(err));
       return fmt::format("{} (run as root, or with CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE)", std::strerror(err));
     case ENOENT:
       return fmt::format("{} (the process or its executable is gone, or the kernel has no uprobe support: "

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "daemon/gobin/result.h"
+#include "daemon/probes/privileges.h"
 #include "daemon/probes/probe_plan.h"
 
 struct bpf_link;
@@ -42,12 +43,15 @@ class AttachedProbes {
 // `binary` is the path the kernel resolves to the inode to probe: /proc/PID/exe (the
 // mapped file even if the path on disk was replaced). GSTATUS sites get `gstatus_prog`,
 // the rest `call_prog`. A required site that fails fails the whole attach (with the
-// reason: EPERM -> "not root", ENOENT ...); optional ones add a warning.
+// reason: EPERM -> "not root" or "a security policy", ENOENT ...); optional ones add a warning.
 gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &plan, pid_t pid, const std::string &binary,
                                                           bpf_program *gstatus_prog, bpf_program *call_prog,
                                                           std::vector<std::string> *warnings);
 
-// "Operation not permitted (run as root or with CAP_BPF+CAP_PERFMON)" etc.
+// "Operation not permitted (run as root or with CAP_BPF+CAP_PERFMON)" etc. The advice to
+// run as root only when this process lacks the capabilities (privileges.h): with them,
+// the refusal comes from a policy that running as root does not change.
 std::string ExplainAttachErrno(int err);
+std::string ExplainAttachErrno(int err, const BpfPrivileges &privileges);
 
 }  // namespace gotraced::probes

@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "daemon/capture/libbpf_log.h"
+#include "daemon/capture/load_error.h"
+#include "daemon/probes/privileges.h"
 #include "exec_watch.skel.h"
 #include "proto/exec_watch.h"
 
@@ -41,11 +44,18 @@ ExecWatcher::ExecWatcher() : impl_(std::make_unique<Impl>()) {}
 ExecWatcher::~ExecWatcher() = default;
 
 bool ExecWatcher::Start(std::string *error) {
-  impl_->skel = exec_watch__open_and_load();
-  if (!impl_->skel) {
-    int err = errno;
-    if (error) *error = std::string("loading the exec-watch BPF program failed: ") + std::strerror(err);
-    return false;
+  {
+    capture::LibbpfLogCapture log;
+    impl_->skel = exec_watch__open_and_load();
+    if (!impl_->skel) {
+      capture::LoadFailure f;
+      f.err = errno;
+      f.privileged = probes::CurrentPrivileges().can_load();
+      f.program = log.failed_program();
+      f.log_tail = log.log_tail();
+      if (error) *error = capture::ExplainLoadFailure(f, {"loading the exec-watch BPF program", capture::ReportVersions(""), ""});
+      return false;
+    }
   }
   if (exec_watch__attach(impl_->skel) != 0) {
     int err = errno;
