@@ -510,8 +510,8 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       if (cfg_.go_minor == 22 && from_block) r.stack_skip = 2;
       auto held = held_release_.find(v.tid());
       if (held != held_release_.end()) {
-        // entersyscallblock: GoSysCall, then handoffp(releasep()) [ProcStop], then this
-        // casgstatus. Write them in the runtime's order.
+        // Go 1.26+ entersyscallblock: GoSysCall, then handoffp(releasep()) [ProcStop], then
+        // this casgstatus. Write them in the runtime's order (only 1.26+ holds, kReleaseP).
         r.ts = held->second.ts > 0 ? held->second.ts - 1 : 0;
         r.p = held->second.p;
       }
@@ -735,7 +735,15 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       return;
     }
     case probes::ProbeRole::kReleaseP: {
-      if (StartsWith(Innermost(c.ctx.caller_pc), "runtime.entersyscallblock") &&
+      // Held only where the runtime hands the P off before the casgstatus: Go 1.26+
+      // entersyscallblock ("(1) trace, (2) handoff, (3) _Gsyscall switch"). Go <= 1.25
+      // switches first (casgstatus, then systemstack(entersyscallblock_handoff):
+      // GoSysCall, handoffp(releasep()); go1.22/go1.23 proc.go), so the casgstatus record
+      // was already decoded and this ProcStop is written now: held, it waited for the
+      // thread's NEXT syscall entry, which then got this one's time and P (go1.22 gc
+      // workload: gcBgMarkStartWorkers' second notetsleepg written at the first one's
+      // handoff, its own lost to a "transition not captured" repair).
+      if (cfg_.go_minor >= 26 && StartsWith(Innermost(c.ctx.caller_pc), "runtime.entersyscallblock") &&
           !HasRole(probes::ProbeRole::kEnterSyscallBlock)) {
         held_release_[v.tid()] = Base(v, RecordKind::kProcStop);  // see DecodeGstatus
         return;

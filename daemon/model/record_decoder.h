@@ -187,8 +187,9 @@ class RecordDecoder {
   };
   std::unordered_map<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(const PendingFast &pf, std::vector<Record> &out);
-  // Per thread: the ProcStop of entersyscallblock's handoff, which the runtime writes
-  // after GoSyscallBegin but whose probe fires before the casgstatus we decode it from.
+  // Per thread (Go 1.26+ only): the ProcStop of entersyscallblock's handoff, which the
+  // runtime writes after GoSyscallBegin but whose probe fires before the casgstatus we
+  // decode it from (Go <= 1.25 runs the casgstatus first: nothing to hold).
   std::unordered_map<std::uint32_t, Record> held_release_;
   bool skip_current_ = false;
   // Per thread: the traceskip of the last runtime.ready entry (if the plan probes it).

@@ -37,6 +37,7 @@ const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
     {0x2800, {"syscall.read"}},
     {0x2900, {"runtime.entersyscallblock"}},
     {0x2a00, {"runtime.reentersyscall"}},
+    {0x2b00, {"runtime.entersyscallblock_handoff"}},
 };
 
 class RawBuilder {
@@ -65,7 +66,7 @@ class RawBuilder {
                                  std::vector<std::uint64_t> stack = {}, std::uint8_t source = GT_STACK_REGS) {
     gt_call_record r{};
     Header(r.h, ts, GT_REC_CALL);
-    Ctx(r.ctx, p, curg_goid, 0);
+    Ctx(r.ctx, p, curg_goid, call_caller);
     r.probe_id = probe_id;
     std::memcpy(r.args, args.data(), sizeof r.args);
     std::memcpy(r.deref, deref.data(), sizeof r.deref);
@@ -75,6 +76,7 @@ class RawBuilder {
 
   std::uint8_t block_reason = 0, trace_skip = 0;
   std::uint32_t p_tick = 7;
+  std::uint64_t call_caller = 0;  // ctx.caller_pc of Call records
 
  private:
   void Header(gt_record_header &h, std::uint64_t ts, gt_record_kind k) {
@@ -387,6 +389,46 @@ TEST(RecordDecoder, Go122SyscallBlockSkip) {
   EXPECT_EQ(blk.stack_skip, 2u);
   EXPECT_EQ(begin(22, 0x2a00).stack_skip, 1u);
   EXPECT_EQ(begin(23, 0x2900).stack_skip, 1u);
+}
+
+// entersyscallblock's order differs by version (proc.go entersyscallblock): Go <= 1.25
+// switches to _Gsyscall first, then systemstack(entersyscallblock_handoff) writes GoSysCall
+// and handoffp(releasep()) its ProcStop; Go 1.26+ traces and hands off first and switches
+// last. Two notetsleepg in a row on one thread (gcBgMarkStartWorkers, one per P): each
+// syscall keeps its own time and each ProcStop is written where it happened. Before, a
+// 1.22 ProcStop was held for the thread's next entry, which got the first one's time.
+TEST(RecordDecoder, EnterSyscallBlockOrderPerVersion) {
+  {
+    Fixture f(22);
+    RawBuilder m(11);
+    m.call_caller = 0x2b00;
+    for (std::uint64_t t : {100, 300}) {
+      f.Feed(m.Gstatus(t, 0x2900, 1, 2, 3, 0, 1, {0x2000, 0x2700, 0x2800, 0x2500}));
+      f.Feed(m.Call(t + 30, 4, 0, 1));  // releasep from entersyscallblock_handoff
+      f.Feed(m.Gstatus(t + 100, 0x1900, 1, 3, 2, 0, 1));  // exitsyscall (fast path)
+    }
+    std::vector<std::pair<RecordKind, std::uint64_t>> got;
+    for (const Record &r : f.out)
+      if (r.kind == RecordKind::kGoSyscallBegin || r.kind == RecordKind::kProcStop) got.emplace_back(r.kind, r.ts);
+    EXPECT_EQ(got, (std::vector<std::pair<RecordKind, std::uint64_t>>{{RecordKind::kGoSyscallBegin, 100},
+                                                                    {RecordKind::kProcStop, 130},
+                                                                    {RecordKind::kGoSyscallBegin, 300},
+                                                                    {RecordKind::kProcStop, 330}}));
+  }
+  {
+    Fixture f(26);  // the plan has no kEnterSyscallBlock site: the casgstatus is the entry
+    RawBuilder m(11);
+    m.call_caller = 0x2b00;
+    f.Feed(m.Call(100, 4, 0, 1));  // releasep first (GoSysCall was written before it)
+    EXPECT_TRUE(f.out.empty());
+    f.Feed(m.Gstatus(120, 0x2900, 1, 2, 3, -1, 1, {0x2000, 0x2700, 0x2800, 0x2500}));
+    ASSERT_EQ(f.out.size(), 2u);
+    EXPECT_EQ(f.out[0].kind, RecordKind::kGoSyscallBegin);
+    EXPECT_EQ(f.out[0].ts, 99u);
+    EXPECT_EQ(f.out[0].p, 0);
+    EXPECT_EQ(f.out[1].kind, RecordKind::kProcStop);
+    EXPECT_EQ(f.out[1].ts, 100u);
+  }
 }
 
 }  // namespace
