@@ -3,11 +3,11 @@
 #include <capstone/capstone.h>
 
 #include <cstring>
-#include <memory>
 
 #include <fmt/format.h>
 
 #include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/function_disasm.h"
 #include "daemon/gobin/go_binary.h"
 
 namespace gotraced::gobin {
@@ -114,22 +114,6 @@ UprobeHandling ClassifyForUprobe(std::span<const uint8_t> b, InsnKind *kind_out)
 
 namespace {
 
-struct CsHandle {
-  csh h = 0;
-  bool ok = false;
-  CsHandle() {
-    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK;
-    if (ok) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  }
-  ~CsHandle() {
-    if (ok) cs_close(&h);
-  }
-};
-
-struct InsnDeleter {
-  void operator()(cs_insn *i) const { cs_free(i, 1); }
-};
-
 InsnSite MakeSite(const cs_insn *in, const ElfFile *elf) {
   InsnSite s;
   s.vaddr = in->address;
@@ -162,19 +146,11 @@ bool IsJcc(const cs_insn *in) {
   return k == InsnKind::kJcc;
 }
 
-}  // namespace
-
-FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t entry, const ElfFile *elf) {
+// The sites of one decoded function (AnalyzeFunctionCode, FindProbeSites).
+FunctionProbeSites Analyze(const FunctionDisasm &code, const ElfFile *elf) {
   FunctionProbeSites out;
-  out.entry = entry;
-  out.end = entry + code.size();
-  static thread_local CsHandle cs;
-  if (!cs.ok || code.empty()) return out;
-  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(cs.h));
-
-  const uint8_t *p = code.data();
-  size_t left = code.size();
-  uint64_t addr = entry;
+  out.entry = code.entry();
+  out.end = code.end();
   // Prologue state over the first few instructions.
   int index = 0;
   x86_reg g_reg = X86_REG_R14;   // ABIInternal; ABI0 loads g from TLS into some register
@@ -182,14 +158,10 @@ FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t e
   bool saw_lea = false, saw_sub = false, pending_check = false;
   x86_reg check_lhs = X86_REG_INVALID;
 
-  while (left > 0) {
-    if (!cs_disasm_iter(cs.h, &p, &left, &addr, in.get())) {
-      ++out.decode_errors;  // skip one byte and resync
-      ++p, --left, ++addr;
-      ++index;
-      continue;
-    }
-    const cs_insn *i = in.get();
+  out.decode_errors = code.undecodable_bytes();
+  for (const DisasmInsn &d : code.insns()) {
+    index += static_cast<int>(d.skipped_before);  // each undecodable byte counted as one
+    const cs_insn *i = d.get();
     InsnSite site = MakeSite(i, elf);
     if (index == 0) out.entry_site = site;
     if (index < 8 && out.prologue == PrologueKind::kNoCheck && !out.after_check) {
@@ -244,6 +216,19 @@ FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t e
   return out;
 }
 
+}  // namespace
+
+FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t entry, const ElfFile *elf) {
+  auto d = FunctionDisasm::Decode(code, entry);
+  if (!d) {
+    FunctionProbeSites out;
+    out.entry = entry;
+    out.end = entry + code.size();
+    return out;
+  }
+  return Analyze(*d, elf);
+}
+
 namespace {
 
 // e8 rel32 in Go text whose target is `entry`, at an address inside some Go function.
@@ -266,15 +251,11 @@ uint32_t CountDirectCalls(const GoBinary &bin, uint64_t entry) {
 }  // namespace
 
 Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view function) {
-  const FunctionSym *f = bin.FindFunction(function);
-  if (!f) return Error{fmt::format("function {} not found (inlined everywhere, or not linked in)", function)};
-  if (f->end <= f->entry || f->end - f->entry > (64u << 20))
-    return Error{fmt::format("function {}: bad range [0x{:x}, 0x{:x})", function, f->entry, f->end)};
-  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
-  if (!code) return Error{fmt::format("function {}: code not in the file", function)};
-  FunctionProbeSites s = AnalyzeFunctionCode(*code, f->entry, &bin.elf());
+  auto code = FunctionDisasm::Of(bin, function, 64u << 20);
+  if (!code) return Error{code.error()};
+  FunctionProbeSites s = Analyze(*code, &bin.elf());
   s.name = std::string(function);
-  s.direct_calls = CountDirectCalls(bin, f->entry);
+  s.direct_calls = CountDirectCalls(bin, code->entry());
   return s;
 }
 

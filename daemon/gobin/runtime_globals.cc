@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/function_disasm.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/runtime_layout.h"
 
@@ -63,29 +63,12 @@ struct Decoded {
   std::vector<std::pair<uint64_t, int64_t>> cmp_imms;  // CMP reg, imm (insn, imm)
 };
 
-struct InsnDeleter {
-  void operator()(cs_insn *i) const { cs_free(i, 1); }
-};
-
 std::optional<Decoded> Decode(const GoBinary &bin, std::string_view fn) {
-  const FunctionSym *f = bin.FindFunction(fn);
-  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 20)) return std::nullopt;
-  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  auto code = FunctionDisasm::Of(bin, fn, 1u << 20);
   if (!code) return std::nullopt;
-  csh h;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) return std::nullopt;
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h));
-  const uint8_t *p = code->data();
-  size_t left = code->size();
-  uint64_t addr = f->entry;
   Decoded d;
-  while (left > 0) {
-    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
-      ++p, --left, ++addr;
-      continue;
-    }
-    const cs_x86 &x = in->detail->x86;
+  for (const DisasmInsn &in : code->insns()) {
+    const cs_x86 &x = in.x86();
     if (in->id == X86_INS_CMP && x.op_count == 2 && x.operands[0].type == X86_OP_REG &&
         x.operands[1].type == X86_OP_IMM)
       d.cmp_imms.emplace_back(in->address, x.operands[1].imm);
@@ -104,7 +87,6 @@ std::optional<Decoded> Decode(const GoBinary &bin, std::string_view fn) {
       d.refs.push_back(r);
     }
   }
-  cs_close(&h);
   return d;
 }
 

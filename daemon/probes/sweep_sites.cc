@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/function_disasm.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_globals.h"
@@ -51,57 +52,43 @@ std::optional<ProbeRole> MarkerRole(std::string_view fn, bool chunk) {
   return std::nullopt;
 }
 
-struct InsnDeleter {
-  void operator()(cs_insn *i) const { cs_free(i, 1); }
-};
+// The bound on the functions read here (all a few KiB in 1.19-1.27).
+constexpr uint64_t kMaxFunction = 1u << 16;
+
+// Whether the instruction reads or writes the global at `vaddr` (a RIP-relative operand:
+// how Go code addresses a package variable such as the tracer's flag).
+bool RefsGlobal(const gobin::DisasmInsn &in, uint64_t vaddr) {
+  const cs_x86 &x = in.x86();
+  for (uint8_t k = 0; k < x.op_count; ++k) {
+    const cs_x86_op &op = x.operands[k];
+    if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP && op.mem.index == X86_REG_INVALID &&
+        in->address + in->size + static_cast<uint64_t>(op.mem.disp) == vaddr)
+      return true;
+  }
+  return false;
+}
 
 // Test sites and guarded calls of one function, by the source line of the outermost
 // (physical) frame: the line of `trace := traceAcquire()` / `if trace.enabled` for a test,
 // the line of the call for a marker.
 bool ScanFunction(const gobin::GoBinary &bin, const Bracket &b, uint64_t flag, std::vector<SweepTestSite> &out,
                   std::string *why) {
-  const gobin::FunctionSym *f = bin.FindFunction(b.function);
-  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 16)) {
-    *why = fmt::format("{} not found", b.function);
-    return false;
-  }
-  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  auto code = gobin::FunctionDisasm::Of(bin, b.function, kMaxFunction);
   if (!code) {
-    *why = fmt::format("{}: code not in the file", b.function);
+    *why = code.error();
     return false;
   }
-  csh h;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-    *why = "capstone";
-    return false;
-  }
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h));
-  const uint8_t *p = code->data();
-  size_t left = code->size();
-  uint64_t addr = f->entry;
   const bool chunk = b.chunks > 0;
   std::map<int32_t, uint64_t> tests;    // outer line -> Jcc vaddr
   std::map<int32_t, ProbeRole> marks;   // outer line -> guarded call
   int32_t pending_line = -1;            // a flag test waiting for its Jcc
   int pending_left = 0;
-  while (left > 0) {
-    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
-      ++p, --left, ++addr;
-      continue;
-    }
-    const cs_x86 &x = in->detail->x86;
+  for (const gobin::DisasmInsn &in : code->insns()) {
+    const cs_x86 &x = in.x86();
     const uint64_t at = in->address;
     std::vector<gobin::Frame> frames = bin.FramesForPC(at, gobin::PcKind::kInstruction);
     const int32_t outer = frames.empty() ? -1 : frames.back().line;
-    bool refs_flag = false;
-    for (uint8_t k = 0; k < x.op_count; ++k) {
-      const cs_x86_op &op = x.operands[k];
-      if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP && op.mem.index == X86_REG_INVALID &&
-          at + in->size + static_cast<uint64_t>(op.mem.disp) == flag)
-        refs_flag = true;
-    }
-    if (refs_flag) {
+    if (RefsGlobal(in, flag)) {
       pending_line = outer;
       pending_left = 3;
     } else if (pending_left > 0) {
@@ -123,7 +110,6 @@ bool ScanFunction(const gobin::GoBinary &bin, const Bracket &b, uint64_t flag, s
     for (size_t k = 0; !role && k + 1 < frames.size(); ++k) role = MarkerRole(frames[k].function, chunk);
     if (role && outer > 0) marks.emplace(outer, *role);
   }
-  cs_close(&h);
   int n[3] = {0, 0, 0};
   for (const auto &[line, role] : marks) {
     // The test guarding the call: the nearest test line at most 4 lines above it
@@ -177,15 +163,18 @@ bool Is16(unsigned r) {
 // The fall-through of one flag test in sweep: `reclaimed += uintptr(nfreed) * s.elemsize`
 // reads nfreed (a uint16: MOVZX from a 16-bit register) and s.elemsize (a load at the
 // elemsize offset from the span's register) before it adds to memory. Both registers
-// must hold their value at the Jcc: nothing in between writes them.
-std::optional<SweepReclaimSite> ReclaimAfter(csh h, cs_insn *in, const uint8_t *p, size_t left, uint64_t addr,
-                                             int32_t elemsize_off) {
+// must hold their value at the Jcc: nothing in between writes them. `next` indexes the
+// instruction after the Jcc; the look-ahead (16 at most) stops at the first byte capstone
+// could not decode.
+std::optional<SweepReclaimSite> ReclaimAfter(const gobin::FunctionDisasm &code, size_t next, int32_t elemsize_off) {
   uint32_t span = GT_REG_NONE, nfreed = GT_REG_NONE;
   bool adds_to_memory = false;
   std::vector<uint32_t> written;
   auto clean = [&](uint32_t r) { return r != GT_REG_NONE && std::find(written.begin(), written.end(), r) == written.end(); };
-  for (int n = 0; n < 16 && left > 0 && cs_disasm_iter(h, &p, &left, &addr, in); ++n) {
-    const cs_x86 &x = in->detail->x86;
+  const std::vector<gobin::DisasmInsn> &insns = code.insns();
+  for (size_t j = next; j < next + 16 && j < insns.size() && insns[j].skipped_before == 0; ++j) {
+    const gobin::DisasmInsn &in = insns[j];
+    const cs_x86 &x = in.x86();
     if (in->id == X86_INS_CALL || in->id == X86_INS_RET || in->id == X86_INS_JMP) break;
     for (uint8_t k = 0; k < x.op_count; ++k) {
       const cs_x86_op &op = x.operands[k];
@@ -199,7 +188,7 @@ std::optional<SweepReclaimSite> ReclaimAfter(csh h, cs_insn *in, const uint8_t *
       nfreed = GtReg(x.operands[1].reg);
     cs_regs rr, rw;
     uint8_t nr = 0, nw = 0;
-    if (cs_regs_access(h, in, rr, &nr, rw, &nw) == CS_ERR_OK)
+    if (code.RegsAccess(in.get(), rr, &nr, rw, &nw))
       for (uint8_t k = 0; k < nw; ++k) written.push_back(GtReg(rw[k]));
   }
   if (span == GT_REG_NONE || nfreed == GT_REG_NONE || !adds_to_memory) return std::nullopt;
@@ -211,43 +200,18 @@ std::optional<SweepReclaimSite> ReclaimAfter(csh h, cs_insn *in, const uint8_t *
 std::optional<SweepReclaimSite> FindSweepReclaimSite(const gobin::GoBinary &bin, uint64_t flag,
                                                      int32_t elemsize_off, std::string *why) {
   constexpr const char *kFn = "runtime.(*sweepLocked).sweep";
-  const gobin::FunctionSym *f = bin.FindFunction(kFn);
-  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 16)) {
-    *why = fmt::format("{} not found", kFn);
-    return std::nullopt;
-  }
-  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  auto code = gobin::FunctionDisasm::Of(bin, kFn, kMaxFunction);
   if (!code) {
-    *why = fmt::format("{}: code not in the file", kFn);
+    *why = code.error();
     return std::nullopt;
   }
-  csh h;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-    *why = "capstone";
-    return std::nullopt;
-  }
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h)), look(cs_malloc(h));
-  const uint8_t *p = code->data();
-  size_t left = code->size();
-  uint64_t addr = f->entry;
   std::vector<SweepReclaimSite> found;
   int pending_left = 0;
-  while (left > 0) {
-    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
-      ++p, --left, ++addr;
-      continue;
-    }
-    const cs_x86 &x = in->detail->x86;
+  const std::vector<gobin::DisasmInsn> &insns = code->insns();
+  for (size_t i = 0; i < insns.size(); ++i) {
+    const gobin::DisasmInsn &in = insns[i];
     const uint64_t at = in->address;
-    bool refs_flag = false;
-    for (uint8_t k = 0; k < x.op_count; ++k) {
-      const cs_x86_op &op = x.operands[k];
-      if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP && op.mem.index == X86_REG_INVALID &&
-          at + in->size + static_cast<uint64_t>(op.mem.disp) == flag)
-        refs_flag = true;
-    }
-    if (refs_flag) {
+    if (RefsGlobal(in, flag)) {
       pending_left = 3;
       continue;
     }
@@ -259,14 +223,13 @@ std::optional<SweepReclaimSite> FindSweepReclaimSite(const gobin::GoBinary &bin,
       continue;
     }
     pending_left = 0;
-    if (auto r = ReclaimAfter(h, look.get(), p, left, addr, elemsize_off)) {
+    if (auto r = ReclaimAfter(*code, i + 1, elemsize_off)) {
       r->vaddr = at;
       std::vector<gobin::Frame> frames = bin.FramesForPC(at, gobin::PcKind::kInstruction);
       r->line = frames.empty() ? -1 : frames.back().line;
       found.push_back(*r);
     }
   }
-  cs_close(&h);
   if (found.size() != 1) {
     *why = fmt::format("{}: {} tracer tests guarding `reclaimed += nfreed * s.elemsize` (expected 1)", kFn,
                        found.size());
@@ -293,33 +256,14 @@ namespace {
 // The return address after the one CALL in `fn` whose target is one of `callees`.
 std::optional<uint64_t> ReturnAfterCall(const gobin::GoBinary &bin, const char *fn,
                                         std::initializer_list<std::string_view> callees, std::string *why) {
-  const gobin::FunctionSym *f = bin.FindFunction(fn);
-  if (!f || f->end <= f->entry || f->end - f->entry > (1u << 16)) {
-    *why = fmt::format("{} not found", fn);
-    return std::nullopt;
-  }
-  auto code = bin.elf().ReadVirtual(f->entry, f->end - f->entry);
+  auto code = gobin::FunctionDisasm::Of(bin, fn, kMaxFunction);
   if (!code) {
-    *why = fmt::format("{}: code not in the file", fn);
+    *why = code.error();
     return std::nullopt;
   }
-  csh h;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-    *why = "capstone";
-    return std::nullopt;
-  }
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  std::unique_ptr<cs_insn, InsnDeleter> in(cs_malloc(h));
-  const uint8_t *p = code->data();
-  size_t left = code->size();
-  uint64_t addr = f->entry;
   std::vector<uint64_t> found;
-  while (left > 0) {
-    if (!cs_disasm_iter(h, &p, &left, &addr, in.get())) {
-      ++p, --left, ++addr;
-      continue;
-    }
-    const cs_x86 &x = in->detail->x86;
+  for (const gobin::DisasmInsn &in : code->insns()) {
+    const cs_x86 &x = in.x86();
     if (in->id != X86_INS_CALL || x.op_count != 1 || x.operands[0].type != X86_OP_IMM) continue;
     const auto target = static_cast<uint64_t>(x.operands[0].imm);
     const gobin::FunctionSym *callee = bin.symbols().FuncForPC(target);
@@ -327,7 +271,6 @@ std::optional<uint64_t> ReturnAfterCall(const gobin::GoBinary &bin, const char *
     for (std::string_view c : callees)
       if (callee->name == c) found.push_back(in->address + in->size);
   }
-  cs_close(&h);
   if (found.size() != 1) {
     *why = fmt::format("{}: {} calls of the tracer (expected 1)", fn, found.size());
     return std::nullopt;
