@@ -10,13 +10,21 @@
 
 #include <fmt/format.h>
 
-namespace gotraced::capture {
-namespace {
+#include "daemon/probes/privileges.h"
 
-std::string Explain(int err) {
+namespace gotraced::capture {
+
+std::string ExplainPerfEventErrno(int err, bool perfmon_capable) {
   switch (err) {
     case EACCES:
     case EPERM:
+      // perf_event_open -> perf_allow_cpu: perf_event_paranoid is not consulted for a
+      // perfmon_capable() caller, so with CAP_PERFMON the refusal is the LSM hook's.
+      if (perfmon_capable)
+        return fmt::format("{} (although this process has CAP_PERFMON or CAP_SYS_ADMIN: a security policy "
+                           "refuses perf events here, e.g. an LSM such as SELinux or AppArmor, or a container's "
+                           "seccomp filter)",
+                           std::strerror(err));
       return fmt::format("{} (system-wide perf events need root or CAP_PERFMON; also check "
                          "/proc/sys/kernel/perf_event_paranoid)",
                          std::strerror(err));
@@ -26,6 +34,13 @@ std::string Explain(int err) {
     default:
       return std::strerror(err);
   }
+}
+
+namespace {
+
+std::string Explain(int err) {
+  const probes::BpfPrivileges p = probes::CurrentPrivileges();
+  return ExplainPerfEventErrno(err, p.perfmon || p.sys_admin);
 }
 
 }  // namespace

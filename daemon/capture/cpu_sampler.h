@@ -34,6 +34,10 @@ namespace gotraced::capture {
 inline constexpr std::uint32_t kMinCpuHz = 1;
 inline constexpr std::uint32_t kMaxCpuHz = 1000;
 
+// perf_event_open's errno in words: "run as root" only when this process lacks
+// CAP_PERFMON (and CAP_SYS_ADMIN); with it, what refused is not the uid.
+std::string ExplainPerfEventErrno(int err, bool perfmon_capable);
+
 class CpuSampler {
  public:
   // Opens and attaches one event per online CPU. Fails (nothing left attached) with a

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "daemon/capture/cpu_sampler.h"
 #include "daemon/probes/attach.h"
 
 namespace gotraced::probes {
@@ -60,6 +61,16 @@ TEST(Privileges, AttachAdviceDependsOnCapabilities) {
     EXPECT_EQ(with.rfind(std::strerror(err), 0), 0u) << with;
   }
   EXPECT_EQ(ExplainAttachErrno(ESRCH, all), ExplainAttachErrno(ESRCH, none));
+}
+
+TEST(Privileges, PerfEventAdviceDependsOnCapabilities) {
+  for (int err : {EPERM, EACCES}) {
+    std::string without = capture::ExplainPerfEventErrno(err, false), with = capture::ExplainPerfEventErrno(err, true);
+    EXPECT_NE(without.find("need root or CAP_PERFMON"), std::string::npos) << without;
+    EXPECT_EQ(with.find("need root"), std::string::npos) << with;
+    EXPECT_NE(with.find("security policy"), std::string::npos) << with;
+  }
+  EXPECT_EQ(capture::ExplainPerfEventErrno(ENOENT, true), capture::ExplainPerfEventErrno(ENOENT, false));
 }
 
 }  // namespace
