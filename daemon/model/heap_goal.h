@@ -19,20 +19,9 @@
 #include <optional>
 #include <string_view>
 
-namespace gotraced::model {
+#include "daemon/model/gc_pacer_state.h"
 
-// The gcControllerState fields heapGoal() reads (mgcpacer.go).
-struct GcPacerState {
-  std::int32_t gc_percent = 100;                // gcPercent (-1: GOGC=off)
-  std::int64_t memory_limit = INT64_MAX;        // memoryLimit (math.MaxInt64: none)
-  std::uint64_t heap_marked = 0;                // heapMarked
-  std::uint64_t gc_percent_heap_goal = 0;       // gcPercentHeapGoal
-  std::uint64_t sweep_dist_min_trigger = 0;     // sweepDistMinTrigger
-  std::uint64_t triggered = ~std::uint64_t{0};  // triggered (^0: no cycle triggered yet)
-  std::uint64_t heap_free = 0;                  // heapFree
-  std::uint64_t total_alloc = 0, total_free = 0;  // totalAlloc, totalFree
-  std::uint64_t mapped_ready = 0;               // mappedReady
-};
+namespace gotraced::model {
 
 // gcController.heapGoal() (mgcpacer.go heapGoalInternal) for a runtime of Go 1.go_minor.
 std::uint64_t HeapGoal(const GcPacerState &s, int go_minor);

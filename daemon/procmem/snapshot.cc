@@ -74,7 +74,7 @@ void ReadPacer(const Reader &rd, uint64_t addr, RuntimeSnapshot *s) {
     std::memcpy(&v, buf.data() + f.offset, size_t(f.size));
     return v;
   };
-  RuntimeSnapshot::Pacer &p = s->pacer;
+  model::GcPacerState &p = s->pacer;
   p.gc_percent = static_cast<int32_t>(static_cast<uint32_t>(u(l.gc_percent)));
   p.memory_limit = static_cast<int64_t>(u(l.memory_limit));
   p.heap_marked = u(l.heap_marked);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "daemon/gobin/result.h"
+#include "daemon/model/gc_pacer_state.h"
 
 namespace gotraced::gobin {
 struct RuntimeLayout;
@@ -104,14 +105,8 @@ struct RuntimeSnapshot {
   // memoryLimitHeapGoal), from one read of gcController right after heapLive's:
   // daemon/model/heap_goal.h computes the goal. pacer_known false: the global or one of
   // the fields is unknown, or the read failed.
-  struct Pacer {
-    int32_t gc_percent = 0;
-    int64_t memory_limit = 0;
-    uint64_t heap_marked = 0, gc_percent_heap_goal = 0, sweep_dist_min_trigger = 0, triggered = 0;
-    uint64_t heap_free = 0, total_alloc = 0, total_free = 0, mapped_ready = 0;
-  };
   bool pacer_known = false;
-  Pacer pacer;
+  model::GcPacerState pacer;
   std::vector<GoroutineState> goroutines;  // allgs[0:allglen], in allgs order (incl. Dead)
   std::vector<ProcState> procs;            // allp[0:len(allp)], index == id
   std::vector<MState> ms;                  // allm list order

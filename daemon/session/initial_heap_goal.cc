@@ -45,19 +45,7 @@ std::optional<std::uint64_t> InitialHeapGoal(bool launched, pid_t pid, const gob
       *why = "gcController's heap-goal fields were not read at attach";
       return std::nullopt;
     }
-    const procmem::RuntimeSnapshot::Pacer &p = snapshot.pacer;
-    model::GcPacerState s;
-    s.gc_percent = p.gc_percent;
-    s.memory_limit = p.memory_limit;
-    s.heap_marked = p.heap_marked;
-    s.gc_percent_heap_goal = p.gc_percent_heap_goal;
-    s.sweep_dist_min_trigger = p.sweep_dist_min_trigger;
-    s.triggered = p.triggered;
-    s.heap_free = p.heap_free;
-    s.total_alloc = p.total_alloc;
-    s.total_free = p.total_free;
-    s.mapped_ready = p.mapped_ready;
-    return model::TraceHeapGoal(s, go_minor);
+    return model::TraceHeapGoal(snapshot.pacer, go_minor);
   }
   std::ifstream f(fmt::format("/proc/{}/environ", pid), std::ios::binary);
   if (!f) {
