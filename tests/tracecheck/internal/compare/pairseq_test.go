@@ -81,3 +81,44 @@ func TestPairSeqPushedTimes(t *testing.T) {
 		t.Errorf("paired all 300 without the bound: the case does not test the bound")
 	}
 }
+
+// A goroutine alternating two reasons every 8 us (time.Sleep, then a channel
+// receive: go1.22 midrun's goroutine 6) with one REF-only block early and one
+// OURS-only block late: the rest pairs with the same reasons. Pairing by the
+// most pairs first slipped by one between the two (one more pair, every pair
+// in between with the other reason: 84 "wrong reasons" in a real run).
+func TestPairSeqDoesNotSlipAcrossAlternatingKeys(t *testing.T) {
+	const n, step, tol = 400, 8_000, 5_000_000
+	keys := []string{"sleep", "chan receive"}
+	var a, b []Rec
+	for i := 0; i < n; i++ {
+		ts := int64(i) * step
+		if i != 350 {
+			a = append(a, Rec{T: ts, G: 6, Key: keys[i%2]})
+		}
+		if i != 20 {
+			b = append(b, Rec{T: ts + 300, G: 6, Key: keys[i%2]})
+		}
+	}
+	wrong := 0
+	p, ro, oo := pairSeq(a, b, tol, func(x, y Rec) {
+		if x.Key != y.Key {
+			wrong++
+		}
+	})
+	if p != n-2 || ro != 1 || oo != 1 || wrong != 0 {
+		t.Errorf("paired %d ref-only %d ours-only %d with another reason %d; want %d, 1, 1, 0", p, ro, oo, wrong, n-2)
+	}
+	// A lone wrong reason still pairs as a wrong reason.
+	b2 := append([]Rec(nil), a...)
+	b2[100].Key = "select"
+	wrong = 0
+	p, ro, oo = pairSeq(a, b2, tol, func(x, y Rec) {
+		if x.Key != y.Key {
+			wrong++
+		}
+	})
+	if p != len(a) || ro != 0 || oo != 0 || wrong != 1 {
+		t.Errorf("paired %d ref-only %d ours-only %d with another reason %d; want %d, 0, 0, 1", p, ro, oo, wrong, len(a))
+	}
+}
