@@ -8,6 +8,13 @@
 // is skipped and decoding resumes at the next byte; DisasmInsn::skipped_before says how
 // many were skipped before each instruction, so a reader that must stop at the first
 // undecodable byte (a look-ahead) can.
+//
+// Memory: each instruction holds capstone's cs_insn and cs_detail, ~2 KiB (about 500
+// times the code's size) for as long as the FunctionDisasm lives; `max_size` is the
+// caller's bound. Decoding all 2,033 functions of a go1.26 test binary this way (191k
+// instructions, one function at a time) took 232 ms against 181 ms for the former
+// one-instruction loop (medians of 7); the probe plan's few dozen functions, no change
+// above noise.
 #pragma once
 
 #include <capstone/capstone.h>
