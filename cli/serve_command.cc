@@ -21,6 +21,7 @@
 
 #include "build_info.h"
 #include "cli/commands.h"
+#include "daemon/probes/privileges.h"
 #include "daemon/service/config.h"
 #include "daemon/service/service.h"
 
@@ -95,8 +96,10 @@ int Serve(const ServeOptions &o) {
                 cfg->memory_bytes >> 20, cfg->socket.c_str());
     return 0;
   }
-  if (geteuid() != 0)
-    spdlog::warn("not running as root: attaching BPF and reading target memory need CAP_BPF, CAP_PERFMON, "
+  // The capabilities in effect, not the uid (as record does): the unit runs as root with
+  // a bounding set, a container's root may have none, a non-root daemon may be given them.
+  if (!probes::CurrentPrivileges().can_attach())
+    spdlog::warn("without root's capabilities: attaching BPF and reading target memory need CAP_BPF, CAP_PERFMON, "
                  "CAP_SYS_PTRACE (and CAP_SYS_RESOURCE, CAP_DAC_READ_SEARCH)");
 
   // Signals are taken synchronously by the main loop (sigtimedwait), never delivered to
