@@ -116,6 +116,12 @@ void Model::EmitGoStopExec(ThreadId m, std::uint64_t ts, RecordKind kind, std::s
   const Goid g = ms.g;
   switch (kind) {
     case RecordKind::kGoEnd:
+      // order.go advanceGoStopExec refuses a goroutine that exits inside a range. An
+      // assist whose end we did not see (its closing casgstatus never came) ends here.
+      if (gc_.assist.erase(g)) {
+        ++stats_.repair_events;
+        Count(w_.GCMarkAssistEnd(m, t));
+      }
       Count(w_.GoDestroy(m, t));
       st_.gs.erase(g);
       NoteEnded(g);

@@ -116,6 +116,14 @@ void Model::OnGc(const Record &r) {
       return;
     }
     case RecordKind::kGCMarkAssistBegin: {
+      // gcAssistAlloc1 after the cycle's mark phase ended (gcAssistAlloc's retry after a
+      // Gosched or a failed gcParkAssist that outlived mark termination) sees
+      // gcBlackenEnabled == 0 and returns at once, without the casgstatus that ends our
+      // range (mgcmark.go gcAssistAlloc1): opened here it would stay open, and Go's reader
+      // refuses a goroutine that exits with an open range. The runtime's own range, if
+      // any, began at the first try, which opened ours too. (Not known before the first
+      // GC event of a --pid capture: a cycle may be running.)
+      if (gc_.any && !gc_.running) return dropped();
       if (!GcContext(r, true)) return dropped();
       const Goid g = st_.M(r.m).g;
       if (gc_.assist.count(g)) return;  // gcAssistAlloc's retry: the same assist

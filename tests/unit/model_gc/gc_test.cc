@@ -218,6 +218,42 @@ TEST(ModelGc, AssistActiveAtGenerationStart) {
   EXPECT_EQ(res.Int("range_ends", "GC mark assist"), 1);
 }
 
+// gcAssistAlloc's retry after the cycle's mark phase ended (a Gosched or failed park that
+// outlived mark termination): gcAssistAlloc1 sees gcBlackenEnabled == 0 and returns at
+// once, with no casgstatus to end a range, so no range opens (a go1.22 gc run wrote one
+// that never ended, and Go's reader refused the trace: "goroutine 23 exits with open
+// ranges"). An assist still open when its goroutine exits (its end lost) ends first.
+TEST(ModelGc, AssistAfterTheMarkPhaseOpensNoRange) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(105, 1, 0, kNoG, 1),
+      RGoStart(110, 1, 0, 1),
+      RGoCreate(115, 1, 0, 1, 23),
+      RGc(RecordKind::kGCBegin, 120, 1, 0, 1),
+      RGoStop(125, 1, 0, 1, "runtime.Gosched"),
+      RGoStart(126, 1, 0, 23),
+      RGc(RecordKind::kGCMarkAssistBegin, 130, 1, 0, 23),
+      RGc(RecordKind::kGCMarkAssistEnd, 140, 1, 0, 23),  // gcAssistAlloc1's casgstatus
+      RGoStop(145, 1, 0, 23, "runtime.Gosched"),
+      RGoStart(150, 1, 0, 1),
+      RGc(RecordKind::kGCEnd, 160, 1, 0, 1),
+      RGoStop(165, 1, 0, 1, "runtime.Gosched"),
+      RGoStart(170, 1, 0, 23),
+      RGc(RecordKind::kGCMarkAssistBegin, 180, 1, 0, 23),  // the retry: no mark phase
+      RGc(RecordKind::kGCBegin, 200, 1, 0, 23),
+      RGc(RecordKind::kGCMarkAssistBegin, 210, 1, 0, 23),  // its end is lost
+      RGoEnd(220, 1, 0, 23),
+  });
+  CheckResult res = h.Finish("gc-assist-after-mark");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("ranges", "GC mark assist"), 2);
+  EXPECT_EQ(res.Int("range_ends", "GC mark assist"), 2);
+  const ModelStats s = h.model.stats();
+  EXPECT_EQ(s.gc_dropped, 1u);     // the retry's begin
+  EXPECT_EQ(s.repair_events, 1u) << h.model.last_repair();  // the end written at GoDestroy
+}
+
 // ---- decoder ----
 
 enum : std::uint32_t {
