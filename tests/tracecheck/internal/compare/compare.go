@@ -129,7 +129,9 @@ func Compare(ref, ours *Trace, o Options) (*Report, error) {
 	}
 	ours = shifted(ours, w.AppliedNS)
 	{
-		lo, hi := max(ref.First, ours.First), min(ref.Last, ours.Last)
+		// Up to the last event either side's program wrote (Trace.Active): after
+		// it, REF's StopTrace has stopped recording.
+		lo, hi := max(ref.First, ours.First), min(ref.Active, ours.Active)
 		if lo >= hi {
 			return nil, fmt.Errorf("the traces do not overlap in time: ref [%d,%d] ours [%d,%d] (after a shift of %d ns)",
 				ref.First, ref.Last, ours.First, ours.Last, w.AppliedNS)
@@ -253,6 +255,7 @@ func shifted(t *Trace, d int64) *Trace {
 	c := *t
 	c.First += d
 	c.Last += d
+	c.Active += d
 	c.Syncs = make([]int64, len(t.Syncs))
 	for i, s := range t.Syncs {
 		c.Syncs[i] = s + d

@@ -37,6 +37,14 @@ type Trace struct {
 	Events  int
 	First   int64
 	Last    int64
+	// Active is the time of the file's last event that the program's own
+	// work wrote: not a Sync, and not a state transition from Undetermined.
+	// StopTrace stops recording (runtime/trace.go traceAdvance(true):
+	// trace.gen.Store(0)) and only then writes the statuses of goroutines
+	// and Ps it did not see in the generation, stamped ms later: what the
+	// program does in between (the trace writer's own write syscalls, seen
+	// on go1.22 and go1.23 midrun) is in no in-process trace.
+	Active int64
 	// MonoMinusTrace is the median of ClockSnapshot.Mono - ClockSnapshot.Trace
 	// over the file's syncs (go1.25+); HasClock false when there is none.
 	MonoMinusTrace int64
@@ -100,6 +108,9 @@ func Load(path string) (*Trace, error) {
 		}
 		afterSync = ev.Kind() == trace.EventSync
 		t.Last = tm
+		if !afterSync && !fromUndetermined(ev) {
+			t.Active = tm
+		}
 		if g := ev.Goroutine(); g != trace.NoGoroutine {
 			t.Seen[int64(g)] = true
 		}
@@ -225,4 +236,22 @@ func gid(g trace.GoID) int64 {
 		return -1
 	}
 	return int64(g)
+}
+
+// fromUndetermined: a status event (a goroutine's or P's state the tracer
+// states at a generation's start or end), not a transition the program made.
+func fromUndetermined(ev trace.Event) bool {
+	if ev.Kind() != trace.EventStateTransition {
+		return false
+	}
+	st := ev.StateTransition()
+	switch st.Resource.Kind {
+	case trace.ResourceGoroutine:
+		from, _ := st.Goroutine()
+		return from == trace.GoUndetermined
+	case trace.ResourceProc:
+		from, _ := st.Proc()
+		return from == trace.ProcUndetermined
+	}
+	return false
 }
