@@ -2,6 +2,16 @@ package compare
 
 import "testing"
 
+// pairSeqWrong is pairSeq that also counts the pairs whose keys differ.
+func pairSeqWrong(a, b []Rec, tol int64) (paired, refOnly, oursOnly, wrong int) {
+	paired, refOnly, oursOnly = pairSeq(a, b, tol, func(x, y Rec) {
+		if x.Key != y.Key {
+			wrong++
+		}
+	})
+	return
+}
+
 // A goroutine that blocks every 13 us (a ping-pong) where OURS stamps one
 // block 124 us early (the thread was descheduled between the probe and the
 // runtime's own timestamp) and one 3 ms early (beyond the tolerance): the
@@ -31,12 +41,7 @@ func TestPairSeqKeepsOrderWhenStampsDisagree(t *testing.T) {
 		}
 		b = append(b, Rec{T: ts + d, G: 1, Key: a[i].Key})
 	}
-	wrong := 0
-	p, ro, oo := pairSeq(a, b, tol, func(x, y Rec) {
-		if x.Key != y.Key {
-			wrong++
-		}
-	})
+	p, ro, oo, wrong := pairSeqWrong(a, b, tol)
 	if p != n-1 || ro != 1 || oo != 1 || wrong != 0 {
 		t.Errorf("paired %d ref-only %d ours-only %d with another reason %d; want %d, 1, 1, 0", p, ro, oo, wrong, n-1)
 	}
@@ -100,24 +105,14 @@ func TestPairSeqDoesNotSlipAcrossAlternatingKeys(t *testing.T) {
 			b = append(b, Rec{T: ts + 300, G: 6, Key: keys[i%2]})
 		}
 	}
-	wrong := 0
-	p, ro, oo := pairSeq(a, b, tol, func(x, y Rec) {
-		if x.Key != y.Key {
-			wrong++
-		}
-	})
+	p, ro, oo, wrong := pairSeqWrong(a, b, tol)
 	if p != n-2 || ro != 1 || oo != 1 || wrong != 0 {
 		t.Errorf("paired %d ref-only %d ours-only %d with another reason %d; want %d, 1, 1, 0", p, ro, oo, wrong, n-2)
 	}
 	// A lone wrong reason still pairs as a wrong reason.
 	b2 := append([]Rec(nil), a...)
 	b2[100].Key = "select"
-	wrong = 0
-	p, ro, oo = pairSeq(a, b2, tol, func(x, y Rec) {
-		if x.Key != y.Key {
-			wrong++
-		}
-	})
+	p, ro, oo, wrong = pairSeqWrong(a, b2, tol)
 	if p != len(a) || ro != 0 || oo != 0 || wrong != 1 {
 		t.Errorf("paired %d ref-only %d ours-only %d with another reason %d; want %d, 0, 0, 1", p, ro, oo, wrong, len(a))
 	}
