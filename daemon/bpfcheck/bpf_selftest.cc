@@ -9,7 +9,6 @@
 
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
-#include "daemon/probes/privileges.h"
 #include "hello.skel.h"
 #include "proto/records.h"
 
@@ -41,15 +40,11 @@ std::string RunBpfSelfTest() {
     capture::LibbpfLogCapture log;
     skel = hello__open_and_load();
     if (!skel) {
-      capture::LoadFailure f;
-      f.err = errno;
-      f.privileged = probes::CurrentPrivileges().can_load();
-      f.program = log.failed_program();
-      f.log_tail = log.log_tail();
+      const int err = errno;
       capture::LoadContext c;
       c.what = "loading the BPF self-test";
       c.versions = capture::ReportVersions("");
-      return capture::ExplainLoadFailure(f, c);
+      return capture::ExplainLoadFailure(capture::ObservedLoadFailure(err, log), c);
     }
   }
   std::string result;

@@ -22,7 +22,6 @@
 #include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/attach.h"
-#include "daemon/probes/privileges.h"
 #include "daemon/probes/version_support.h"
 #include "daemon/procmem/load_bias.h"
 #include "daemon/procmem/process_memory.h"
@@ -208,16 +207,11 @@ size_t RoundRing(size_t bytes) {
 
 // `log` is what libbpf said during the load (the refused program, the verifier's tail).
 std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view target_go) {
-  LoadFailure f;
-  f.err = err;
-  f.privileged = probes::CurrentPrivileges().can_load();
-  f.program = log.failed_program();
-  f.log_tail = log.log_tail();
   LoadContext c;
   c.what = "loading the BPF programs";
   c.versions = ReportVersions(target_go);
   c.other_hint = " (run `gotraced selftest`; kernel needs BTF, ring buffers and bpf_loop: Linux >= 5.17)";
-  return ExplainLoadFailure(f, c);
+  return ExplainLoadFailure(ObservedLoadFailure(err, log), c);
 }
 
 }  // namespace

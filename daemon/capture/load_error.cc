@@ -8,8 +8,19 @@
 #include <fmt/format.h>
 
 #include "build_info.h"
+#include "daemon/capture/libbpf_log.h"
+#include "daemon/probes/privileges.h"
 
 namespace gotraced::capture {
+
+LoadFailure ObservedLoadFailure(int err, const LibbpfLogCapture &log) {
+  LoadFailure f;
+  f.err = err;
+  f.privileged = probes::CurrentPrivileges().can_load();
+  f.program = log.failed_program();
+  f.log_tail = log.log_tail();
+  return f;
+}
 
 std::string ExplainLoadFailure(const LoadFailure &f, const LoadContext &c) {
   const bool refused = f.err == EPERM || f.err == EACCES;

@@ -26,6 +26,12 @@ struct LoadContext {
 
 std::string ExplainLoadFailure(const LoadFailure &failure, const LoadContext &context);
 
+class LibbpfLogCapture;
+// The failure of a load that just failed with `err` while `log` listened: the program
+// libbpf reported refused, the verifier log's tail, and whether this process has the
+// capabilities (probes::CurrentPrivileges, capget).
+LoadFailure ObservedLoadFailure(int err, const LibbpfLogCapture &log);
+
 // "gotraced 0.1.0 (git 7e37775abcde), kernel 6.18.0-1-amd64" and, when given,
 // ", target go1.26.1".
 std::string ReportVersions(std::string_view target_go_version);

@@ -9,7 +9,6 @@
 
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
-#include "daemon/probes/privileges.h"
 #include "exec_watch.skel.h"
 #include "proto/exec_watch.h"
 
@@ -48,12 +47,10 @@ bool ExecWatcher::Start(std::string *error) {
     capture::LibbpfLogCapture log;
     impl_->skel = exec_watch__open_and_load();
     if (!impl_->skel) {
-      capture::LoadFailure f;
-      f.err = errno;
-      f.privileged = probes::CurrentPrivileges().can_load();
-      f.program = log.failed_program();
-      f.log_tail = log.log_tail();
-      if (error) *error = capture::ExplainLoadFailure(f, {"loading the exec-watch BPF program", capture::ReportVersions(""), ""});
+      const int err = errno;
+      if (error)
+        *error = capture::ExplainLoadFailure(capture::ObservedLoadFailure(err, log),
+                                             {"loading the exec-watch BPF program", capture::ReportVersions(""), ""});
       return false;
     }
   }
