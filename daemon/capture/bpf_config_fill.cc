@@ -1,0 +1,77 @@
+#include "daemon/capture/bpf_config_fill.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace gotraced::capture {
+
+void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
+  std::memset(c, 0, sizeof(*c));
+  const auto &o = plan.offsets;
+  c->target_tgid = uint32_t(pid);
+  c->max_frames = plan.max_frames > GT_MAX_FRAMES ? GT_MAX_FRAMES : plan.max_frames;
+  c->stack_prefers_syscall = plan.stack_prefers_syscall;
+  for (int i = 0; i < 16; i++) c->stack_for_old[i] = plan.stack_for_old[i];
+  c->g_stackguard0 = o.g_stackguard0;
+  c->g_m = o.g_m;
+  c->g_sched_pc = o.g_sched_pc;
+  c->g_sched_sp = o.g_sched_sp;
+  c->g_sched_bp = o.g_sched_bp;
+  c->g_syscallsp = o.g_syscallsp;
+  c->g_syscallpc = o.g_syscallpc;
+  c->g_syscallbp = o.g_syscallbp;
+  c->g_atomicstatus = o.g_atomicstatus;
+  c->g_goid = o.g_goid;
+  c->g_waitreason = o.g_waitreason;
+  c->g_parent_goid = o.g_parent_goid;
+  c->g_gopc = o.g_gopc;
+  c->g_startpc = o.g_startpc;
+  c->m_id = o.m_id;
+  c->m_procid = o.m_procid;
+  c->m_curg = o.m_curg;
+  c->m_p = o.m_p;
+  c->m_oldp = o.m_oldp;
+  c->m_syscalltick = o.m_syscalltick;
+  c->m_wait_trace_block_reason = o.m_wait_trace_block_reason;
+  c->m_wait_trace_skip = o.m_wait_trace_skip;
+  c->p_id = o.p_id;
+  c->p_status = o.p_status;
+  c->p_m = o.p_m;
+  c->p_syscalltick = o.p_syscalltick;
+  c->p_goidcache = o.p_goidcache;
+  c->p_goidcacheend = o.p_goidcacheend;
+  c->g_sync_safe_point = o.g_sync_safe_point;
+  c->span_npages = o.span_npages;
+  c->span_nelems = o.span_nelems;
+  c->span_alloc_count = o.span_alloc_count;
+  c->span_elemsize = o.span_elemsize;
+  c->m_vdso_sp = o.m_vdso_sp;
+  c->m_vdso_pc = o.m_vdso_pc;
+  c->m_ncgo = o.m_ncgo;
+  c->tls_g_off = plan.tls_g_offset;
+  c->gstatus_groups_set = 1;
+  // m.curg, m.p, m.oldp, m.id within one 64-byte window? (bpf/gotrace.bpf.c read_go_ctx)
+  c->m_win_off = -1;
+  {
+    int32_t lo = std::min({o.m_curg, o.m_p, o.m_oldp, o.m_id});
+    int32_t hi = std::max({o.m_curg, o.m_p, o.m_oldp, o.m_id});
+    bool aligned = ((o.m_curg | o.m_p | o.m_oldp | o.m_id) & 7) == 0;
+    if (lo >= 0 && hi + 8 - lo <= 64 && aligned) c->m_win_off = lo;
+    // The same copy stretched to m.syscalltick and the wait-trace pair (the fields of
+    // the m_big_len hits): only when it starts at m_win_off and stays within GT_MWIN.
+    // Sizes as the BPF side reads them: syscalltick 4 bytes, skip 8, block reason 1.
+    int32_t end = hi + 8;
+    bool inside = o.m_syscalltick >= 0;
+    for (auto [off, size] : {std::pair{o.m_syscalltick, 4}, {o.m_wait_trace_skip, 8}, {o.m_wait_trace_block_reason, 1}}) {
+      if (off < 0) continue;
+      if (off < lo) inside = false;
+      end = std::max(end, off + size);
+    }
+    if (c->m_win_off >= 0 && inside && end - lo <= GT_MWIN) c->m_big_len = uint32_t(end - lo);
+  }
+  c->p_id_status_adjacent = o.p_id >= 0 && o.p_status == o.p_id + 4;
+  std::memcpy(c->gstatus_groups, plan.gstatus_groups, sizeof(c->gstatus_groups));
+}
+
+}  // namespace gotraced::capture
