@@ -1,0 +1,3 @@
+module kerneltarget
+
+go 1.26
