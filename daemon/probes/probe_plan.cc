@@ -114,6 +114,8 @@ const std::vector<Want> &Wants() {
 
 int32_t Off(const gobin::FieldLoc &f) { return f.present() ? f.offset : -1; }
 
+}  // namespace
+
 BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
   BpfOffsets o;
   o.g_stackguard0 = Off(l.g.stackguard0);
@@ -154,6 +156,8 @@ BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
   o.m_ncgo = Off(l.m.ncgo);
   return o;
 }
+
+namespace {
 
 // Go 1.19's casgstatus has no PUSHQ BP: "SUBQ $n, SP; MOVQ BP, k(SP); LEAQ k(SP), BP"
 // (single-stepped), then spills of the argument registers, BT and a 1-byte NOP (an

@@ -188,6 +188,10 @@ struct PlanOptions {
 gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout,
                                  const PlanOptions &opts = {});
 
+// The struct offsets of `layout` as the BPF side reads them (-1: absent), the part of a
+// plan that needs no binary (gotraced selftest's built-in target uses it).
+BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &layout);
+
 // Cookie for a site: probe id | flags << 16 | cookie_hi << 32.
 inline uint64_t CookieFor(const ProbeSite &s) {
   return uint64_t{s.id} | (uint64_t{s.flags} << 16) | (uint64_t{s.cookie_hi} << 32);
