@@ -5,7 +5,7 @@
 set -euo pipefail
 
 STAMP_DIR=/var/lib/gotraced-setup
-STAMP="$STAMP_DIR/deps-v3"
+STAMP="$STAMP_DIR/deps-v4"
 GO127=go1.27.3
 
 log() { printf '[install-deps] %s\n' "$*"; }
@@ -18,13 +18,16 @@ fi
 PKGS=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   clang clang-format llvm lld libclang-rt-14-dev
+  clang-19  # the one BPF compiler (cmake/Bpf.cmake pins it): BPF acceptance depends on codegen
+  busybox-static cpio  # the kernel matrix's guest initramfs (tests/kernels/)
   libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libzstd-dev
   libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcapstone-dev libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev
   golang-1.19-go
   dpkg-dev file systemd
 )
-BACKPORT_PKGS=(golang-1.21-go golang-1.22-go golang-1.23-go)
+# qemu-system-x86 from backports: bookworm's QEMU 7.2 double-faults 6.12 guests under TCG.
+BACKPORT_PKGS=(golang-1.21-go golang-1.22-go golang-1.23-go qemu-system-x86)
 
 missing=()
 for p in "${PKGS[@]}" "${BACKPORT_PKGS[@]}"; do
@@ -71,4 +74,4 @@ fi
 
 mkdir -p "$STAMP_DIR"
 touch "$STAMP"
-log "ok: $(clang --version | head -1); $(bpftool version | head -1); $(go version)"
+log "ok: BPF compiler $(clang-19 --version | head -1); $(bpftool version | head -1); $(go version)"

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <set>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -23,6 +25,7 @@
 #include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/attach.h"
+#include "daemon/probes/site_program.h"
 #include "daemon/probes/version_support.h"
 #include "daemon/procmem/load_bias.h"
 #include "daemon/procmem/process_memory.h"
@@ -206,6 +209,16 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   }
   if (!opts.plan.sched_switch) bpf_program__set_autoload(I.skel->progs.gt_sched_switch, false);
   if (opts.cpu_hz == 0) bpf_program__set_autoload(I.skel->progs.gt_cpu_sample, false);
+  // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
+  // target without user annotations or sweeps does not load their programs.
+  {
+    const std::set<std::string> wanted = probes::PlanPrograms(I.plan);
+    bpf_program *p = nullptr;
+    bpf_object__for_each_program(p, I.skel->obj) {
+      if (std::string_view(bpf_program__section_name(p)) != "uprobe") continue;
+      bpf_program__set_autoload(p, wanted.count(bpf_program__name(p)) > 0);
+    }
+  }
   if (int err = gotrace__load(I.skel); err != 0) return gobin::Error{LoadError(-err, load_log, target_go)};
 
   // 4. Attach: tracepoints, then uprobes.
@@ -232,7 +245,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   I.consumer = std::make_unique<RingConsumer>(bpf_map__fd(I.skel->maps.events), opts.consumer,
                                               [p = impl.get()] { return p->LostPerCpu(); });
   if (!I.consumer->ok()) return gobin::Error{fmt::format("ring_buffer__new: {}", std::strerror(errno))};
-  auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->progs.gt_casgstatus, I.skel->progs.gt_call, &I.warnings);
+  auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->obj, &I.warnings);
   if (!up) return gobin::Error{up.error()};
   I.uprobes = std::move(*up);
   if (opts.cpu_hz > 0) {

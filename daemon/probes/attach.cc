@@ -1,5 +1,7 @@
 #include "daemon/probes/attach.h"
 
+#include "daemon/probes/site_program.h"
+
 #include <bpf/libbpf.h>
 #include <fmt/format.h>
 
@@ -44,13 +46,17 @@ std::string ExplainAttachErrno(int err, const BpfPrivileges &privileges) {
 }
 
 gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &plan, pid_t pid, const std::string &binary,
-                                                          bpf_program *gstatus_prog, bpf_program *call_prog,
-                                                          std::vector<std::string> *warnings) {
+                                                          bpf_object *obj, std::vector<std::string> *warnings) {
   auto out = std::make_unique<AttachedProbes>();
   out->attached_.assign(plan.sites.size(), false);
   for (const ProbeSite &s : plan.sites) {
     LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = CookieFor(s));
-    bpf_program *prog = s.role == ProbeRole::kCasgstatus ? gstatus_prog : call_prog;
+    const char *prog_name = SiteProgram(s);
+    bpf_program *prog = bpf_object__find_program_by_name(obj, prog_name);
+    if (!prog || bpf_program__fd(prog) < 0)
+      return gobin::Error{fmt::format("uprobe on {}: BPF program {} is not loaded (capture must load what the plan "
+                                      "names: probes::PlanPrograms)",
+                                      s.function, prog_name)};
     bpf_link *l = bpf_program__attach_uprobe_opts(prog, pid, binary.c_str(), s.file_offset, &uo);
     if (!l) {
       int err = errno;

@@ -16,7 +16,7 @@
 #include "daemon/probes/probe_plan.h"
 
 struct bpf_link;
-struct bpf_program;
+struct bpf_object;
 
 namespace gotraced::probes {
 
@@ -34,19 +34,17 @@ class AttachedProbes {
 
  private:
   friend gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &, pid_t, const std::string &,
-                                                                   bpf_program *, bpf_program *,
-                                                                   std::vector<std::string> *);
+                                                                   bpf_object *, std::vector<std::string> *);
   std::vector<bpf_link *> links_;
   std::vector<bool> attached_;
 };
 
 // `binary` is the path the kernel resolves to the inode to probe: /proc/PID/exe (the
-// mapped file even if the path on disk was replaced). GSTATUS sites get `gstatus_prog`,
-// the rest `call_prog`. A required site that fails fails the whole attach (with the
+// mapped file even if the path on disk was replaced). Each site is attached to the program
+// of its class in `obj` (site_program.h), which must be loaded. A required site that fails fails the whole attach (with the
 // reason: EPERM -> "not root" or "a security policy", ENOENT ...); optional ones add a warning.
 gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &plan, pid_t pid, const std::string &binary,
-                                                          bpf_program *gstatus_prog, bpf_program *call_prog,
-                                                          std::vector<std::string> *warnings);
+                                                          bpf_object *obj, std::vector<std::string> *warnings);
 
 // "Operation not permitted (run as root or with CAP_BPF+CAP_PERFMON)" etc. The advice to
 // run as root only when this process lacks the capabilities (privileges.h): with them,

@@ -1,5 +1,4 @@
-// gotrace CPU samples (gotraced --cpu-hz N): included at the end of bpf/gotrace.bpf.c,
-// whose helpers it uses (tgid_traced, reserve_go_record, fill_header, put_stack).
+// CPU samples (gotraced --cpu-hz N): SEC("perf_event") gt_cpu_sample. Stands on its own.
 //
 // The daemon opens one PERF_COUNT_SW_CPU_CLOCK event per CPU (pid -1, period 1e9/N ns)
 // and attaches this program to each (daemon/capture/cpu_sampler.cc says why per CPU and
@@ -15,9 +14,17 @@
 // runtime's own profiler would START the stack when the thread is outside Go code
 // (cpu_ext_start below); the daemon decides what the stack means.
 
-// Scratch for bpf_get_stack, separate from the uprobes' walk scratch: a perf_event
-// program may run in a hard interrupt on a CPU where a tracepoint program had been
-// using scratch_map.
+#pragma once
+
+#include "bpf/gt_maps.bpf.h"
+#include "bpf/gt_read.bpf.h"
+#include "bpf/gt_stack.bpf.h"
+#include "bpf/gt_record.bpf.h"
+
+// Scratch for bpf_get_stack and the walk, per CPU and separate from the uprobes' per-thread
+// scratch: a perf_event program runs in a hard interrupt (it cannot be preempted, and
+// the kernel does not nest it: bpf_prog_active), possibly on top of a uprobe program of
+// the same thread, whose scratch it must not touch.
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);
@@ -36,10 +43,10 @@ struct {
 //   * a VDSO call (m.vdsoSP != 0, set by nanotime1 / time·now / vgetrandom1 in
 //     sys_linux_amd64.s, time_linux_amd64.s): from m.vdsoPC, the caller of the assembly
 //     function; the runtime's stack has neither the VDSO nor that function.
-// Walks the frame-pointer chain from there into sr->s->pcs and returns true; false when
+// Walks the frame-pointer chain from there into s->pcs and returns true; false when
 // neither case holds (or the offsets are unknown): the caller then walks from the
 // interrupted registers.
-static __always_inline bool cpu_ext_start(struct task_struct *task, struct stack_result *sr) {
+static __always_inline bool cpu_ext_start(struct task_struct *task, struct scratch *s) {
   if (!cfg.tls_g_off || cfg.g_m < 0 || cfg.m_curg < 0 || cfg.m_vdso_sp < 0 || cfg.m_vdso_pc < 0 || cfg.m_ncgo < 0)
     return false;
   __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
@@ -47,7 +54,6 @@ static __always_inline bool cpu_ext_start(struct task_struct *task, struct stack
   __u64 g = rd64(fsbase + (__s64)cfg.tls_g_off);
   __u64 m = rdf64(g, cfg.g_m);
   if (!m) return false;
-  struct scratch *s = sr->s;
   struct walk *w = &s->w;
   __builtin_memset(w, 0, sizeof(*w));
   __u32 start;
@@ -59,31 +65,21 @@ static __always_inline bool cpu_ext_start(struct task_struct *task, struct stack
     syscallpc = rdf64(curg, cfg.g_syscallpc);
   }
   if (syscallsp && syscallpc) {
-    sr->tail.source = GT_STACK_SYSCALL;
-    sr->tail.stack_g = curg;
+    s->tail.source = GT_STACK_SYSCALL;
+    s->tail.stack_g = curg;
     s->pcs[0] = syscallpc;
     w->fp = cfg.g_syscallbp >= 0 ? rdf64(curg, cfg.g_syscallbp) : rdf64(curg, cfg.g_sched_bp);
     start = 1;
   } else {
     __u64 vdso_sp = rdf64(m, cfg.m_vdso_sp);
     if (!vdso_sp) return false;
-    sr->tail.source = GT_STACK_VDSO;
-    sr->tail.stack_g = g;
-    sr->tail.sched_sp_word = rdf64(m, cfg.m_vdso_pc);
+    s->tail.source = GT_STACK_VDSO;
+    s->tail.stack_g = g;
+    s->tail.sched_sp_word = rdf64(m, cfg.m_vdso_pc);
     w->fp = vdso_sp - 16;
     start = 0;
   }
-  w->start = start;
-  w->n = start;
-  __u32 max = cfg.max_frames;
-  if (max > GT_MAX_FRAMES) max = GT_MAX_FRAMES;
-  struct walk_arg arg = {.s = s};
-  if (max > start) bpf_loop(max - start, walk_step, &arg, 0);
-  __u32 n = w->n;
-  __u8 wflags = w->flags;
-  if (w->fp && n >= max) wflags |= GT_STACK_TRUNCATED;
-  sr->tail.nframes = n;
-  sr->tail.flags = wflags;
+  walk_chain(s, start);
   return true;
 }
 
@@ -105,42 +101,39 @@ int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
   __u8 kernel = (__u64)ctx->regs.ip >> 63;
 
   __u32 zero = 0;
-  struct stack_result sr = {};
-  sr.s = bpf_map_lookup_elem(&cpu_scratch, &zero);
-  if (!sr.s) return 0;
+  struct scratch *s = bpf_map_lookup_elem(&cpu_scratch, &zero);
+  if (!s) return 0;
+  __builtin_memset(&s->tail, 0, sizeof(s->tail));
   __u32 n;
-  if (cpu_ext_start(task, &sr)) {
-    n = sr.tail.nframes;
+  if (cpu_ext_start(task, s)) {
+    n = s->tail.nframes;
     if (n > GT_MAX_FRAMES) n = GT_MAX_FRAMES;
   } else {
     // pcs[0] = user IP, then [fp+8] up the chain from the user RBP until fp is no longer
     // a user address (Go ends a goroutine's chain with fp = 0: runtime/asm_amd64.s gogo).
     // Capped by kernel.perf_event_max_stack (127 by default).
-    long got = bpf_get_stack(ctx, sr.s->pcs, sizeof(sr.s->pcs), BPF_F_USER_STACK);
+    long got = bpf_get_stack(ctx, s->pcs, sizeof(s->pcs), BPF_F_USER_STACK);
     n = got > 0 ? (__u32)got / 8 : 0;
     if (n > GT_MAX_FRAMES) n = GT_MAX_FRAMES;
-    sr.tail.nframes = n;
-    sr.tail.source = GT_STACK_USER;
-    sr.tail.flags = got < 0 ? GT_STACK_FAULT : (n == GT_MAX_FRAMES ? GT_STACK_TRUNCATED : 0);
+    s->tail.nframes = n;
+    s->tail.source = GT_STACK_USER;
+    s->tail.flags = got < 0 ? GT_STACK_FAULT : (n == GT_MAX_FRAMES ? GT_STACK_TRUNCATED : 0);
   }
 
   __u64 w[2] = {};
   if (bpf_probe_read_user(w, sizeof(w), (const void *)sp) != 0) w[0] = w[1] = 0;
 
-  const __u32 body = sizeof(struct gt_cpu_sample_record);
-  __u32 cap = 0, seq = 0;
-  struct gt_cpu_sample_record *r = reserve_go_record(cpu_counters(), body, true, n, &cap, &seq);
-  if (!r) return 0;
-  fill_header(&r->h, GT_REC_CPU_SAMPLE, seq);
-  r->ip = ip;
-  r->sp = sp;
-  r->bp = bp;
-  r->r14 = r14;
-  r->sp_words[0] = w[0];
-  r->sp_words[1] = w[1];
-  r->kernel = kernel;
-  __builtin_memset(r->pad, 0, sizeof(r->pad));
-  put_stack(r, body, cap, &sr);
-  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-  return 0;
+#define GT_FILL_CPU(r, seq, stack)              \
+  do {                                          \
+    fill_header(&(r)->h, GT_REC_CPU_SAMPLE, seq); \
+    (r)->ip = ip;                               \
+    (r)->sp = sp;                               \
+    (r)->bp = bp;                               \
+    (r)->r14 = r14;                             \
+    (r)->sp_words[0] = w[0];                    \
+    (r)->sp_words[1] = w[1];                    \
+    (r)->kernel = kernel;                       \
+    __builtin_memset((r)->pad, 0, sizeof((r)->pad)); \
+  } while (0)
+  GT_EMIT(struct gt_cpu_sample_record, GT_FILL_CPU, cpu_counters(), true, n, &s->tail, s->pcs);
 }
