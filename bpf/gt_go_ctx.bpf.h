@@ -63,24 +63,24 @@ static __always_inline bool morestack_pending(struct scratch *s) {
                              // registers (pcs[0] is the same word): left 0 when R14 is m->curg
 #define GT_CTX_PC_NONE 0x8   // caller_pc left 0 (the caller reads it with other words)
 
-// m.curg, m.p, m.id (and m.oldp with `sys`) without the big copy of m: one 64-byte read
-// at cfg.m_win_off when they fit it (runtime2.go `type m`: adjacent in every supported
-// Go), else one read each.
-static __always_inline void read_m_fields(struct scratch *s, __u64 m, bool sys, __u64 *curg, __u64 *p, __u64 *mid,
-                                          __u64 *oldp) {
+// m.curg, m.p, m.id (and m.oldp with `sys`) into s->c without the big copy of m: one
+// 64-byte read at cfg.m_win_off when they fit it (runtime2.go `type m`: adjacent in every
+// supported Go), else one read each. s->c.m_id holds the raw m.id until gt_go_ctx ends.
+static __always_inline void read_m_fields(struct scratch *s, __u64 m, bool sys) {
+  struct gt_go_ctx *c = &s->c;
   if (cfg.m_win_off >= 0) {
     __u64 *w = s->tmp;
     __builtin_memset(w, 0, 64);
     if (m && bpf_probe_read_user(w, 64, (const void *)(m + cfg.m_win_off)) != 0) count_fault();
-    *curg = w[((cfg.m_curg - cfg.m_win_off) >> 3) & 7];
-    *p = w[((cfg.m_p - cfg.m_win_off) >> 3) & 7];
-    *mid = w[((cfg.m_id - cfg.m_win_off) >> 3) & 7];
-    *oldp = w[((cfg.m_oldp - cfg.m_win_off) >> 3) & 7];
+    c->curg = w[((cfg.m_curg - cfg.m_win_off) >> 3) & 7];
+    c->p = w[((cfg.m_p - cfg.m_win_off) >> 3) & 7];
+    c->m_id = w[((cfg.m_id - cfg.m_win_off) >> 3) & 7];
+    c->m_oldp = w[((cfg.m_oldp - cfg.m_win_off) >> 3) & 7];
   } else {
-    *curg = rdf64(m, cfg.m_curg);
-    *p = rdf64(m, cfg.m_p);
-    *mid = rdf64(m, cfg.m_id);
-    *oldp = sys ? rdf64(m, cfg.m_oldp) : 0;
+    c->curg = rdf64(m, cfg.m_curg);
+    c->p = rdf64(m, cfg.m_p);
+    c->m_id = rdf64(m, cfg.m_id);
+    c->m_oldp = sys ? rdf64(m, cfg.m_oldp) : 0;
   }
 }
 
@@ -88,65 +88,66 @@ static __always_inline void read_m_fields(struct scratch *s, __u64 m, bool sys, 
 // with GT_CTX_BLOCK). A global function, verified once whatever its caller: `opts`
 // (GT_CTX_*) is a scalar here. Both ways of reading m end with the same kinds of values
 // (unknown scalars) and no flag says which way was taken, so the verifier can merge them.
+// Values go straight into s->c rather than locals: this function's own BPF stack stays
+// under 64 bytes (gt_maps.bpf.h says why).
 __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
   if (!s) return 0;
-  bool sys = opts & GT_CTX_SYS, block = opts & GT_CTX_BLOCK;
   __u64 g = s->regs.r14;
   struct gt_go_ctx *c = &s->c;
-  __u64 m;
+  c->g = g;
+  c->m_syscalltick = 0;
   bool cached = g && s->mc_g == g;
   if (cached) {
-    m = s->mc_m;
+    c->m = s->mc_m;
     s->self.g = g;
     s->self.slot = GT_GSLOT_NONE;  // nothing else of a g0 is read; any read goes to the target
   } else {
     gview_load(s, &s->self, g, 0);
-    m = gv_read(s, &s->self, cfg.g_m, 8);
+    c->m = gv_read(s, &s->self, cfg.g_m, 8);
   }
-  __u64 p, curg, mid, oldp = 0;
-  __u32 m_tick = 0;
-  if (cfg.m_win_off >= 0 && cfg.m_big_len && (sys || block)) {
+  if (cfg.m_win_off >= 0 && cfg.m_big_len && (opts & (GT_CTX_SYS | GT_CTX_BLOCK))) {
     // curg, p, oldp, id, syscalltick and the wait-trace pair in one read. With m == 0 the
     // read fails and the helper zeroes the copy: every field reads 0, as a failed single
     // read would (only a real m's failure is a fault).
-    if (bpf_probe_read_user(s->mwin, cfg.m_big_len, (const void *)(m + cfg.m_win_off)) != 0 && m) count_fault();
-    curg = mw_read(s, cfg.m_curg, 8);
-    p = mw_read(s, cfg.m_p, 8);
-    mid = mw_read(s, cfg.m_id, 8);
-    oldp = mw_read(s, cfg.m_oldp, 8);
-    m_tick = (__u32)mw_read(s, cfg.m_syscalltick, 4);
-    if (block) {
+    if (bpf_probe_read_user(s->mwin, cfg.m_big_len, (const void *)(c->m + cfg.m_win_off)) != 0 && c->m)
+      count_fault();
+    c->curg = mw_read(s, cfg.m_curg, 8);
+    c->p = mw_read(s, cfg.m_p, 8);
+    c->m_id = mw_read(s, cfg.m_id, 8);
+    c->m_oldp = mw_read(s, cfg.m_oldp, 8);
+    c->m_syscalltick = (__u32)mw_read(s, cfg.m_syscalltick, 4);
+    if (opts & GT_CTX_BLOCK) {
       s->mw.reason = cfg.m_wait_trace_block_reason >= 0 ? mw_read(s, cfg.m_wait_trace_block_reason, 1) : 0;
       s->mw.skip = cfg.m_wait_trace_skip >= 0 ? mw_read(s, cfg.m_wait_trace_skip, 8) : 0;
     }
   } else {
-    read_m_fields(s, m, sys, &curg, &p, &mid, &oldp);
-    if (sys) m_tick = rdf32(m, cfg.m_syscalltick);
-    if (block) read_pair(m, cfg.m_wait_trace_block_reason, cfg.m_wait_trace_skip, &s->mw.reason, &s->mw.skip);
+    read_m_fields(s, c->m, opts & GT_CTX_SYS);
+    if (opts & GT_CTX_SYS) c->m_syscalltick = rdf32(c->m, cfg.m_syscalltick);
+    if (opts & GT_CTX_BLOCK)
+      read_pair(s, c->m, cfg.m_wait_trace_block_reason, cfg.m_wait_trace_skip, &s->mw.reason, &s->mw.skip);
   }
-  if (curg == g) {
+  if (!(opts & GT_CTX_SYS)) {
+    c->m_oldp = 0;
+    c->m_syscalltick = 0;
+  }
+  if (c->curg == g) {
     s->curg = s->self;
   } else {
-    gview_load(s, &s->curg, curg, 1);
-    if (m && !cached) {
+    gview_load(s, &s->curg, c->curg, 1);
+    if (c->m && !cached) {
       s->mc_g = g;
-      s->mc_m = m;
+      s->mc_m = c->m;
     }
   }
-  c->g = g;
-  c->m = m;
-  c->curg = curg;
   c->curg_goid = gv_read(s, &s->curg, cfg.g_goid, 8);
-  c->p = p;
-  c->m_id = m ? (__s64)mid : -1;
-  c->m_oldp = sys ? oldp : 0;
-  c->m_syscalltick = sys ? m_tick : 0;
+  c->m_id = c->m ? c->m_id : -1;
   // p.syscalltick is 20 bytes after p.id in every supported layout (runtime2.go `type
   // p`: id, status, link, schedtick, syscalltick): a hit that wants it reads the three in
   // one copy.
   __s32 tick_rel = cfg.p_syscalltick - cfg.p_id;
   c->p_syscalltick = 0;
-  if (cfg.p_id_status_adjacent && sys && p && tick_rel >= 8 && tick_rel <= 28 && !(tick_rel & 3)) {
+  __u64 p = c->p;
+  if (cfg.p_id_status_adjacent && (opts & GT_CTX_SYS) && p && tick_rel >= 8 && tick_rel <= 28 && !(tick_rel & 3)) {
     __u32 *pw = (__u32 *)s->tmp;
     __builtin_memset(pw, 0, 32);
     if (bpf_probe_read_user(pw, 32, (const void *)(p + cfg.p_id)) != 0) count_fault();
@@ -162,10 +163,10 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
       c->p_id = p ? (__s32)rdf32(p, cfg.p_id) : -1;
       c->p_status = rdf32(p, cfg.p_status);
     }
-    if (sys) c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
+    if (opts & GT_CTX_SYS) c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
   }
   __u32 flags = site_flags(s);
-  if ((opts & GT_CTX_PC_NONE) || ((opts & GT_CTX_PC_LATER) && curg == g))
+  if ((opts & GT_CTX_PC_NONE) || ((opts & GT_CTX_PC_LATER) && c->curg == g))
     c->caller_pc = 0;
   else if (flags & GT_SITE_FRAME_READY)
     c->caller_pc = rd64(s->regs.bp + 8);

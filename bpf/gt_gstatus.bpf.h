@@ -46,54 +46,21 @@ __noinline int gt_gstatus_emit(struct scratch *s, __u32 want_stack) {
   GT_EMIT(struct gt_gstatus_record, GT_FILL_GSTATUS, cpu_counters(), want_stack, s->tail.nframes, &s->tail, s->pcs);
 }
 
-// The whole hit after the registers are saved; a global function (verified once).
-__noinline int gt_gstatus_hit(struct scratch *s) {
+// The body of the record in s->gs for field groups `groups` (the spill slots, context
+// and views are read). A global function, verified once; its own stack stays small.
+__noinline int gt_gstatus_body(struct scratch *s, __u32 groups) {
   if (!s) return 0;
-  __u64 gp = s->regs.r[GT_REG_AX];
-  __u32 oldval = (__u32)s->regs.r[GT_REG_BX], newval = (__u32)s->regs.r[GT_REG_CX];
-  __u32 flags = site_flags(s);
-
-  // Optional field groups for this transition (plan-chosen; all when not set).
-  __u8 groups = 0xff;
-  if (cfg.gstatus_groups_set) groups = (oldval < 16 && newval < 16) ? cfg.gstatus_groups[oldval & 15][newval & 15] : 0xff;
-  bool want_stack = false;
-  if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
-  // ready (GT_READ_SPILL) at an entry site: caller_pc comes with the spill slots.
-  bool pc_spill = (groups & GT_READ_SPILL) && !(flags & GT_SITE_FRAME_READY);
-  __u32 opts = ((groups & GT_READ_SYSCALL) ? GT_CTX_SYS : 0) | ((groups & GT_READ_BLOCK) ? GT_CTX_BLOCK : 0) |
-               (pc_spill ? GT_CTX_PC_NONE : 0);
-  s->mw.reason = s->mw.skip = 0;
-  want_stack = go_ctx_and_stack(s, opts, want_stack);
-
-  // One copy per distinct g (R14, m->curg, gp: often the same one) serves every g field.
-  if (gp == s->c.curg)
-    s->vgp = s->curg;
-  else if (gp == s->regs.r14)
-    s->vgp = s->self;
-  else
-    gview_load(s, &s->vgp, gp, 2);
-
-  s->spill[0] = s->spill[1] = 0;
-  if (pc_spill) {
-    read_pc_spill(s);
-  } else if (groups & GT_READ_SPILL) {
-    __u64 caller_fp = (flags & GT_SITE_FRAME_READY) ? rd64(s->regs.bp) : s->regs.bp;
-    if (caller_fp && bpf_probe_read_user(s->spill, sizeof(s->spill), (const void *)(caller_fp + 16)) != 0)
-      count_fault();
-  }
-
-  // The body is built in the scratch, then copied behind the header of each size class.
   struct gt_gstatus_record *r = &s->gs;
   __builtin_memcpy(&r->ctx, &s->c, sizeof(s->c));
-  r->gp = gp;
+  r->gp = s->regs.r[GT_REG_AX];
   r->goid = gv_read(s, &s->vgp, cfg.g_goid, 8);
-  r->oldval = oldval;
-  r->newval = newval;
+  r->oldval = (__u32)s->regs.r[GT_REG_BX];
+  r->newval = (__u32)s->regs.r[GT_REG_CX];
   if (groups & GT_READ_CREATE) {
     r->startpc = gv_read(s, &s->vgp, cfg.g_startpc, 8);
     r->gopc = gv_read(s, &s->vgp, cfg.g_gopc, 8);
     r->parent_goid = gv_read(s, &s->vgp, cfg.g_parent_goid, 8);
-    read_pair(s->c.p, cfg.p_goidcache, cfg.p_goidcacheend, &r->p_goidcache, &r->p_goidcacheend);
+    read_pair(s, s->c.p, cfg.p_goidcache, cfg.p_goidcacheend, &r->p_goidcache, &r->p_goidcacheend);
   } else {
     r->startpc = r->gopc = r->parent_goid = r->p_goidcache = r->p_goidcacheend = 0;
   }
@@ -113,5 +80,43 @@ __noinline int gt_gstatus_hit(struct scratch *s) {
   r->probe_id = site_probe_id(s);
   r->caller_spill[0] = s->spill[0];
   r->caller_spill[1] = s->spill[1];
+  return 0;
+}
+
+// The whole hit after the registers are saved; a global function (verified once).
+__noinline int gt_gstatus_hit(struct scratch *s) {
+  if (!s) return 0;
+  __u32 oldval = (__u32)s->regs.r[GT_REG_BX], newval = (__u32)s->regs.r[GT_REG_CX];
+  // Optional field groups for this transition (plan-chosen; all when not set).
+  __u32 groups = 0xff;
+  if (cfg.gstatus_groups_set) groups = (oldval < 16 && newval < 16) ? cfg.gstatus_groups[oldval & 15][newval & 15] : 0xff;
+  bool want_stack = false;
+  if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
+  // ready (GT_READ_SPILL) at an entry site: caller_pc comes with the spill slots.
+  bool frame_ready = site_flags(s) & GT_SITE_FRAME_READY;
+  bool pc_spill = (groups & GT_READ_SPILL) && !frame_ready;
+  __u32 opts = ((groups & GT_READ_SYSCALL) ? GT_CTX_SYS : 0) | ((groups & GT_READ_BLOCK) ? GT_CTX_BLOCK : 0) |
+               (pc_spill ? GT_CTX_PC_NONE : 0);
+  s->mw.reason = s->mw.skip = 0;
+  want_stack = go_ctx_and_stack(s, opts, want_stack);
+
+  // One copy per distinct g (R14, m->curg, gp: often the same one) serves every g field.
+  __u64 gp = s->regs.r[GT_REG_AX];
+  if (gp == s->c.curg)
+    s->vgp = s->curg;
+  else if (gp == s->regs.r14)
+    s->vgp = s->self;
+  else
+    gview_load(s, &s->vgp, gp, 2);
+
+  s->spill[0] = s->spill[1] = 0;
+  if (pc_spill) {
+    read_pc_spill(s);
+  } else if (groups & GT_READ_SPILL) {
+    __u64 caller_fp = frame_ready ? rd64(s->regs.bp) : s->regs.bp;
+    if (caller_fp && bpf_probe_read_user(s->spill, sizeof(s->spill), (const void *)(caller_fp + 16)) != 0)
+      count_fault();
+  }
+  gt_gstatus_body(s, groups);
   return gt_gstatus_emit(s, want_stack);
 }

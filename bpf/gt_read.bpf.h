@@ -87,10 +87,11 @@ static __always_inline __u64 gv_read(struct scratch *s, const struct gview *v, _
 // (m.waitTraceSkip/waitTraceBlockReason, p.goidcache/goidcacheend in runtime2.go), else
 // one read each. Each value is 8 bytes from its offset (the caller keeps the low bytes
 // it needs: little endian).
-static __always_inline void read_pair(__u64 base, __s32 a, __s32 b, __u64 *va, __u64 *vb) {
+static __always_inline void read_pair(struct scratch *s, __u64 base, __s32 a, __s32 b, __u64 *va, __u64 *vb) {
   __s32 lo = a < b ? a : b, hi = a < b ? b : a;
   if (base && lo >= 0 && hi - lo == 8) {
-    __u64 w[2] = {};
+    __u64 *w = s->tmp;  // not on the BPF stack (gt_maps.bpf.h)
+    w[0] = w[1] = 0;
     if (bpf_probe_read_user(w, sizeof(w), (const void *)(base + lo)) != 0) count_fault();
     *va = w[a == lo ? 0 : 1];
     *vb = w[b == lo ? 0 : 1];
