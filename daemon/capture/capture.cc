@@ -20,6 +20,7 @@
 #include "daemon/capture/cpu_sampler.h"
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
+#include "daemon/capture/stack_guard.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/runtime_globals.h"
@@ -193,33 +194,49 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
   const std::string target_go =
       I.bin->build_info().go_version.empty() ? I.plan.name : I.bin->build_info().go_version;
-  LibbpfLogCapture load_log;
-  I.skel = gotrace__open();
-  if (!I.skel) return gobin::Error{LoadError(errno, load_log, target_go)};
-  FillConfig(I.plan, opts.pid, &I.skel->rodata->cfg);
-  // User annotations: the runtime's tracer flag, read at StartRegion/Logf (bpf/user.bpf.h).
-  if (I.plan.user_tracing_flag_vaddr) {
-    I.skel->rodata->gt_user_tracing_addr = I.plan.user_tracing_flag_vaddr + I.bias;
-    I.skel->rodata->gt_user_tracing_size = I.plan.user_tracing_flag_size;
-  }
-  bpf_map__set_max_entries(I.skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
-  if (!opts.plan.syscall_tracepoints) {
-    bpf_program__set_autoload(I.skel->progs.gt_sys_enter, false);
-    bpf_program__set_autoload(I.skel->progs.gt_sys_exit, false);
-  }
-  if (!opts.plan.sched_switch) bpf_program__set_autoload(I.skel->progs.gt_sched_switch, false);
-  if (opts.cpu_hz == 0) bpf_program__set_autoload(I.skel->progs.gt_cpu_sample, false);
-  // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
-  // target without user annotations or sweeps does not load their programs.
-  {
+  // Opens and configures the object: only what the plan and options need is loaded.
+  auto open_configured = [&]() -> gotrace * {
+    gotrace *skel = gotrace__open();
+    if (!skel) return nullptr;
+    FillConfig(I.plan, opts.pid, &skel->rodata->cfg);
+    // User annotations: the runtime's tracer flag, read at StartRegion/Logf (bpf/gt_user.bpf.h).
+    if (I.plan.user_tracing_flag_vaddr) {
+      skel->rodata->gt_user_tracing_addr = I.plan.user_tracing_flag_vaddr + I.bias;
+      skel->rodata->gt_user_tracing_size = I.plan.user_tracing_flag_size;
+    }
+    bpf_map__set_max_entries(skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
+    if (!opts.plan.syscall_tracepoints) {
+      bpf_program__set_autoload(skel->progs.gt_sys_enter, false);
+      bpf_program__set_autoload(skel->progs.gt_sys_exit, false);
+    }
+    if (!opts.plan.sched_switch) bpf_program__set_autoload(skel->progs.gt_sched_switch, false);
+    if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
+    // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
+    // target without user annotations or sweeps does not load their programs.
     const std::set<std::string> wanted = probes::PlanPrograms(I.plan);
     bpf_program *p = nullptr;
-    bpf_object__for_each_program(p, I.skel->obj) {
+    bpf_object__for_each_program(p, skel->obj) {
       if (std::string_view(bpf_program__section_name(p)) != "uprobe") continue;
       bpf_program__set_autoload(p, wanted.count(bpf_program__name(p)) > 0);
     }
+    return skel;
+  };
+  LibbpfLogCapture load_log;
+  I.skel = open_configured();
+  if (!I.skel) return gobin::Error{LoadError(errno, load_log, target_go)};
+  // The verifier's figures for the uprobe programs (stack_guard.h): BPF_LOG_STATS, tiny.
+  auto stack_logs = UprobeStackLogs::Enable(I.skel->obj);
+  if (int err = gotrace__load(I.skel); err != 0) {
+    // A refusal: load once more without our stats buffers, so that libbpf's own log of
+    // the refusal (the verifier's reason) reaches load_log.
+    gotrace__destroy(I.skel);
+    I.skel = open_configured();
+    LibbpfLogCapture refusal_log;
+    int err2 = I.skel ? gotrace__load(I.skel) : -errno;
+    if (err2 == 0) return gobin::Error{LoadError(-err, load_log, target_go)};
+    return gobin::Error{LoadError(-err2, refusal_log, target_go)};
   }
-  if (int err = gotrace__load(I.skel); err != 0) return gobin::Error{LoadError(-err, load_log, target_go)};
+  if (auto refusal = stack_logs->Check()) return gobin::Error{*refusal};
 
   // 4. Attach: tracepoints, then uprobes.
   auto attach_tp = [&](bpf_program *p, const char *what, bool required) -> bool {
