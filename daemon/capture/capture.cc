@@ -156,27 +156,40 @@ std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view tar
 Capture::Capture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Capture::~Capture() = default;
 
+gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts) {
+  TargetPlan t;
+  t.exe = exe_path.empty() ? fmt::format("/proc/{}/exe", pid) : exe_path;
+  auto bin = gobin::GoBinary::Open(t.exe);
+  if (!bin) return gobin::Error{fmt::format("{}: {}", t.exe, bin.error())};
+  t.bin = std::move(*bin);
+  std::vector<std::string> notes;
+  auto layout = gobin::ResolveRuntimeLayout(t.bin->elf(), t.bin->go_version(), &notes);
+  if (!layout) return gobin::Error{layout.error()};
+  t.layout = std::move(*layout);
+  auto plan = probes::PlanFor(*t.bin, t.layout, opts);
+  if (!plan) return gobin::Error{plan.error()};
+  t.plan = std::move(*plan);
+  return t;
+}
+
 gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opts) {
+  if (opts.pid <= 0) return gobin::Error{"no target pid"};
+  if (kill(opts.pid, 0) != 0 && errno == ESRCH) return gobin::Error{fmt::format("no process {}", opts.pid)};
+  auto target = PlanTarget(opts.pid, opts.exe_path, opts.plan);
+  if (!target) return gobin::Error{target.error()};
+  return Start(opts, std::move(*target));
+}
+
+gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opts, TargetPlan target) {
   auto impl = std::make_unique<Impl>();
   impl->opts = opts;
   Impl &I = *impl;
   if (opts.pid <= 0) return gobin::Error{"no target pid"};
   if (kill(opts.pid, 0) != 0 && errno == ESRCH) return gobin::Error{fmt::format("no process {}", opts.pid)};
-  std::string exe = opts.exe_path.empty() ? fmt::format("/proc/{}/exe", opts.pid) : opts.exe_path;
-
-  // 1. The binary and its runtime layout.
-  auto bin = gobin::GoBinary::Open(exe);
-  if (!bin) return gobin::Error{fmt::format("{}: {}", exe, bin.error())};
-  I.bin = std::move(*bin);
-  std::vector<std::string> notes;
-  auto layout = gobin::ResolveRuntimeLayout(I.bin->elf(), I.bin->go_version(), &notes);
-  if (!layout) return gobin::Error{layout.error()};
-  I.layout = std::move(*layout);
-
-  // 2. The plan.
-  auto plan = probes::PlanFor(*I.bin, I.layout, opts.plan);
-  if (!plan) return gobin::Error{plan.error()};
-  I.plan = std::move(*plan);
+  const std::string exe = target.exe;
+  I.bin = std::move(target.bin);
+  I.layout = std::move(target.layout);
+  I.plan = std::move(target.plan);
   // A Go version outside the plan's range (probes/version_support.h) is traced only
   // after a conclusive self-check, which needs the program running: not in launch mode.
   if (I.plan.untested && !opts.self_check)

@@ -34,7 +34,9 @@
 
 #include "daemon/capture/record_view.h"
 #include "daemon/capture/ring_consumer.h"
+#include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/result.h"
+#include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/probe_plan.h"
 #include "daemon/procmem/snapshot.h"
 
@@ -67,8 +69,24 @@ struct CaptureStats {
   bool target_exited = false;
 };
 
+// What is known of a target before anything is loaded: its binary, its runtime's struct
+// layout and the probe plan made from them. The session makes it (PlanTarget) and hands it
+// to Capture::Start, which loads exactly the programs the plan names.
+struct TargetPlan {
+  std::string exe;  // the path probed: /proc/<pid>/exe unless given
+  std::unique_ptr<gobin::GoBinary> bin;
+  gobin::RuntimeLayout layout;
+  probes::ProbePlan plan;
+};
+
+// Opens the target's binary, resolves its runtime layout and makes the probe plan.
+gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts);
+
 class Capture {
  public:
+  // Loads and attaches what `target` (PlanTarget of opts.pid) names.
+  static gobin::Result<std::unique_ptr<Capture>> Start(const CaptureOptions &opts, TargetPlan target);
+  // PlanTarget, then Start (tools that do not look at the plan first).
   static gobin::Result<std::unique_ptr<Capture>> Start(const CaptureOptions &opts);
   ~Capture();  // detaches and frees the BPF object
   Capture(const Capture &) = delete;

@@ -174,7 +174,11 @@ bool Session::Start(std::string *error) {
   co.plan.gc_probes = I.options.events.gc;  // GC, STW, heap metrics (docs/probe-plan.md §3.9)
   co.plan.sweep_probes = I.options.events.sweeps;
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
-  auto cap = capture::Capture::Start(co);
+  // The session makes the plan (binary, layout, probe sites) and hands it to capture,
+  // which loads only the programs the plan names.
+  auto target = capture::PlanTarget(co.pid, co.exe_path, co.plan);
+  if (!target) return fail(target.error());
+  auto cap = capture::Capture::Start(co, std::move(*target));
   if (!cap) return fail(cap.error());
   I.cap = std::move(*cap);
 
