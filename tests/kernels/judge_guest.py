@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Judges one guest of the kernel matrix from what boot-guest.sh left in its log dir.
+
+    judge_guest.py LOGDIR TRACECHECK [BOOT_RC]
+
+BOOT_RC: boot-guest.sh's exit status (124: qemu killed at its timeout; 125: the guest
+was not booted for want of time).
+
+Reads LOGDIR/console.log (ttyS0) and LOGDIR/data.log (ttyS1, see guest-init.sh), unpacks
+the files the guest sent into LOGDIR/files/, runs Go's parser (tracecheck) on the two
+traces and scans the console and the guest's dmesg for kernel oopses. Writes
+LOGDIR/result.json: {"uname", "preempt", "cells": {CHECK: {"ok", "text", "why"}},
+"selftest": the selftest's output, "oops": [lines], "oops_block": the first oops with
+the 30 lines after it} with CHECK in CHECKS. A cell's text
+is what the table shows ("ok", "FAIL", "-" for a check that had nothing to look at);
+"why" is the one-line reason for anything but "ok".
+"""
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+
+CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "no-oops"]
+
+# What counts as a kernel oops (issue 11/12): matched case-sensitively, so the console's
+# "loops_per_jiffy" is not an "Oops".
+OOPS = re.compile(r"BUG:|Oops|panic|Call Trace|general protection")
+# Lines that name those words without being an oops: the kernel command line (panic=-1)
+# and our own markers; a step's output is prefixed "[step] " and judged by its exit status.
+NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|launch|attach)\] )|[Cc]ommand line: ")
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace").replace("\r", "")
+    except FileNotFoundError:
+        return ""
+
+
+def unpack(data, outdir):
+    """The files between @@GTM-BEGIN NAME BYTES and @@GTM-END NAME -> {NAME: path}."""
+    os.makedirs(outdir, exist_ok=True)
+    files, name, size, chunks = {}, None, 0, []
+    for line in data.split("\n"):
+        if line.startswith("@@GTM-BEGIN "):
+            parts = line.split()
+            name, size, chunks = parts[1], int(parts[2]) if len(parts) > 2 else -1, []
+        elif line.startswith("@@GTM-END ") and name:
+            try:
+                blob = base64.b64decode("".join(chunks))
+            except ValueError:
+                blob = None
+            if blob is not None and (size < 0 or len(blob) == size):
+                path = os.path.join(outdir, os.path.basename(name))
+                with open(path, "wb") as f:
+                    f.write(blob)
+                files[name] = path
+            name = None
+        elif name:
+            chunks.append(line.strip())
+    return files
+
+
+def markers(text):
+    """'@@GTM KEY REST' lines -> {KEY: REST} (the last one wins)."""
+    m = {}
+    for line in text.split("\n"):
+        if line.startswith("@@GTM "):
+            key, _, rest = line[6:].partition(" ")
+            m[key] = rest.strip()
+        i = line.find("@@GTM step ")  # a step's marker may follow kernel text on a line
+        if i > 0:
+            key, _, rest = line[i + 6:].partition(" ")
+            m.setdefault(key, rest.strip())
+    return m
+
+
+def steps(text):
+    """'@@GTM step NAME rc=N secs=S ...' / 'step NAME not-run: ...' -> {NAME: dict}."""
+    out = {}
+    for line in text.split("\n"):
+        mt = re.search(r"@@GTM step (\S+) rc=(\d+) secs=([\d.]+)(?: timeout=(\d+)s)?( timedout)?",
+                       line)
+        if mt:
+            out[mt.group(1)] = {"rc": int(mt.group(2)), "secs": float(mt.group(3)),
+                                "timeout": int(mt.group(4) or 0), "timedout": bool(mt.group(5))}
+            continue
+        mt = re.search(r"@@GTM step (\S+) not-run: (.*)", line)
+        if mt:
+            out[mt.group(1)] = {"rc": None, "why": mt.group(2)}
+    return out
+
+
+def begun(text):
+    return set(re.findall(r"@@GTM step-begin (\S+)", text))
+
+
+def preempt_mode(m):
+    dbg = m.get("preempt-debugfs", "")
+    mt = re.search(r"\((\w+)\)", dbg)
+    if mt:
+        return mt.group(1)
+    mt = re.search(r"Dynamic Preempt: (\w+)", m.get("preempt-dmesg", ""))
+    if mt:
+        return mt.group(1)
+    v = m.get("uname-v", "")
+    for word, mode in (("PREEMPT_RT", "rt"), ("PREEMPT_LAZY", "lazy"), ("PREEMPT ", "full")):
+        if word in v + " ":
+            return mode
+    return "?" if not v else "none/voluntary (not dynamic)"
+
+
+def last_error(path, limit=400):
+    """The line of a step's log that says why it failed: gotraced's [error] line, else
+    the last non-empty line."""
+    text = read(path)
+    lines = [l for l in text.split("\n") if l.strip()]
+    for l in lines:
+        if "[error]" in l or "[critical]" in l:
+            return re.sub(r"^\[[^]]*\] \[(error|critical)\] ", "", l)[:limit]
+    return (lines[-1][:limit] if lines else "(no output)")
+
+
+def verifier_words(path, n=4):
+    """The verifier's last lines as gotraced quotes them (indented after 'last words:')."""
+    text = read(path)
+    i = text.find("last words:")
+    if i < 0:
+        return []
+    quoted = [re.sub(r"\s+", " ", l.strip()) for l in text[i:].split("\n")[1:]
+              if l.startswith("    ")]
+    return quoted[-n:]
+
+
+def tracecheck(tool, path):
+    r = subprocess.run([tool, path], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        err = (r.stderr.strip().split("\n") or ["?"])[0]
+        return False, f"tracecheck rejects it: {err[:300]}"
+    try:
+        d = json.loads(r.stdout)
+        return True, (f"{d.get('events')} events, {d.get('creates')} goroutines created, "
+                      f"{d.get('syscalls')} syscalls, {d.get('generations')} generations")
+    except ValueError:
+        return True, "accepted"
+
+
+def main():
+    logdir, tool = sys.argv[1], sys.argv[2]
+    boot_rc = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    console = read(os.path.join(logdir, "console.log"))
+    data = read(os.path.join(logdir, "data.log"))
+    files = unpack(data, os.path.join(logdir, "files"))
+    m = markers(data + "\n" + console)
+    st = steps(data + "\n" + console)
+    started = begun(data + "\n" + console)
+    done = "done" in m
+    cells = {}
+
+    def cell(check, ok, why="", text=None):
+        cells[check] = {"ok": ok, "text": text or ("ok" if ok else "FAIL"), "why": why}
+
+    # How the guest ended, to explain steps that never reported.
+    if boot_rc == 125:
+        ended = "not booted: the guests before used up the matrix's time budget"
+    elif boot_rc == 124:
+        killed = [l for l in read(os.path.join(logdir, "qemu.log")).split("\n")
+                  if l.startswith("boot-guest: killed")]
+        ended = "the host killed the guest" + (
+            ": " + killed[-1].split(": ", 2)[-1] if killed else "")
+    elif not done:
+        ended = "the guest stopped before /init finished (panic? see console.log)"
+    else:
+        ended = ""
+
+    if "init-start" in m:
+        cell("boot", True, text=f"ok {float(m['init-start'].split('=')[-1]):.0f}s")
+    else:
+        tail = [l for l in console.split("\n") if l.strip()][-3:]
+        cell("boot", False, f"/init never started ({ended or 'qemu exited'}); console ends: "
+             + " | ".join(tail)[:400])
+
+    def judge_step(check, name, log):
+        s = st.get(name)
+        logpath = files.get(log, "")
+        if s is None:
+            if name in started:
+                cell(check, False, f"{name} started but never reported: {ended}")
+            elif "init-start" in m:
+                cell(check, False, f"{name} never ran: {ended}")
+            else:
+                cell(check, False, "no boot", text="-")
+            return False
+        if s["rc"] is None:
+            cell(check, False, "not run: " + s["why"], text="FAIL")
+            return False
+        if s["rc"] == 0:
+            cell(check, True, text=f"ok {s['secs']:.0f}s")
+            return True
+        if s.get("timedout"):
+            why = f"killed at its {s['timeout']}s timeout (exit {s['rc']})"
+            if "BPF verifier refused" not in read(logpath):
+                why += "; last output: " + last_error(logpath, 250) if logpath else ""
+        else:
+            why = f"exit {s['rc']} after {s['secs']:.0f}s: {last_error(logpath) if logpath else '(log not received)'}"
+        words = verifier_words(logpath) if logpath else []
+        if words:
+            why += " || verifier: " + " / ".join(words)
+        cell(check, False, why)
+        return False
+
+    judge_step("selftest", "selftest", "selftest.log")
+    for mode in ("launch", "attach"):
+        ran = judge_step(mode, mode, f"{mode}.log")
+        trace = files.get(f"{mode}.trace")
+        if trace and os.path.getsize(trace) > 0:
+            ok, why = tracecheck(tool, trace)
+            cell(f"parse {mode}", ok, "" if ok else why)
+            if ok:
+                cells[f"parse {mode}"]["detail"] = why
+        elif ran:
+            cell(f"parse {mode}", False, f"{mode} succeeded but its trace did not reach the host")
+        else:
+            cell(f"parse {mode}", False, f"no trace ({mode} failed)", text="-")
+
+    # Oopses: the console's kernel lines and the dmesg the guest sent (it has what a
+    # console line may have interleaved with a step's output).
+    oops = []
+    for text in (console, read(files.get("dmesg.txt", "/nonexistent"))):
+        for line in text.split("\n"):
+            if OOPS.search(line) and not NOT_KERNEL.search(line):
+                s = line.strip()
+                core = re.sub(r"^\[\s*[\d.]+\]\s*", "", s)
+                if core not in [re.sub(r"^\[\s*[\d.]+\]\s*", "", o) for o in oops]:
+                    oops.append(s)
+    block = []
+    for text in (read(files.get("dmesg.txt", "/nonexistent")), console):
+        lines = text.split("\n")
+        first = next((i for i, l in enumerate(lines)
+                      if OOPS.search(l) and not NOT_KERNEL.search(l)), None)
+        if first is not None:
+            block = [l.rstrip() for l in lines[first:first + 40]
+                     if not NOT_KERNEL.search(l)][:30]
+            break
+    if oops:
+        cell("no-oops", False, f"{len(oops)} oops lines, first: {oops[0][:200]}")
+    elif "init-start" not in m:
+        cell("no-oops", False, "no boot", text="-")
+    else:
+        cell("no-oops", True)
+
+    selftest_out = read(files.get("selftest.log", "/nonexistent"))
+    result = {
+        "uname": m.get("uname-r", "?"),
+        "uname_v": m.get("uname-v", ""),
+        "preempt": preempt_mode(m) if "init-start" in m else "?",
+        "preempt_raw": m.get("preempt-debugfs", "") + " / " + m.get("preempt-dmesg", ""),
+        "selftest_args": m.get("selftest-args", ""),
+        "selftest": selftest_out,
+        "cells": cells,
+        "oops": oops,
+        "oops_block": block,
+        "done": done,
+    }
+    with open(os.path.join(logdir, "result.json"), "w") as f:
+        json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
