@@ -1,14 +1,22 @@
 #include "daemon/bpfcheck/bpf_selftest.h"
 
 #include <spawn.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
+#include "daemon/bpfcheck/selftest_target.h"
+#include "daemon/capture/bpf_config_fill.h"
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
+#include "daemon/probes/privileges.h"
+#include "exec_watch.skel.h"
+#include "gotrace.skel.h"
 #include "hello.skel.h"
 #include "proto/records.h"
 
@@ -16,6 +24,8 @@ extern char **environ;
 
 namespace gotraced {
 namespace {
+
+using capture::KernelFeature;
 
 struct Seen {
   int pid = 0;
@@ -30,11 +40,8 @@ int OnRecord(void *ctx, void *data, size_t size) {
   return 0;
 }
 
-}  // namespace
-
-std::string RunBpfSelfTest() {
-  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-    return "kernel has no BTF (/sys/kernel/btf/vmlinux); gotraced needs CONFIG_DEBUG_INFO_BTF=y";
+// Step 3: hello on sched_process_exec sees /bin/true start, through the ring buffer.
+std::string AttachCheck() {
   hello *skel = nullptr;
   {
     capture::LibbpfLogCapture log;
@@ -56,7 +63,9 @@ std::string RunBpfSelfTest() {
     ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.events), OnRecord, &seen, nullptr);
     const char *argv[] = {"/bin/true", nullptr};
     pid_t pid = 0;
-    if (posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char **>(argv), environ) != 0) {
+    if (!rb) {
+      result = std::string("ring_buffer__new failed: ") + std::strerror(errno);
+    } else if (posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char **>(argv), environ) != 0) {
       result = "could not spawn /bin/true";
     } else {
       seen.pid = pid;
@@ -69,6 +78,229 @@ std::string RunBpfSelfTest() {
   }
   hello__destroy(skel);
   return result;
+}
+
+const bpfcheck::ProgramCheck *FirstRefusal(const SelftestReport &r) {
+  for (const auto &p : r.programs)
+    if (!p.loaded) return &p;
+  return nullptr;
+}
+
+std::string Thousands(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string Depths(const std::vector<uint32_t> &d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); i++) s += (i ? "+" : "") + std::to_string(d[i]);
+  return s.empty() ? "-" : s;
+}
+
+std::string StateWord(KernelFeature::State s) {
+  switch (s) {
+    case KernelFeature::State::kPresent: return "present";
+    case KernelFeature::State::kMissing: return "missing";
+    case KernelFeature::State::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string Json(std::string_view s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20) o += fmt::format("\\u{:04x}", c);
+        else o += char(c);
+    }
+  }
+  return o + "\"";
+}
+
+template <class T, class F>
+std::string JsonArray(const std::vector<T> &v, F each) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + each(v[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+int SelftestReport::ExitCode() const {
+  if (!privileged) return 1;
+  for (const auto &f : features)
+    if (f.state == KernelFeature::State::kMissing) return 1;
+  if (!target_error.empty()) return 1;
+  if (FirstRefusal(*this)) return 2;
+  if (attach_ran && !attach_error.empty()) return 1;
+  return 0;
+}
+
+std::string SelftestReport::Problem() const {
+  if (!privileged)
+    return "this process may not load BPF programs: run gotraced as root, or with CAP_BPF + CAP_PERFMON "
+           "(and CAP_SYS_PTRACE to trace another user's process)";
+  if (auto missing = capture::MissingFeatures(features); !missing.empty()) {
+    std::string s = fmt::format("this kernel ({}) lacks what gotraced needs:", kernel);
+    for (const auto &m : missing) s += "\n  - " + m;
+    s += fmt::format("\ngotraced supports Linux {} and newer.", capture::kMinimumKernel);
+    return s;
+  }
+  if (!target_error.empty()) return "--binary: " + target_error;
+  if (const auto *p = FirstRefusal(*this)) {
+    std::string s = fmt::format("program {} ({}, SEC(\"{}\")) was not loaded: {}", p->name, p->object, p->section,
+                                p->error);
+    if (!p->log_tail.empty()) {
+      s += "\nThe verifier's last lines:";
+      for (const auto &l : p->log_tail) s += "\n    " + l;
+    }
+    s += fmt::format(
+        "\nThis kernel has every feature gotraced needs, so this is a gotraced bug: please report it with this "
+        "output and these versions: {}",
+        versions);
+    return s;
+  }
+  if (attach_ran && !attach_error.empty()) return attach_error;
+  return {};
+}
+
+SelftestReport RunSelftest(const SelftestOptions &opts) {
+  SelftestReport r;
+  utsname u{};
+  r.kernel = uname(&u) == 0 ? u.release : "unknown";
+  r.versions = capture::ReportVersions("");
+  r.privileged = probes::CurrentPrivileges().can_load();
+  r.features = capture::ProbeKernelFeatures();
+
+  auto target = opts.binary.empty() ? bpfcheck::BuiltinTarget() : bpfcheck::TargetFromBinary(opts.binary);
+  if (!target) {
+    r.target = opts.binary;
+    r.target_error = target.error();
+  } else {
+    r.target = target->description;
+  }
+  if (!r.privileged) return r;
+
+  bool quote = true;
+  auto add = [&](std::vector<bpfcheck::ProgramCheck> v) {
+    for (auto &c : v) {
+      if (!c.loaded) quote = false;
+      r.programs.push_back(std::move(c));
+    }
+  };
+  if (target) {
+    const probes::ProbePlan &plan = target->plan;
+    const pid_t self = getpid();
+    add(bpfcheck::CheckObjectPrograms(
+        "gotrace",
+        bpfcheck::SkeletonOpener<gotrace>(gotrace__open, gotrace__destroy,
+                                          [&plan, self](gotrace *s) {
+                                            // As capture.cc Capture::Start fills it.
+                                            capture::FillConfig(plan, self, &s->rodata->cfg);
+                                            if (plan.user_tracing_flag_vaddr) {
+                                              s->rodata->gt_user_tracing_addr = plan.user_tracing_flag_vaddr;
+                                              s->rodata->gt_user_tracing_size = plan.user_tracing_flag_size;
+                                            }
+                                          }),
+        quote));
+  }
+  add(bpfcheck::CheckObjectPrograms("exec_watch", bpfcheck::SkeletonOpener<exec_watch>(exec_watch__open, exec_watch__destroy),
+                                    quote));
+  add(bpfcheck::CheckObjectPrograms("hello", bpfcheck::SkeletonOpener<hello>(hello__open, hello__destroy), quote));
+
+  if (opts.attach_check) {
+    r.attach_ran = true;
+    r.attach_error = AttachCheck();
+  }
+  return r;
+}
+
+std::string FormatSelftestText(const SelftestReport &r) {
+  std::string s = fmt::format("gotraced selftest: kernel {}; gotrace config from {}\n", r.kernel,
+                              r.target.empty() ? "-" : r.target);
+  s += "\nKernel features (first mainline Linux that has each):\n";
+  for (const auto &f : r.features) {
+    s += fmt::format("  {:<8} {:<6} {}{}\n", StateWord(f.state), f.since, f.name, f.cpu_hz_only ? "  [--cpu-hz only]" : "");
+    if (f.state != KernelFeature::State::kPresent) s += fmt::format("{:17}{}\n", "", f.detail);
+    if (f.state == KernelFeature::State::kMissing) s += fmt::format("{:17}what to do: {}\n", "", f.remedy);
+  }
+  if (!r.privileged) {
+    s += "\nPrograms: not loaded (no privilege to load BPF programs)\n";
+  } else {
+    s += fmt::format(
+        "\nPrograms, each loaded and verified on its own (insns: instructions the verifier processed, of its limit of "
+        "{}; stack: bytes per subprog, and of the deepest call chain with frames rounded as Linux 6.1 does, of {}):\n",
+        Thousands(capture::kVerifierInsnLimit), capture::kMaxBpfStack);
+    s += fmt::format("  {:<10} {:<18} {:<26} {:<7} {:>9} {:>6}  {:<20} {:>8} {:>10}\n", "object", "program", "section",
+                     "result", "insns", "limit", "stack per subprog", "combined", "verify");
+    for (const auto &p : r.programs) {
+      const auto &st = p.stats;
+      std::string insns = st.processed_insns ? Thousands(*st.processed_insns) : "-";
+      std::string pct = st.processed_insns ? fmt::format("{:.1f}%", st.PercentOfLimit()) : "-";
+      std::string combined = st.subprog_depths.empty() && !st.too_large_combined
+                                 ? "-"
+                                 : (p.combined_from_call_graph ? "" : "<=") + std::to_string(p.combined_stack);
+      std::string time = st.verification_usec ? fmt::format("{:.1f} ms", double(*st.verification_usec) / 1000.0) : "-";
+      s += fmt::format("  {:<10} {:<18} {:<26} {:<7} {:>9} {:>6}  {:<20} {:>8} {:>10}\n", p.object, p.name, p.section,
+                       p.loaded ? "ok" : "REFUSED", insns, pct, Depths(st.subprog_depths), combined, time);
+      if (p.loaded && p.subprog_names.size() > 1) {
+        std::string names;
+        for (size_t i = 0; i < p.subprog_names.size(); i++)
+          names += fmt::format("{}{}={}", i ? ", " : "", p.subprog_names[i].empty() ? "?" : p.subprog_names[i],
+                               i < st.subprog_depths.size() ? st.subprog_depths[i] : 0);
+        s += fmt::format("{:13}subprogs: {}\n", "", names);
+      }
+      if (!p.loaded) s += fmt::format("{:13}{}\n", "", p.error);
+    }
+  }
+  if (r.attach_ran)
+    s += fmt::format("\nAttach check (hello on sched_process_exec, /bin/true through the ring buffer): {}\n",
+                     r.attach_error.empty() ? "ok" : r.attach_error);
+  const int code = r.ExitCode();
+  if (code == 0) s += "\nbpf selftest: ok\n";
+  else s += fmt::format("\nbpf selftest: FAILED (exit {}): {}\n", code, r.Problem());
+  return s;
+}
+
+std::string FormatSelftestJson(const SelftestReport &r) {
+  std::string s = "{";
+  s += fmt::format("\"kernel\":{},\"versions\":{},\"target\":{},\"target_error\":{},\"privileged\":{},", Json(r.kernel),
+                   Json(r.versions), Json(r.target), Json(r.target_error), r.privileged);
+  s += "\"features\":" + JsonArray(r.features, [](const KernelFeature &f) {
+         return fmt::format(
+             "{{\"id\":{},\"name\":{},\"since\":{},\"needed_for\":{},\"state\":{},\"detail\":{},\"remedy\":{}}}",
+             Json(f.id), Json(f.name), Json(f.since), Json(f.cpu_hz_only ? "--cpu-hz" : "recording"),
+             Json(StateWord(f.state)), Json(f.detail), Json(f.remedy));
+       });
+  s += ",\"programs\":" + JsonArray(r.programs, [](const bpfcheck::ProgramCheck &p) {
+         const auto &st = p.stats;
+         auto num = [](const auto &o) { return o ? std::to_string(*o) : std::string("null"); };
+         auto u32s = [](const std::vector<uint32_t> &v) {
+           return JsonArray(v, [](uint32_t x) { return std::to_string(x); });
+         };
+         return fmt::format(
+             "{{\"object\":{},\"name\":{},\"section\":{},\"uprobe\":{},\"loaded\":{},\"errno\":{},\"error\":{},"
+             "\"processed_insns\":{},\"insn_limit\":{},\"percent_of_limit\":{:.2f},\"max_states_per_insn\":{},"
+             "\"total_states\":{},\"peak_states\":{},\"verification_usec\":{},\"stack_depths\":{},"
+             "\"max_subprog_stack\":{},\"subprogs\":{},\"combined_stack\":{},\"combined_from_call_graph\":{},"
+             "\"deepest_chain\":{},\"log_tail\":{}}}",
+             Json(p.object), Json(p.name), Json(p.section), p.IsUprobe(), p.loaded, p.err, Json(p.error),
+             num(st.processed_insns), st.insn_limit ? st.insn_limit : capture::kVerifierInsnLimit,
+             st.PercentOfLimit(), st.max_states_per_insn, st.total_states, st.peak_states,
+             num(st.verification_usec), u32s(st.subprog_depths), st.MaxSubprogDepth(),
+             JsonArray(p.subprog_names, [](const std::string &n) { return Json(n); }), p.combined_stack,
+             p.combined_from_call_graph, u32s(p.deepest_chain),
+             JsonArray(p.log_tail, [](const std::string &l) { return Json(l); }));
+       });
+  s += fmt::format(",\"attach\":{{\"ran\":{},\"error\":{}}}", r.attach_ran, Json(r.attach_error));
+  s += fmt::format(",\"exit\":{},\"problem\":{}}}\n", r.ExitCode(), Json(r.Problem()));
+  return s;
 }
 
 }  // namespace gotraced
