@@ -53,6 +53,7 @@ struct RecordOptions {
   std::string trace_version = "auto";
   std::string ring_size = "64M";
   std::string generation_period = "1s";
+  bool verbose = false;  // where start-up and stop time went
   bool quiet = false;
   bool no_gc = false;
   bool no_sweeps = false;
@@ -214,6 +215,13 @@ int RunRecord(const RecordOptions &o) {
   if (!ok) spdlog::error("writing {} failed: {}", out, stop_err);
   if (!session.last_error().empty()) spdlog::warn("{}", session.last_error());
   std::fprintf(stderr, "%s (%s)\n", FormatSummary(out, pid, stats, elapsed).c_str(), why);
+  if (o.verbose)
+    std::fprintf(stderr,
+                 "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
+                 "attach %.0f for %llu uprobes, snapshot %.0f, self-check %.0f); stop %.0f ms (last records, "
+                 "model, flush)\n",
+                 stats.start_ms, stats.plan_ms, stats.load_ms, (unsigned long long)stats.bpf_programs, stats.attach_ms,
+                 (unsigned long long)stats.uprobes, stats.snapshot_ms, stats.self_check_ms, stats.stop_ms);
 
   if (launch) {
     launcher.Wait();
@@ -237,6 +245,9 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--generation-period", o->generation_period, "start a new trace generation this often")
       ->capture_default_str();
   app.add_flag("--quiet,-q", o->quiet, "no live status line");
+  app.add_flag("--verbose,-v", o->verbose,
+               "say where start-up and stop time went (binary analysis, BPF load and verification, attach, "
+               "snapshot, flush)");
   app.add_flag("--no-gc", o->no_gc, "do not record GC, STW, heap metrics (no GC probes are attached)");
   app.add_flag("--no-sweeps", o->no_sweeps,
                "do not record GC sweep ranges (their probes fire at every span an allocation takes from an mcentral and every span swept: the costliest GC probes)");

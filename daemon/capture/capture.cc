@@ -27,6 +27,7 @@
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/attach.h"
 #include "daemon/probes/site_program.h"
+#include "daemon/probes/uprobe_multi.h"
 #include "daemon/probes/version_support.h"
 #include "daemon/procmem/load_bias.h"
 #include "daemon/procmem/process_memory.h"
@@ -53,6 +54,7 @@ struct Capture::Impl {
   bool exited = false;
   bool stopped = false;
   std::chrono::steady_clock::time_point next_alive_check{};
+  CaptureTimings timings;
 
   ~Impl() {
     consumer.reset();
@@ -203,6 +205,11 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   if (!bias) return gobin::Error{bias.error()};
   I.bias = *bias;
 
+  using Clock = std::chrono::steady_clock;
+  auto since_ms = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  auto t_phase = Clock::now();
   // 3. Load.
   libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
   const std::string target_go =
@@ -226,11 +233,16 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
     // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
     // target without user annotations or sweeps does not load their programs.
+    // Where the kernel has uprobe multi links (6.6), each program gets one link for all
+    // its sites (probes/uprobe_multi.h: detaching is then one unregister per program,
+    // not ~100 ms per site).
     const std::set<std::string> wanted = probes::PlanPrograms(I.plan);
+    const bool multi = probes::KernelHasUprobeMulti();
     bpf_program *p = nullptr;
     bpf_object__for_each_program(p, skel->obj) {
       if (std::string_view(bpf_program__section_name(p)) != "uprobe") continue;
       bpf_program__set_autoload(p, wanted.count(bpf_program__name(p)) > 0);
+      if (multi) bpf_program__set_expected_attach_type(p, bpf_attach_type(probes::kBpfTraceUprobeMulti));
     }
     return skel;
   };
@@ -251,6 +263,12 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   }
   if (auto refusal = stack_logs->Check()) return gobin::Error{*refusal};
 
+  I.timings.load_ms = since_ms(t_phase);
+  {
+    bpf_program *p = nullptr;
+    bpf_object__for_each_program(p, I.skel->obj) I.timings.programs += bpf_program__fd(p) >= 0;
+  }
+  t_phase = Clock::now();
   // 4. Attach: tracepoints, then uprobes.
   auto attach_tp = [&](bpf_program *p, const char *what, bool required) -> bool {
     bpf_link *l = bpf_program__attach(p);
@@ -284,6 +302,9 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     I.cpu_sampler = std::move(*cs);
   }
 
+  I.timings.attach_ms = since_ms(t_phase);
+  I.timings.uprobes = I.uprobes->count();
+  t_phase = Clock::now();
   // 5. Snapshot, after attaching (procmem/snapshot.h explains the ordering).
   if (opts.snapshot) {
     procmem::ProcessMemory mem(opts.pid);
@@ -293,6 +314,8 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     I.snapshot = std::move(*snap);
   }
 
+  I.timings.snapshot_ms = since_ms(t_phase);
+  t_phase = Clock::now();
   // 6. Self-check: a casgstatus record with a consistent Go context.
   if (opts.self_check) {
     auto deadline = std::chrono::steady_clock::now() + opts.self_check_timeout;
@@ -334,6 +357,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     if (!ok) I.warnings.push_back("self-check inconclusive: " + verdict);
     if (I.plan.untested) I.warnings.push_back(probes::ClassifyGoVersion(I.bin->go_version()).why);
   }
+  I.timings.self_check_ms = since_ms(t_phase);
   return std::unique_ptr<Capture>(new Capture(std::move(impl)));
 }
 
@@ -362,6 +386,7 @@ size_t Capture::Flush(const RingConsumer::Callback &cb) {
 }
 
 bool Capture::target_exited() const { return impl_->exited; }
+const CaptureTimings &Capture::timings() const { return impl_->timings; }
 const probes::ProbePlan &Capture::plan() const { return impl_->plan; }
 const procmem::RuntimeSnapshot &Capture::snapshot() const { return impl_->snapshot; }
 const gobin::GoBinary &Capture::binary() const { return *impl_->bin; }

@@ -82,6 +82,16 @@ struct TargetPlan {
 // Opens the target's binary, resolves its runtime layout and makes the probe plan.
 gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts);
 
+// Where Capture::Start's time went (gotraced --verbose prints it), in milliseconds.
+struct CaptureTimings {
+  double load_ms = 0;        // BPF object open, config and verification (bpf_object__load)
+  double attach_ms = 0;      // tracepoints and uprobes
+  double snapshot_ms = 0;    // allgs/allp/allm at attach (--pid)
+  double self_check_ms = 0;  // waiting for the first consistent casgstatus record (--pid)
+  size_t programs = 0;       // BPF programs loaded
+  size_t uprobes = 0;        // uprobe sites attached
+};
+
 class Capture {
  public:
   // Loads and attaches what `target` (PlanTarget of opts.pid) names.
@@ -104,6 +114,7 @@ class Capture {
   bool target_exited() const;
 
   const probes::ProbePlan &plan() const;
+  const CaptureTimings &timings() const;
   const procmem::RuntimeSnapshot &snapshot() const;
   const gobin::GoBinary &binary() const;
   const gobin::RuntimeLayout &layout() const;

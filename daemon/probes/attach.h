@@ -28,7 +28,9 @@ class AttachedProbes {
   AttachedProbes &operator=(const AttachedProbes &) = delete;
 
   void DetachAll();
-  size_t count() const { return links_.size(); }
+  // Sites attached (a multi link counts its sites).
+  size_t count() const { return sites_; }
+  size_t links() const { return links_.size() + multi_fds_.size(); }
   // Per site id: attached or not (optional sites may fail).
   const std::vector<bool> &attached() const { return attached_; }
 
@@ -36,6 +38,8 @@ class AttachedProbes {
   friend gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &, pid_t, const std::string &,
                                                                    bpf_object *, std::vector<std::string> *);
   std::vector<bpf_link *> links_;
+  std::vector<int> multi_fds_;
+  size_t sites_ = 0;  // uprobe multi links (uprobe_multi.h), one per program
   std::vector<bool> attached_;
 };
 

@@ -176,7 +176,11 @@ bool Session::Start(std::string *error) {
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
   // The session makes the plan (binary, layout, probe sites) and hands it to capture,
   // which loads only the programs the plan names.
+  using Clock = std::chrono::steady_clock;
+  const auto t_start = Clock::now();
+  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
   auto target = capture::PlanTarget(co.pid, co.exe_path, co.plan);
+  const double plan_ms = ms_since(t_start);
   if (!target) return fail(target.error());
   auto cap = capture::Capture::Start(co, std::move(*target));
   if (!cap) return fail(cap.error());
@@ -246,6 +250,15 @@ bool Session::Start(std::string *error) {
                          std::to_string(bin.go_version().patch);
     I.stats.trace_format = "go1." + std::to_string(static_cast<int>(version));
     I.stats.probe_plan = I.cap->plan().name;
+    const capture::CaptureTimings &ct = I.cap->timings();
+    I.stats.plan_ms = plan_ms;
+    I.stats.load_ms = ct.load_ms;
+    I.stats.attach_ms = ct.attach_ms;
+    I.stats.snapshot_ms = ct.snapshot_ms;
+    I.stats.self_check_ms = ct.self_check_ms;
+    I.stats.bpf_programs = ct.programs;
+    I.stats.uprobes = ct.uprobes;
+    I.stats.start_ms = ms_since(t_start);
   }
   I.started = true;
   return true;
@@ -290,6 +303,7 @@ bool Session::Stop(std::string *error) {
   Impl &I = *impl_;
   if (!I.started || I.stopped) return true;
   I.stopped = true;
+  const auto t_stop = std::chrono::steady_clock::now();
   I.cap->Stop();
   I.cap->Flush([&I](const capture::RecordView &v) { I.OnRecord(v); });
   I.NoteLoss();
@@ -301,6 +315,10 @@ bool Session::Stop(std::string *error) {
   if (I.record_log) std::fclose(I.record_log);
   I.record_log = nullptr;
   I.UpdateStats();
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.stats.stop_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
+  }
   const model::ModelStats ms = I.model->stats();
   const model::DecoderStats &ds = I.decoder->stats();
   spdlog::info(

@@ -110,6 +110,16 @@ struct SessionStats {
 
   // Output.
   std::uint64_t bytes_written = 0;
+
+  // Where start-up and stop time went, in milliseconds (gotraced --verbose).
+  double plan_ms = 0;        // binary analysis: ELF, pclntab, runtime layout, probe plan
+  double load_ms = 0;        // BPF load and verification
+  double attach_ms = 0;      // tracepoints and uprobes
+  double snapshot_ms = 0;    // runtime snapshot at attach (--pid)
+  double self_check_ms = 0;  // first consistent record (--pid)
+  double start_ms = 0;       // all of Session::Start
+  double stop_ms = 0;        // Session::Stop: last records, model, flush
+  std::uint64_t bpf_programs = 0, uprobes = 0;
 };
 
 class Session {
