@@ -46,12 +46,17 @@ const UserWant kWants[] = {
 
 void AddUserSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, bool stacks, ProbePlan &plan) {
   bool package_sites = false;
+  // A program that does not link runtime/trace has none of these functions: nothing to
+  // tell its user. Notes are kept for a package that is there only in part.
+  std::vector<std::string> missing;
+  size_t found = 0;
   for (const UserWant &w : kWants) {
     auto sites = gobin::FindProbeSites(bin, w.function);
     if (!sites) {
-      plan.notes.push_back(fmt::format("{}: not probed ({})", w.function, sites.error()));
+      missing.push_back(fmt::format("{}: not probed ({})", w.function, sites.error()));
       continue;
     }
+    found++;
     ProbeSite s;
     s.id = uint16_t(plan.sites.size());
     s.role = w.role;
@@ -88,6 +93,8 @@ void AddUserSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout
     if (w.role == ProbeRole::kUserStartRegion || w.role == ProbeRole::kUserLogf) package_sites = true;
     plan.sites.push_back(std::move(s));
   }
+  if (found)
+    for (std::string &m : missing) plan.notes.push_back(std::move(m));
   if (!package_sites) return;
   // StartRegion and Logf reach the runtime only while tracing is on (annotation.go
   // `if !IsEnabled()`); BPF reads the runtime's own flag at their entry so the decoder
