@@ -10,7 +10,8 @@ Reads LOGDIR/console.log (ttyS0) and LOGDIR/data.log (ttyS1, see guest-init.sh),
 the files the guest sent into LOGDIR/files/, runs Go's parser (tracecheck) on the two
 traces and scans the console and the guest's dmesg for kernel oopses. Writes
 LOGDIR/result.json: {"uname", "preempt", "cells": {CHECK: {"ok", "text", "why"}},
-"selftest": the selftest's output, "oops": [lines], "oops_block": the first oops with
+"selftest": the selftest's output, "selftest_json": its --json report
+or null, "oops": [lines], "oops_block": the first oops with
 the 30 lines after it} with CHECK in CHECKS. A cell's text
 is what the table shows ("ok", "FAIL", "-" for a check that had nothing to look at);
 "why" is the one-line reason for anything but "ok".
@@ -29,7 +30,7 @@ CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach"
 OOPS = re.compile(r"BUG:|Oops|panic|Call Trace|general protection")
 # Lines that name those words without being an oops: the kernel command line (panic=-1)
 # and our own markers; a step's output is prefixed "[step] " and judged by its exit status.
-NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|launch|attach)\] )|[Cc]ommand line: ")
+NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|attach)\] )|[Cc]ommand line: ")
 
 
 def read(path):
@@ -212,7 +213,11 @@ def main():
         cell(check, False, why)
         return False
 
-    judge_step("selftest", "selftest", "selftest.log")
+    if judge_step("selftest", "selftest", "selftest.log") and "selftest-json" in st:
+        # The --json run counts too: the selftest cell is ok only when both are.
+        judge_step("selftest", "selftest-json", "selftest-json.log")
+        if cells["selftest"]["ok"]:
+            cells["selftest"]["text"] = f"ok {st['selftest']['secs']:.0f}s"
     for mode in ("launch", "attach"):
         ran = judge_step(mode, mode, f"{mode}.log")
         trace = files.get(f"{mode}.trace")
@@ -253,6 +258,13 @@ def main():
         cell("no-oops", True)
 
     selftest_out = read(files.get("selftest.log", "/nonexistent"))
+    selftest_json = None
+    for l in read(files.get("selftest-json.log", "/nonexistent")).split("\n"):
+        if l.startswith("{"):  # the report; stderr's lines are in the same log
+            try:
+                selftest_json = json.loads(l)
+            except ValueError:
+                pass
     result = {
         "uname": m.get("uname-r", "?"),
         "uname_v": m.get("uname-v", ""),
@@ -260,6 +272,7 @@ def main():
         "preempt_raw": m.get("preempt-debugfs", "") + " / " + m.get("preempt-dmesg", ""),
         "selftest_args": m.get("selftest-args", ""),
         "selftest": selftest_out,
+        "selftest_json": selftest_json,
         "cells": cells,
         "oops": oops,
         "oops_block": block,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints the kernel matrix's one table (kernel x check) and, under it, why each failed
-cell failed, every guest's oops, and the selftest's per-program figures.
+cell failed, every guest's first oops, and the selftest's per-program figures (one
+program x kernel table from `selftest --json`, else the plain selftest's output).
 
     table.py WORKDIR LINE...
 
@@ -25,29 +26,37 @@ def read_env(path):
     return env
 
 
-def selftest_lines(text, limit=40):
-    """The selftest's output for the report: a per-program table from --json when the
-    output is JSON with a list of programs, else its lines as they are."""
-    text = text.strip()
-    try:
-        d = json.loads(text)
-    except ValueError:
-        return text.split("\n")[:limit]
-    progs = d.get("programs") if isinstance(d, dict) else d
-    if not isinstance(progs, list) or not all(isinstance(p, dict) for p in progs):
-        return json.dumps(d, indent=1).split("\n")[:limit]
-    keys = []
-    for p in progs:
-        for k in p:
-            if k not in keys and not isinstance(p[k], (dict, list)):
-                keys.append(k)
-    rows = [keys] + [[str(p.get(k, "")) for k in keys] for p in progs]
-    w = [max(len(r[i]) for r in rows) for i in range(len(keys))]
-    out = ["  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows]
-    rest = {k: v for k, v in d.items() if k != "programs"} if isinstance(d, dict) else {}
-    if rest:
-        out.append(json.dumps(rest)[:400])
-    return out[:limit]
+def program_table(guests):
+    """One table from the guests' `selftest --json` reports: a row per program, a column
+    per kernel, each cell "INSNS insns STACK B" (processed instructions, combined stack of
+    the deepest call chain) or why the program did not load."""
+    cols = [(g["_line"], g["selftest_json"]) for g in guests if g.get("selftest_json")]
+    if not cols:
+        return []
+    names = []
+    for _, rep in cols:
+        for p in rep.get("programs", []):
+            key = f"{p.get('object', '?')}/{p.get('name', '?')}"
+            if key not in names:
+                names.append(key)
+    rows = [["program"] + [line for line, _ in cols]]
+    for key in names:
+        row = [key]
+        for _, rep in cols:
+            p = next((p for p in rep.get("programs", [])
+                      if f"{p.get('object', '?')}/{p.get('name', '?')}" == key), None)
+            if p is None:
+                row.append("-")
+            elif p.get("loaded"):
+                row.append(f"{p.get('processed_insns', '?')} insns {p.get('combined_stack', '?')} B "
+                           f"{p.get('verification_usec', 0) / 1000:.0f} ms")
+            else:
+                row.append(f"REFUSED {p.get('error') or p.get('errno')}"[:60])
+        rows.append(row)
+    rows.append(["(exit, problem)"] + [f"{rep.get('exit')} {rep.get('problem', '')}"[:60]
+                                        for _, rep in cols])
+    w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w[i]) for i, c in enumerate(r)) for r in rows]
 
 
 def main():
@@ -105,11 +114,17 @@ def main():
             print(f"\n{r['_line']} ({r['uname']}): first oops on the guest's console:")
             for l in r["oops_block"]:
                 print("  " + l)
-    for row in rows:
-        r = row[-1] if isinstance(row[-1], dict) else None
-        if r and r.get("selftest", "").strip():
-            print(f"\n{r['_line']} ({r['uname']}): gotraced selftest {r.get('selftest_args', '')}:")
-            for l in selftest_lines(r["selftest"]):
+    guests = [row[-1] for row in rows if isinstance(row[-1], dict)]
+    table = program_table(guests)
+    if table:
+        print("\ngotraced selftest --json per program (processed insns, combined stack, verification"
+              " time in the TCG guest):")
+        for l in table:
+            print("  " + l)
+    for r in guests:
+        if r.get("selftest", "").strip() and not r.get("selftest_json"):
+            print(f"\n{r['_line']} ({r['uname']}): gotraced selftest:")
+            for l in r["selftest"].strip().split("\n")[:40]:
                 print("  " + l)
     return 0 if all_ok else 1
 
