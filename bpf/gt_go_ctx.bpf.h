@@ -84,7 +84,7 @@ static __always_inline void read_m_fields(struct scratch *s, __u64 m, bool sys) 
   }
 }
 
-// Fills s->c (and s->self, s->curg: copies of R14's g and m->curg for later reads; s->mw
+// Fills s->c (and views GT_VIEW_SELF, GT_VIEW_CURG: copies of R14's g and m->curg for later reads; s->mw
 // with GT_CTX_BLOCK). A global function, verified once whatever its caller: `opts`
 // (GT_CTX_*) is a scalar here. Both ways of reading m end with the same kinds of values
 // (unknown scalars) and no flag says which way was taken, so the verifier can merge them.
@@ -99,11 +99,11 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
   bool cached = g && s->mc_g == g;
   if (cached) {
     c->m = s->mc_m;
-    s->self.g = g;
-    s->self.slot = GT_GSLOT_NONE;  // nothing else of a g0 is read; any read goes to the target
+    s->views[GT_VIEW_SELF].g = g;
+    s->views[GT_VIEW_SELF].slot = GT_GSLOT_NONE;  // nothing else of a g0 is read; any read goes to the target
   } else {
-    gview_load(s, &s->self, g, 0);
-    c->m = gv_read(s, &s->self, cfg.g_m, 8);
+    gview_load(s, GT_VIEW_SELF, g, 0);
+    c->m = gv_read(s, GT_VIEW_SELF, cfg.g_m, 8);
   }
   if (cfg.m_win_off >= 0 && cfg.m_big_len && (opts & (GT_CTX_SYS | GT_CTX_BLOCK))) {
     // curg, p, oldp, id, syscalltick and the wait-trace pair in one read. With m == 0 the
@@ -131,15 +131,15 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
     c->m_syscalltick = 0;
   }
   if (c->curg == g) {
-    s->curg = s->self;
+    s->views[GT_VIEW_CURG] = s->views[GT_VIEW_SELF];
   } else {
-    gview_load(s, &s->curg, c->curg, 1);
+    gview_load(s, GT_VIEW_CURG, c->curg, 1);
     if (c->m && !cached) {
       s->mc_g = g;
       s->mc_m = c->m;
     }
   }
-  c->curg_goid = gv_read(s, &s->curg, cfg.g_goid, 8);
+  c->curg_goid = gv_read(s, GT_VIEW_CURG, cfg.g_goid, 8);
   c->m_id = c->m ? c->m_id : -1;
   // p.syscalltick is 20 bytes after p.id in every supported layout (runtime2.go `type
   // p`: id, status, link, schedtick, syscalltick): a hit that wants it reads the three in

@@ -53,25 +53,25 @@ __noinline int gt_gstatus_body(struct scratch *s, __u32 groups) {
   struct gt_gstatus_record *r = &s->gs;
   __builtin_memcpy(&r->ctx, &s->c, sizeof(s->c));
   r->gp = s->regs.r[GT_REG_AX];
-  r->goid = gv_read(s, &s->vgp, cfg.g_goid, 8);
+  r->goid = gv_read(s, GT_VIEW_GP, cfg.g_goid, 8);
   r->oldval = (__u32)s->regs.r[GT_REG_BX];
   r->newval = (__u32)s->regs.r[GT_REG_CX];
   if (groups & GT_READ_CREATE) {
-    r->startpc = gv_read(s, &s->vgp, cfg.g_startpc, 8);
-    r->gopc = gv_read(s, &s->vgp, cfg.g_gopc, 8);
-    r->parent_goid = gv_read(s, &s->vgp, cfg.g_parent_goid, 8);
+    r->startpc = gv_read(s, GT_VIEW_GP, cfg.g_startpc, 8);
+    r->gopc = gv_read(s, GT_VIEW_GP, cfg.g_gopc, 8);
+    r->parent_goid = gv_read(s, GT_VIEW_GP, cfg.g_parent_goid, 8);
     read_pair(s, s->c.p, cfg.p_goidcache, cfg.p_goidcacheend, &r->p_goidcache, &r->p_goidcacheend);
   } else {
     r->startpc = r->gopc = r->parent_goid = r->p_goidcache = r->p_goidcacheend = 0;
   }
   if (groups & GT_READ_SYSCALL) {
-    r->gp_m = gv_read(s, &s->vgp, cfg.g_m, 8);
-    r->gp_syscallsp = gv_read(s, &s->vgp, cfg.g_syscallsp, 8);
+    r->gp_m = gv_read(s, GT_VIEW_GP, cfg.g_m, 8);
+    r->gp_syscallsp = gv_read(s, GT_VIEW_GP, cfg.g_syscallsp, 8);
   } else {
     r->gp_m = r->gp_syscallsp = 0;
   }
   if (groups & GT_READ_BLOCK) {
-    r->waitreason = (__u8)gv_read(s, &s->vgp, cfg.g_waitreason, 1);
+    r->waitreason = (__u8)gv_read(s, GT_VIEW_GP, cfg.g_waitreason, 1);
     r->m_block_reason = (__u8)s->mw.reason;  // a uint8 (traceBlockReason)
     r->m_trace_skip = (__u8)s->mw.skip;      // an int; its low byte
   } else {
@@ -103,11 +103,11 @@ __noinline int gt_gstatus_hit(struct scratch *s) {
   // One copy per distinct g (R14, m->curg, gp: often the same one) serves every g field.
   __u64 gp = s->regs.r[GT_REG_AX];
   if (gp == s->c.curg)
-    s->vgp = s->curg;
+    s->views[GT_VIEW_GP] = s->views[GT_VIEW_CURG];
   else if (gp == s->regs.r14)
-    s->vgp = s->self;
+    s->views[GT_VIEW_GP] = s->views[GT_VIEW_SELF];
   else
-    gview_load(s, &s->vgp, gp, 2);
+    gview_load(s, GT_VIEW_GP, gp, 2);
 
   s->spill[0] = s->spill[1] = 0;
   if (pc_spill) {

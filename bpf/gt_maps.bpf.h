@@ -42,6 +42,12 @@ struct {
 #define GT_GWIN 320
 #define GT_GSLOTS 4   // g copies: R14's g, m->curg, casgstatus' gp, (none)
 #define GT_GSLOT_NONE 3
+// The gs a hit reads (struct gview, scratch.views): each has its copy in the slot of
+// the same number.
+#define GT_VIEW_SELF 0
+#define GT_VIEW_CURG 1
+#define GT_VIEW_GP 2
+#define GT_NVIEWS 4  // a power of two: indices are masked
 
 // State of one stack walk (gt_stack.bpf.h walk_step says why it lives in the map value).
 struct walk {
@@ -90,7 +96,7 @@ struct gt_regs {
 struct scratch {
   struct gt_regs regs;
   struct gt_go_ctx c;
-  struct gview self, curg, vgp;  // R14's g, m->curg, casgstatus' gp
+  struct gview views[GT_NVIEWS];  // GT_VIEW_SELF: R14's g, GT_VIEW_CURG: m->curg, GT_VIEW_GP: casgstatus' gp
   struct mwait mw;
   struct gt_stack_tail tail;
   __u64 spill[2];

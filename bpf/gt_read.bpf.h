@@ -46,20 +46,31 @@ static __always_inline __u8 *gslot(struct scratch *s, __u32 slot) {
 // A failed copy is zeroed by the helper and a nil g gets a zeroed copy, so a field of
 // either reads 0, as a failed single read would (no flag to branch on: a flag known 0 on
 // one path and 1 on the other multiplies the verifier's states).
-static __always_inline void gview_load(struct scratch *s, struct gview *v, __u64 g, __u32 slot) {
+static __always_inline struct gview *gview_at(struct scratch *s, __u32 view) {
+  __u64 i = view;
+  asm volatile("%[i] &= 3" : [i] "+r"(i));
+  _Static_assert(GT_NVIEWS == 4, "the mask above");
+  return &s->views[i];
+}
+
+// Global functions (verified once per program, not once per call site): a hit makes up to
+// a dozen g reads, and each inlined one doubled the paths the verifier walked.
+__noinline int gview_load(struct scratch *s, __u32 view, __u64 g, __u32 slot) {
+  if (!s) return 0;
+  struct gview *v = gview_at(s, view);
   v->g = g;
   v->slot = slot;
-  if (slot == GT_GSLOT_NONE || cfg.g_m < 0) return;
+  if (slot == GT_GSLOT_NONE || cfg.g_m < 0) return 0;
   __u8 *buf = gslot(s, slot);
   if (!g) {
     __builtin_memset(buf, 0, GT_GWIN);
-    return;
+    return 0;
   }
   __u64 src = g + (__u64)cfg.g_m;
   __u64 first = 4096 - (src & 4095);  // bytes of the copy on src's page
   if (first >= GT_GWIN) {
     if (bpf_probe_read_user(buf, GT_GWIN, (const void *)src) != 0) count_fault();
-    return;
+    return 0;
   }
   // The copy crosses a page boundary: read each page on its own. A g fresh from malg
   // (newproc1 on Go <= 1.21 allocates it just before the Gdead->Grunnable casgstatus)
@@ -69,9 +80,12 @@ static __always_inline void gview_load(struct scratch *s, struct gview *v, __u64
   // hold, so the second read's failure is not counted as a fault.
   if (bpf_probe_read_user(buf, (__u32)first, (const void *)src) != 0) count_fault();
   bpf_probe_read_user(buf + first, (__u32)(GT_GWIN - first), (const void *)(src + first));
+  return 0;
 }
 
-static __always_inline __u64 gv_read(struct scratch *s, const struct gview *v, __s32 off, __u32 size) {
+__noinline __u64 gv_read(struct scratch *s, __u32 view, __s32 off, __u32 size) {
+  if (!s) return 0;
+  const struct gview *v = gview_at(s, view);
   if (v->slot != GT_GSLOT_NONE && cfg.g_m >= 0 && off >= cfg.g_m && off - cfg.g_m <= GT_GWIN - (__s32)size) {
     __u64 rel = (__u64)(off - cfg.g_m);
     asm volatile("%[r] &= 511" : [r] "+r"(rel));

@@ -100,7 +100,7 @@ static __always_inline void walk_chain(struct scratch *s, __u32 start) {
   s->tail.flags = wflags;
 }
 
-// Walks m->curg's stack (s->c.curg, its copy s->curg): on the goroutine's own stack from
+// Walks m->curg's stack (s->c.curg, its copy GT_VIEW_CURG): on the goroutine's own stack from
 // the registers, else from curg.syscall* or curg.sched. The first stack copy starts at
 // the lowest address the walk needs (SP, sched.sp or syscallsp), so the first frames and
 // sched_sp_word come out of it. Fills s->tail and s->pcs; s->tail.source stays
@@ -122,23 +122,23 @@ __noinline int gt_walk_curg(struct scratch *s) {
     else
       s->pcs[0] = swin_word(s, s->regs.sp);
   } else {
-    __u64 syscallsp = cfg.stack_prefers_syscall ? gv_read(s, &s->curg, cfg.g_syscallsp, 8) : 0;
+    __u64 syscallsp = cfg.stack_prefers_syscall ? gv_read(s, GT_VIEW_CURG, cfg.g_syscallsp, 8) : 0;
     if (syscallsp) {
       s->tail.source = GT_STACK_SYSCALL;
-      s->pcs[0] = gv_read(s, &s->curg, cfg.g_syscallpc, 8);
-      __u64 fp = gv_read(s, &s->curg, cfg.g_syscallbp, 8);
+      s->pcs[0] = gv_read(s, GT_VIEW_CURG, cfg.g_syscallpc, 8);
+      __u64 fp = gv_read(s, GT_VIEW_CURG, cfg.g_syscallbp, 8);
       w->fp = fp;
       swin_load(s, syscallsp < fp ? syscallsp : fp);
     } else {
       s->tail.source = GT_STACK_SCHED;
-      s->pcs[0] = gv_read(s, &s->curg, cfg.g_sched_pc, 8);
-      w->fp = gv_read(s, &s->curg, cfg.g_sched_bp, 8);
-      __u64 sched_sp = gv_read(s, &s->curg, cfg.g_sched_sp, 8);
+      s->pcs[0] = gv_read(s, GT_VIEW_CURG, cfg.g_sched_pc, 8);
+      w->fp = gv_read(s, GT_VIEW_CURG, cfg.g_sched_bp, 8);
+      __u64 sched_sp = gv_read(s, GT_VIEW_CURG, cfg.g_sched_sp, 8);
       if (sched_sp) {
         swin_load(s, sched_sp);
         s->tail.sched_sp_word = swin_word(s, sched_sp);
       }
-      s->tail.sync_safe_point = (__u8)gv_read(s, &s->curg, cfg.g_sync_safe_point, 1);
+      s->tail.sync_safe_point = (__u8)gv_read(s, GT_VIEW_CURG, cfg.g_sync_safe_point, 1);
     }
   }
   walk_chain(s, start);
