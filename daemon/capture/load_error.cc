@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "build_info.h"
+#include "daemon/capture/kernel_features.h"
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/probes/privileges.h"
 
@@ -19,6 +20,7 @@ LoadFailure ObservedLoadFailure(int err, const LibbpfLogCapture &log) {
   f.privileged = probes::CurrentPrivileges().can_load();
   f.program = log.failed_program();
   f.log_tail = log.log_tail();
+  if (f.privileged) f.missing_features = MissingFeatures(ProbeKernelFeatures());
   return f;
 }
 
@@ -27,6 +29,12 @@ std::string ExplainLoadFailure(const LoadFailure &f, const LoadContext &c) {
   const char *why = std::strerror(f.err);
   if (refused && !f.privileged)
     return fmt::format("{} was refused ({}): run as root, or with CAP_BPF + CAP_PERFMON", c.what, why);
+  if (!f.missing_features.empty()) {
+    std::string msg = fmt::format("{} failed ({}): this kernel lacks what gotraced needs:", c.what, why);
+    for (const auto &m : f.missing_features) msg += "\n  - " + m;
+    msg += fmt::format("\ngotraced supports Linux {} and newer; `gotraced selftest` checks a machine.", kMinimumKernel);
+    return msg;
+  }
   const std::string prog = f.program.empty() ? std::string("one of the programs") : "program " + f.program;
   if (!f.log_tail.empty()) {
     std::string msg = fmt::format("{} failed: the kernel's BPF verifier refused {} ({}). The verifier's last words:",

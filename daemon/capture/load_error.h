@@ -16,6 +16,9 @@ struct LoadFailure {
   bool privileged = false;            // CAP_SYS_ADMIN, or CAP_BPF + CAP_PERFMON, in effect
   std::string program;                // the program the kernel refused (libbpf's log); may be empty
   std::vector<std::string> log_tail;  // the verifier log's last lines; may be empty
+  // What this kernel lacks of what gotraced needs (kernel_features.h DescribeMissing):
+  // a refusal is then the old kernel's, not a gotraced bug.
+  std::vector<std::string> missing_features;
 };
 
 struct LoadContext {
@@ -28,8 +31,9 @@ std::string ExplainLoadFailure(const LoadFailure &failure, const LoadContext &co
 
 class LibbpfLogCapture;
 // The failure of a load that just failed with `err` while `log` listened: the program
-// libbpf reported refused, the verifier log's tail, and whether this process has the
-// capabilities (probes::CurrentPrivileges, capget).
+// libbpf reported refused, the verifier log's tail, whether this process has the
+// capabilities (probes::CurrentPrivileges, capget) and, when it has, the kernel features
+// it lacks (kernel_features.h ProbeKernelFeatures: a few ms).
 LoadFailure ObservedLoadFailure(int err, const LibbpfLogCapture &log);
 
 // "gotraced 0.1.0 (git 7e37775abcde), kernel 6.18.0-1-amd64" and, when given,

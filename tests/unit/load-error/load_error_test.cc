@@ -109,6 +109,26 @@ TEST(LoadError, OtherErrorsKeepTheHint) {
   EXPECT_TRUE(Has(m, "target go1.26.1")) << m;
 }
 
+// An old kernel: the missing features are the answer, not a verifier bug to report
+// (bullseye's 5.10 failed creating a task-storage map; issue 11).
+TEST(LoadError, MissingKernelFeaturesAreNamedNotReportedAsABug) {
+  LoadFailure f;
+  f.err = EINVAL;
+  f.privileged = true;
+  f.log_tail = NegativeR2Tail();
+  f.missing_features = {"task storage map (BPF_MAP_TYPE_TASK_STORAGE) (Linux 5.11+) is missing: upgrade",
+                        "bpf_loop helper (stack walks) (Linux 5.17+) is missing: upgrade"};
+  std::string m = ExplainLoadFailure(f, Context());
+  EXPECT_TRUE(Has(m, "this kernel lacks what gotraced needs:\n  - task storage map")) << m;
+  EXPECT_TRUE(Has(m, "\n  - bpf_loop helper (stack walks) (Linux 5.17+) is missing")) << m;
+  EXPECT_TRUE(Has(m, "gotraced supports Linux 6.1 and newer")) << m;
+  EXPECT_FALSE(Has(m, "gotraced bug")) << m;
+  // Without the capabilities the features were not probed: permission stays the answer.
+  f.privileged = false;
+  f.err = EPERM;
+  EXPECT_TRUE(Has(ExplainLoadFailure(f, Context()), "run as root")) << ExplainLoadFailure(f, Context());
+}
+
 TEST(LoadError, ReportVersionsNamesAllThree) {
   std::string v = ReportVersions("go1.27.3");
   EXPECT_EQ(v.rfind("gotraced ", 0), 0u) << v;
