@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -170,6 +171,36 @@ std::string SelftestReport::Problem() const {
   return {};
 }
 
+std::vector<bpfcheck::ProgramCheck> CheckAllPrograms(const probes::ProbePlan *plan) {
+  std::vector<bpfcheck::ProgramCheck> out;
+  bool quote = true;  // the verifier's level-1 log of the first refusal only
+  auto add = [&](std::vector<bpfcheck::ProgramCheck> v) {
+    for (auto &c : v) {
+      if (!c.loaded) quote = false;
+      out.push_back(std::move(c));
+    }
+  };
+  if (plan) {
+    const pid_t self = getpid();
+    add(bpfcheck::CheckObjectPrograms(
+        "gotrace",
+        bpfcheck::SkeletonOpener<gotrace>(gotrace__open, gotrace__destroy,
+                                          [plan, self](gotrace *s) {
+                                            // As capture.cc Capture::Start fills it.
+                                            capture::FillConfig(*plan, self, &s->rodata->cfg);
+                                            if (plan->user_tracing_flag_vaddr) {
+                                              s->rodata->gt_user_tracing_addr = plan->user_tracing_flag_vaddr;
+                                              s->rodata->gt_user_tracing_size = plan->user_tracing_flag_size;
+                                            }
+                                          }),
+        quote));
+  }
+  add(bpfcheck::CheckObjectPrograms(
+      "exec_watch", bpfcheck::SkeletonOpener<exec_watch>(exec_watch__open, exec_watch__destroy), quote));
+  add(bpfcheck::CheckObjectPrograms("hello", bpfcheck::SkeletonOpener<hello>(hello__open, hello__destroy), quote));
+  return out;
+}
+
 SelftestReport RunSelftest(const SelftestOptions &opts) {
   SelftestReport r;
   utsname u{};
@@ -187,32 +218,7 @@ SelftestReport RunSelftest(const SelftestOptions &opts) {
   }
   if (!r.privileged) return r;
 
-  bool quote = true;
-  auto add = [&](std::vector<bpfcheck::ProgramCheck> v) {
-    for (auto &c : v) {
-      if (!c.loaded) quote = false;
-      r.programs.push_back(std::move(c));
-    }
-  };
-  if (target) {
-    const probes::ProbePlan &plan = target->plan;
-    const pid_t self = getpid();
-    add(bpfcheck::CheckObjectPrograms(
-        "gotrace",
-        bpfcheck::SkeletonOpener<gotrace>(gotrace__open, gotrace__destroy,
-                                          [&plan, self](gotrace *s) {
-                                            // As capture.cc Capture::Start fills it.
-                                            capture::FillConfig(plan, self, &s->rodata->cfg);
-                                            if (plan.user_tracing_flag_vaddr) {
-                                              s->rodata->gt_user_tracing_addr = plan.user_tracing_flag_vaddr;
-                                              s->rodata->gt_user_tracing_size = plan.user_tracing_flag_size;
-                                            }
-                                          }),
-        quote));
-  }
-  add(bpfcheck::CheckObjectPrograms("exec_watch", bpfcheck::SkeletonOpener<exec_watch>(exec_watch__open, exec_watch__destroy),
-                                    quote));
-  add(bpfcheck::CheckObjectPrograms("hello", bpfcheck::SkeletonOpener<hello>(hello__open, hello__destroy), quote));
+  r.programs = CheckAllPrograms(target ? &target->plan : nullptr);
 
   if (opts.attach_check) {
     r.attach_ran = true;
@@ -237,8 +243,16 @@ std::string FormatSelftestText(const SelftestReport &r) {
         "\nPrograms, each loaded and verified on its own (insns: instructions the verifier processed, of its limit of "
         "{}; stack: bytes per subprog, and of the deepest call chain with frames rounded as Linux 6.1 does, of {}):\n",
         Thousands(capture::kVerifierInsnLimit), capture::kMaxBpfStack);
-    s += fmt::format("  {:<10} {:<18} {:<26} {:<7} {:>9} {:>6}  {:<20} {:>8} {:>10}\n", "object", "program", "section",
-                     "result", "insns", "limit", "stack per subprog", "combined", "verify");
+    size_t wname = 7, wsec = 7, wstack = 17;  // column widths: the longest entry
+    for (const auto &p : r.programs) {
+      wname = std::max(wname, p.name.size());
+      wsec = std::max(wsec, p.section.size());
+      wstack = std::max(wstack, Depths(p.stats.subprog_depths).size());
+    }
+    const std::string row = fmt::format("  {{:<10}} {{:<{}}} {{:<{}}} {{:<7}} {{:>9}} {{:>6}}  {{:<{}}} {{:>8}} {{:>10}}\n",
+                                        wname, wsec, wstack);
+    s += fmt::format(fmt::runtime(row), "object", "program", "section", "result", "insns", "limit",
+                     "stack per subprog", "combined", "verify");
     for (const auto &p : r.programs) {
       const auto &st = p.stats;
       std::string insns = st.processed_insns ? Thousands(*st.processed_insns) : "-";
@@ -247,8 +261,8 @@ std::string FormatSelftestText(const SelftestReport &r) {
                                  ? "-"
                                  : (p.combined_from_call_graph ? "" : "<=") + std::to_string(p.combined_stack);
       std::string time = st.verification_usec ? fmt::format("{:.1f} ms", double(*st.verification_usec) / 1000.0) : "-";
-      s += fmt::format("  {:<10} {:<18} {:<26} {:<7} {:>9} {:>6}  {:<20} {:>8} {:>10}\n", p.object, p.name, p.section,
-                       p.loaded ? "ok" : "REFUSED", insns, pct, Depths(st.subprog_depths), combined, time);
+      s += fmt::format(fmt::runtime(row), p.object, p.name, p.section, p.loaded ? "ok" : "REFUSED", insns, pct,
+                       Depths(st.subprog_depths), combined, time);
       if (p.loaded && p.subprog_names.size() > 1) {
         std::string names;
         for (size_t i = 0; i < p.subprog_names.size(); i++)

@@ -18,6 +18,7 @@
 
 #include "daemon/bpfcheck/program_check.h"
 #include "daemon/capture/kernel_features.h"
+#include "daemon/probes/probe_plan.h"
 
 namespace gotraced {
 
@@ -43,6 +44,10 @@ struct SelftestReport {
 };
 
 SelftestReport RunSelftest(const SelftestOptions &opts);
+
+// Step 2 alone: every program of gotrace (its config filled from `plan`; skipped when
+// null), exec_watch and hello, each loaded on its own. The budget test uses it.
+std::vector<bpfcheck::ProgramCheck> CheckAllPrograms(const probes::ProbePlan *plan);
 
 std::string FormatSelftestText(const SelftestReport &r);
 std::string FormatSelftestJson(const SelftestReport &r);

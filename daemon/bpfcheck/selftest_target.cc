@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "daemon/capture/capture.h"
 #include "daemon/gobin/go_binary.h"
-#include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/layout_tables.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/version_support.h"
@@ -13,16 +13,13 @@
 namespace gotraced::bpfcheck {
 
 gobin::Result<SelftestTarget> TargetFromBinary(const std::string &path) {
-  auto bin = gobin::GoBinary::Open(path);
-  if (!bin) return gobin::Error{fmt::format("{}: {}", path, bin.error())};
-  auto layout = gobin::ResolveRuntimeLayout((*bin)->elf(), (*bin)->go_version());
-  if (!layout) return gobin::Error{fmt::format("{}: {}", path, layout.error())};
-  auto plan = probes::PlanFor(**bin, *layout);
-  if (!plan) return gobin::Error{fmt::format("{}: {}", path, plan.error())};
+  // The recorder's own planning (capture.h PlanTarget: binary, runtime layout, plan).
+  auto planned = capture::PlanTarget(0, path, probes::PlanOptions{});
+  if (!planned) return gobin::Error{planned.error()};
   SelftestTarget t;
-  const std::string &v = (*bin)->build_info().go_version;
-  t.description = fmt::format("{} ({})", path, v.empty() ? plan->name : v);
-  t.plan = std::move(*plan);
+  const std::string &v = planned->bin->build_info().go_version;
+  t.description = fmt::format("{} ({})", path, v.empty() ? planned->plan.name : v);
+  t.plan = std::move(planned->plan);
   return t;
 }
 

@@ -1,9 +1,9 @@
 // The Go program whose probe plan fills the .rodata config while `gotraced selftest`
 // verifies the programs: the verifier prunes on those frozen constants, so what it
 // accepts depends on them.
-//   * --binary PATH: the recorder's own path, GoBinary -> ResolveRuntimeLayout ->
-//     probes::PlanFor (default PlanOptions) -> capture::FillConfig, exactly as
-//     capture.cc loads a recording of that binary (the pid is this process's: any
+//   * --binary PATH: the recorder's own path, capture::PlanTarget (GoBinary ->
+//     ResolveRuntimeLayout -> probes::PlanFor, default PlanOptions) -> capture::FillConfig,
+//     exactly as capture.cc loads a recording of that binary (the pid is this process's: any
 //     non-zero tgid verifies the same code; the user-annotation flag at its link-time
 //     address: the load bias only moves it).
 //   * built in: no Go binary needed. The struct offsets of the newest Go the plan knows
