@@ -189,6 +189,7 @@ int RunInspect(const InspectOptions &o) {
     FnRow r{rf.name, bin.FindFunction(rf.name), std::nullopt, ""};
     if (r.sym) {
       auto s = gobin::FindProbeSites(bin, rf.name);
+      if (s) gobin::CountDirectCalls(bin, *s);
       if (s) r.sites = std::move(*s);
       else r.site_err = s.error();
     }

@@ -232,7 +232,7 @@ FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t e
 namespace {
 
 // e8 rel32 in Go text whose target is `entry`, at an address inside some Go function.
-uint32_t CountDirectCalls(const GoBinary &bin, uint64_t entry) {
+uint32_t DirectCallsTo(const GoBinary &bin, uint64_t entry) {
   const uint64_t start = bin.pclntab().text_start(), end = bin.pclntab().text_end();
   if (end <= start || end - start > (1ull << 31)) return 0;
   auto text = bin.elf().ReadVirtual(start, end - start);
@@ -255,9 +255,10 @@ Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view 
   if (!code) return Error{code.error()};
   FunctionProbeSites s = Analyze(*code, &bin.elf());
   s.name = std::string(function);
-  s.direct_calls = CountDirectCalls(bin, code->entry());
   return s;
 }
+
+void CountDirectCalls(const GoBinary &bin, FunctionProbeSites &s) { s.direct_calls = DirectCallsTo(bin, s.entry); }
 
 std::string DescribeProbeSites(const FunctionProbeSites &s) {
   auto site = [](const InsnSite &x) {

@@ -104,7 +104,9 @@ struct FunctionProbeSites {
   std::vector<InsnSite> returns;        // every RET in [entry, end)
   std::vector<InsnSite> tail_jumps;     // JMP rel leaving [entry, end)
   uint32_t decode_errors = 0;           // bytes capstone could not decode (skipped)
-  // CALL rel32 instructions in Go text that target the entry (FindProbeSites only). A
+  // CALL rel32 instructions in Go text that target the entry (CountDirectCalls: not
+  // filled by FindProbeSites, whose callers, the recorder's planner, do not need it and
+  // should not pay a scan of the whole text per function, ~3 ms on a test binary). A
   // function the compiler inlined at a call site is not called there: a probe on it
   // misses those (pitfall 3). 0 with an out-of-line copy = only reached indirectly (or
   // inlined everywhere it is used). A byte-pattern count: an e8 byte inside another
@@ -119,6 +121,10 @@ FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t e
 // The function by name via the pclntab (works stripped). Errors: "function X not found
 // (inlined everywhere, or not linked in)", "function X: code not in the file".
 Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view function);
+
+// Fills s.direct_calls (a scan of the whole text for CALLs to s.entry): for humans
+// (inspect) and tests.
+void CountDirectCalls(const GoBinary &bin, FunctionProbeSites &s);
 
 // How the kernel handles a uprobe on the instruction starting at `insn` (its bytes).
 UprobeHandling ClassifyForUprobe(std::span<const uint8_t> insn, InsnKind *kind = nullptr);

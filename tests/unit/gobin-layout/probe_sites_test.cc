@@ -98,6 +98,8 @@ TEST_P(ProbeSitesTest, KnownPrologues) {
   for (const char *fn : {"runtime.casgstatus", "runtime.gopark", "runtime.ready"}) {
     auto s = FindProbeSites(*bin, fn);
     ASSERT_TRUE(s) << s.error();
+    EXPECT_EQ(s->direct_calls, 0u) << fn << ": FindProbeSites does not scan the text";
+    CountDirectCalls(*bin, *s);
     EXPECT_GE(s->direct_calls, 2u) << fn;
   }
   // goready is inlined into every caller from Go 1.21 on (no out-of-line copy): a probe
