@@ -26,6 +26,8 @@ MIRROR=${GOTRACED_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${GOTRACED_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 # Lists younger than this are not refreshed (each refresh downloads ~15 MB of indexes).
 MAX_LIST_AGE_MIN=${GOTRACED_KERNEL_LIST_AGE_MIN:-360}
+# Each apt-get run is bounded, so an unreachable mirror fails the matrix in bounded time.
+APT_TIMEOUT=${GOTRACED_KERNEL_APT_TIMEOUT:-120}
 
 log() { echo "[fetch-kernels] $*" >&2; }
 
@@ -50,6 +52,7 @@ APT_OPTS=(
   -o "Dir::Cache::srcpkgcache=srcpkgcache.bin" # apt-cache call then re-reads all lists)
   -o "APT::Architecture=amd64"
   -o "Acquire::Languages=none"
+  -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false" # appstream metadata: unused
 )
 
 lines=("$@")
@@ -66,7 +69,7 @@ fail_all() { # REASON: every requested line fails with it
 stamp=$APTD/updated.stamp
 if [[ ! -e $stamp ]] || [[ -n $(find "$stamp" -mmin +"$MAX_LIST_AGE_MIN" 2>/dev/null) ]]; then
   log "apt-get update (private lists in $APTD)"
-  if apt-get "${APT_OPTS[@]}" -q update >"$APTD/update.log" 2>&1 &&
+  if timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q update >"$APTD/update.log" 2>&1 &&
     ! grep -qE '^(W|E): (Failed|Some index files failed)' "$APTD/update.log"; then
     touch "$stamp"
   elif [[ -e $stamp ]]; then
@@ -143,8 +146,10 @@ fetch_line() {
   if [[ -z $vmlinuz ]]; then
     log "$line: downloading $dlpkg=$ver ($suite)"
     rm -rf "$dir" "$dir.tmp" "$CACHE/debs"/*.deb
-    if ! (cd "$CACHE/debs" && apt-get "${APT_OPTS[@]}" -q download "$dlpkg=$ver") >"$CACHE/debs/download.log" 2>&1; then
-      echo "apt-get download $dlpkg=$ver ($suite) failed: $(grep -E '^(E|W|Err):' "$CACHE/debs/download.log" | head -3 | tr '\n' ' ')" >"$CACHE/lines/$line.err"
+    local rc=0
+    (cd "$CACHE/debs" && timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q download "$dlpkg=$ver") >"$CACHE/debs/download.log" 2>&1 || rc=$?
+    if ((rc)); then
+      echo "apt-get download $dlpkg=$ver ($suite) failed$( ((rc == 124)) && echo " (killed after ${APT_TIMEOUT}s)"): $(grep -E '^(E|W|Err):' "$CACHE/debs/download.log" | head -3 | tr '\n' ' ')" >"$CACHE/lines/$line.err"
       return 1
     fi
     deb=$(ls "$CACHE/debs"/*.deb 2>/dev/null | head -1)
