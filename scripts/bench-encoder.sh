@@ -7,12 +7,16 @@
 #     of several passes on one thread) -> ours.trace;
 #  3. tests/tracecheck counts the events of both files (they must agree) and the
 #     bytes/event are file size / parsed events.
-#   scripts/bench-encoder.sh [BUILD_DIR]   (default: $GOTRACED_BUILD, else build)
+#   scripts/bench-encoder.sh [BUILD_DIR] [--smoke]   (default: $GOTRACED_BUILD, else build)
+# --smoke: short passes (that the bench runs, not its figures).
 # Exits 1 if something fails or ours is larger per event than the runtime's; the speed
 # target (>= 20 M events/s) is reported, not enforced (it depends on machine load).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-${GOTRACED_BUILD:-$root/build}}
+build=${GOTRACED_BUILD:-$root/build}
+if [[ $# -gt 0 && $1 != --* ]]; then build=$1; shift; fi
+secs=(2 1s 4)  # synthetic pass, workload run, replay passes
+if [[ ${1:-} == --smoke ]]; then secs=(0.2 200ms 0.4); fi
 [[ -f $build/build.ninja ]] || cmake -S "$root" -B "$build" -G Ninja >/dev/null
 cmake --build "$build" --target encoder_bench > "${TMPDIR:-/tmp}/bench-encoder-build.log" 2>&1 ||
   { cat "${TMPDIR:-/tmp}/bench-encoder-build.log"; exit 1; }
@@ -23,14 +27,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 (cd "$root/bench/encoder/workload" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -o "$work/workload" .)
-"$work/workload" -o "$work/runtime.trace" -d 1s
+"$work/workload" -o "$work/runtime.trace" -d "${secs[1]}"
 
 events_of() { "$tc" "$1" | sed -n 's/^  "events": \([0-9]*\),$/\1/p'; }
 
 echo "-- synthetic mix"
-"$bench" --seconds 2 | grep -v '^RESULT'
+"$bench" --seconds "${secs[0]}" | grep -v '^RESULT'
 echo "-- replay of a runtime/trace file ($(go version | cut -d' ' -f3))"
-"$bench" --trace "$work/runtime.trace" --out "$work/ours.trace" --seconds 4 | tee "$work/bench.log"
+"$bench" --trace "$work/runtime.trace" --out "$work/ours.trace" --seconds "${secs[2]}" | tee "$work/bench.log"
 
 rt_events=$(events_of "$work/runtime.trace")
 our_events=$(events_of "$work/ours.trace")

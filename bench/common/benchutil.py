@@ -1,0 +1,94 @@
+"""What the bench scripts (bench/*/\*.py, run by scripts/bench-*.sh) share: process CPU
+and memory from /proc, medians, gotraced's summary and --verbose lines, tracecheck, and
+the table printer. Standard library only."""
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_s(pid):
+    """User + system CPU seconds of process pid (all its threads), from /proc/PID/stat
+    (fields 14 and 15, utime and stime, in clock ticks: proc(5)); None once it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            s = f.read()
+    except OSError:
+        return None
+    fields = s[s.rindex(")") + 2:].split()  # comm may hold spaces: split after it
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_status_kb(pid, key):
+    """A kB field of /proc/PID/status (VmRSS, VmHWM ...); None if unreadable."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+# gotraced's summary line (cli/status_line.cc FormatSummary) and --verbose line
+# (cli/record_command.cc).
+SUMMARY_RE = re.compile(r"gotraced: pid (\d+) \(([^)]*)\) ([0-9.]+)s -> .*?: (\d+) events")
+LOST_RE = re.compile(r"LOST (\d+) records")
+VERBOSE_RE = re.compile(
+    r"start-up ([0-9.]+) ms \(binary analysis ([0-9.]+), BPF load and verification ([0-9.]+) for (\d+) programs, "
+    r"attach ([0-9.]+) for (\d+) uprobes, snapshot ([0-9.]+), self-check ([0-9.]+)\); stop ([0-9.]+) ms")
+VERBOSE_KEYS = ("start_ms", "plan_ms", "load_ms", "programs", "attach_ms", "uprobes", "snapshot_ms",
+                "self_check_ms", "stop_ms")
+
+
+def parse_summary(text):
+    """{'seconds', 'events', 'lost'} from gotraced's stderr, or None without a summary."""
+    m = SUMMARY_RE.search(text)
+    if not m:
+        return None
+    lost = LOST_RE.search(text)
+    return {"seconds": float(m.group(3)), "events": int(m.group(4)), "lost": int(lost.group(1)) if lost else 0}
+
+
+def parse_verbose(text):
+    """The --verbose breakdown as a dict of VERBOSE_KEYS (ms, counts), or None."""
+    m = VERBOSE_RE.search(text)
+    if not m:
+        return None
+    return {k: float(v) for k, v in zip(VERBOSE_KEYS, m.groups())}
+
+
+def tracecheck_events(tracecheck, path):
+    """Events in a trace file as tests/tracecheck parses it (Go's own internal/trace
+    reader, golang.org/x/exp/trace); None when the file does not parse."""
+    r = subprocess.run([tracecheck, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    m = re.search(r'"events": (\d+)', r.stdout)
+    return int(m.group(1)) if m else None
+
+
+def ratio(a, b):
+    return "%.2fx" % (a / b) if a is not None and b else "-"
+
+
+def fmt(v, spec="%.1f"):
+    return "-" if v is None else spec % v
+
+
+def print_table(title, header, rows):
+    """A plain aligned table: header is a list of column names, rows lists of strings."""
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    print("\n== " + title)
+    for r in [header] + rows:
+        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    sys.stdout.flush()

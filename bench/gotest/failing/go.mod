@@ -1,0 +1,3 @@
+module gotraced/bench/gotest/failing
+
+go 1.19

@@ -1,0 +1,3 @@
+module gotraced/bench/http/client
+
+go 1.19

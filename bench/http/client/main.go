@@ -1,0 +1,86 @@
+// The HTTP bench's load generator: an open-loop client that sends GET requests at a fixed
+// rate, whatever the server's latency (a request is due at start + i/rate and is sent
+// then, on its own goroutine, so a slow server does not slow the offered load: the
+// latencies are measured from the due time, which counts queueing the client saw).
+//
+//	client -url http://127.0.0.1:PORT/ -rate 3000 -duration 10s [-warmup 2s]
+//
+// Requests due in the first -warmup are sent but not counted. Prints one line:
+//
+//	RESULT offered=3000 achieved=2999.8 sent=30000 ok=30000 errors=0 p50_us=180 p99_us=950 max_us=4000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+func main() {
+	url := flag.String("url", "", "server URL")
+	rate := flag.Float64("rate", 3000, "requests per second")
+	duration := flag.Duration("duration", 10*time.Second, "measured time (after -warmup)")
+	warmup := flag.Duration("warmup", 0, "time before the measured window (requests sent, not counted)")
+	conns := flag.Int("conns", 64, "most keep-alive connections to the server")
+	flag.Parse()
+	if *url == "" || *rate <= 0 {
+		fmt.Fprintln(os.Stderr, "client: need -url and a positive -rate")
+		os.Exit(2)
+	}
+	tr := &http.Transport{MaxIdleConns: *conns, MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns}
+	cl := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+
+	interval := time.Duration(float64(time.Second) / *rate)
+	total := int((*warmup + *duration) / interval)
+	skip := int(*warmup / interval)
+	lat := make([]time.Duration, total)
+	okv := make([]bool, total)
+	var wg sync.WaitGroup
+	start := time.Now().Add(10 * time.Millisecond)
+	for i := 0; i < total; i++ {
+		due := start.Add(time.Duration(i) * interval)
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func(i int, due time.Time) {
+			defer wg.Done()
+			resp, err := cl.Get(*url + "?id=" + strconv.Itoa(i))
+			if err == nil {
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				okv[i] = err == nil && resp.StatusCode == 200
+			}
+			lat[i] = time.Since(due)
+		}(i, due)
+	}
+	sendEnd := time.Now()
+	wg.Wait()
+
+	counted := lat[skip:]
+	oks := 0
+	var l []time.Duration
+	for i, d := range counted {
+		if okv[skip+i] {
+			oks++
+			l = append(l, d)
+		}
+	}
+	sort.Slice(l, func(a, b int) bool { return l[a] < l[b] })
+	pct := func(p float64) int64 {
+		if len(l) == 0 {
+			return -1
+		}
+		k := int(p * float64(len(l)-1))
+		return l[k].Microseconds()
+	}
+	window := sendEnd.Sub(start.Add(time.Duration(skip) * interval)).Seconds()
+	fmt.Printf("RESULT offered=%.0f achieved=%.1f sent=%d ok=%d errors=%d p50_us=%d p99_us=%d max_us=%d\n",
+		*rate, float64(oks)/window, len(counted), oks, len(counted)-oks, pct(0.50), pct(0.99), pct(1.0))
+}

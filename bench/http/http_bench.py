@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""HTTP server bench: a net/http server (bench/http/server) built with each Go given,
+driven at a fixed rate on loopback by bench/http/client (open loop), three ways in one
+run: no tracing, in-process runtime/trace (server -trace) and gotraced --pid attached to
+the running server. Called by scripts/bench-http.sh.
+
+For each mode the client sends -warmup s of requests, then the measured window of
+-seconds s. Over the window: the server's CPU (/proc/PID/stat utime+stime), the
+client's achieved rate and p50/p99 latency (from each request's due time), and for
+gotraced its own CPU in the window, its RSS at the window's start and end and its peak
+(VmHWM). Daemon CPU per event = gotraced's CPU in the window / the events it wrote in the
+window, the latter from its summary line (events over the recorded seconds, times the
+window: the load is steady). For runtime/trace, its CPU per event is the server's CPU
+above the untraced run's, over the events tracecheck counts in its file, scaled the same
+way. Every trace written is checked with tracecheck.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import benchutil as bu  # noqa: E402
+
+MODES = ("none", "runtime/trace", "gotraced")
+
+
+def start_server(server, trace_path):
+    cmd = [server, "-addr", "127.0.0.1:0"] + (["-trace", trace_path] if trace_path else [])
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if not line.startswith("listening "):
+        p.kill()
+        raise SystemExit("http bench: server did not start: %r" % line)
+    return p, line.split()[1]
+
+
+def run_mode(a, server, mode, work, tag):
+    trace = os.path.join(work, "%s-%s.trace" % (tag, mode.replace("/", "_")))
+    srv, addr = start_server(server, trace if mode == "runtime/trace" else None)
+    started = time.monotonic()
+    gt = None
+    if mode == "gotraced":
+        gt = subprocess.Popen([a.gotraced, "--quiet", "--verbose", "--pid", str(srv.pid), "--out", trace],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-rate", str(a.rate), "-warmup",
+                           "%gs" % a.warmup, "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
+    time.sleep(a.warmup + 0.01)
+    s0 = bu.proc_cpu_s(srv.pid)
+    d0 = bu.proc_cpu_s(gt.pid) if gt else None
+    rss0 = bu.proc_status_kb(gt.pid, "VmRSS") if gt else None
+    t0 = time.monotonic()
+    time.sleep(a.seconds)
+    s1 = bu.proc_cpu_s(srv.pid)
+    d1 = bu.proc_cpu_s(gt.pid) if gt else None
+    rss1 = bu.proc_status_kb(gt.pid, "VmRSS") if gt else None
+    hwm = bu.proc_status_kb(gt.pid, "VmHWM") if gt else None
+    window = time.monotonic() - t0
+    out, _ = cl.communicate()
+    client = dict(kv.split("=") for kv in out.split()[1:]) if out.startswith("RESULT") else {}
+    res = {"mode": mode, "window_s": window, "server_cpu_s": (s1 - s0) if s0 is not None and s1 is not None else None,
+           "achieved": float(client.get("achieved", 0)), "p50_us": int(client.get("p50_us", -1)),
+           "p99_us": int(client.get("p99_us", -1)), "errors": int(client.get("errors", -1))}
+    if gt:
+        gt.send_signal(signal.SIGINT)
+        _, err = gt.communicate(timeout=60)
+        summ = bu.parse_summary(err) or {}
+        verb = bu.parse_verbose(err) or {}
+        events = summ.get("events")
+        # events in the window: the load is steady, so the recording's mean rate times it
+        win_events = events * window / summ["seconds"] if events and summ.get("seconds") else None
+        res.update({"daemon_cpu_s": d1 - d0 if d0 is not None and d1 is not None else None, "events": events,
+                    "window_events": win_events, "lost": summ.get("lost"), "rss0_kb": rss0, "rss1_kb": rss1,
+                    "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode})
+        if gt.returncode != 0 or not summ:
+            sys.stderr.write(err)
+            res["error"] = "gotraced exited %d" % gt.returncode
+    srv.send_signal(signal.SIGTERM)
+    srv.wait(timeout=30)
+    lifetime = time.monotonic() - started
+    if mode != "none":
+        n = bu.tracecheck_events(a.tracecheck, trace)
+        res["trace_events"] = n
+        if n is None:
+            res["error"] = "%s: tracecheck failed" % trace
+        elif mode == "runtime/trace":
+            res["window_events"] = n * window / lifetime
+        os.unlink(trace)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gotraced", required=True)
+    ap.add_argument("--tracecheck", required=True)
+    ap.add_argument("--client", required=True)
+    ap.add_argument("--server", action="append", required=True, help="LABEL=PATH, once per Go")
+    ap.add_argument("--rate", type=float, default=3000)
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--warmup", type=float, default=2)
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="bench-http-")
+    results = {}
+    failed = []
+    for spec in a.server:
+        label, server = spec.split("=", 1)
+        runs = {m: [] for m in MODES}
+        for rep in range(a.reps):
+            for mode in MODES:  # interleaved rep by rep: machine load hits every mode alike
+                r = run_mode(a, server, mode, work, "%s-%d" % (label, rep))
+                runs[mode].append(r)
+                if "error" in r:
+                    failed.append("%s %s: %s" % (label, mode, r["error"]))
+        results[label] = runs
+        med = {m: {k: bu.median([r.get(k) for r in runs[m]]) for k in runs[m][0] if k != "mode" and k != "error"}
+               for m in MODES}
+        base = med["none"]
+        rt = med["runtime/trace"]
+        rows = []
+        for m in MODES:
+            r = med[m]
+            cpu_ms_s = r["server_cpu_s"] / r["window_s"] * 1000 if r.get("server_cpu_s") is not None else None
+            ev_s = r["window_events"] / r["window_s"] if r.get("window_events") else None
+            if m == "gotraced":
+                tracer_cpu = r.get("daemon_cpu_s")
+            elif m == "runtime/trace" and r.get("server_cpu_s") is not None and base.get("server_cpu_s") is not None:
+                tracer_cpu = r["server_cpu_s"] - base["server_cpu_s"]  # the runtime's tracer runs in the server
+            else:
+                tracer_cpu = None
+            us_ev = tracer_cpu / r["window_events"] * 1e6 if tracer_cpu is not None and r.get("window_events") else None
+            r["tracer_us_per_event"] = us_ev
+            rows.append([m, bu.fmt(r["achieved"], "%.0f"), bu.fmt(r["p50_us"], "%.0f"), bu.fmt(r["p99_us"], "%.0f"),
+                         bu.fmt(cpu_ms_s, "%.0f"), bu.ratio(r.get("server_cpu_s"), base.get("server_cpu_s")),
+                         bu.fmt(ev_s, "%.0f"), bu.fmt(us_ev, "%.3f"),
+                         bu.fmt(r.get("hwm_kb") and r["hwm_kb"] / 1024, "%.1f"),
+                         bu.fmt(r.get("rss0_kb") and r["rss0_kb"] / 1024, "%.1f") + " -> " +
+                         bu.fmt(r.get("rss1_kb") and r["rss1_kb"] / 1024, "%.1f") if m == "gotraced" else "-",
+                         bu.fmt(r.get("lost"), "%d") if m == "gotraced" else "-"])
+        bu.print_table(
+            "HTTP server (%s), %g requests/s on loopback, %gs window after %gs warm-up, median of %d" %
+            (label, a.rate, a.seconds, a.warmup, a.reps),
+            ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "events/s", "tracer CPU us/event",
+             "daemon peak RSS MB", "daemon RSS MB (window)", "lost"], rows)
+        g, t = med["gotraced"], rt
+        print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
+              (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
+               bu.ratio(g.get("tracer_us_per_event"), t.get("tracer_us_per_event"))))
+        if g.get("start_ms") and g["start_ms"] > a.warmup * 1000:
+            print("  note: gotraced's start-up (%.0f ms) outlasted the warm-up: its window holds start-up CPU" %
+                  g["start_ms"])
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    if failed:
+        print("FAIL: " + "; ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+module gotraced/bench/http/server
+
+go 1.19

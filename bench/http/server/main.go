@@ -1,0 +1,80 @@
+// The HTTP bench's server: a plain net/http server whose handler does what a small JSON
+// endpoint does (decode a query parameter, build a reply, encode it), so a request costs
+// the runtime a few goroutine switches, a network poll and some allocation, as a real one
+// does. Built with the machine's Go and with Go 1.19 (go.mod says 1.19: nothing newer is
+// used).
+//
+//	server -addr 127.0.0.1:0 [-trace FILE]
+//
+// Prints "listening ADDR" once it accepts connections. -trace runs runtime/trace in the
+// process for the server's whole life (the in-process comparison); SIGINT/SIGTERM stop
+// the trace, flush the file and exit 0.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/trace"
+	"strconv"
+	"syscall"
+)
+
+type reply struct {
+	ID     int      `json:"id"`
+	Square int      `json:"square"`
+	Words  []string `json:"words"`
+}
+
+func handle(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.Atoi(r.URL.Query().Get("id"))
+	rep := reply{ID: id, Square: id * id, Words: []string{"alpha", "beta", "gamma", strconv.Itoa(id % 97)}}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(&rep)
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	traceOut := flag.String("trace", "", "write a runtime/trace of the whole run to this file")
+	flag.Parse()
+
+	var tf *os.File
+	var tw *bufio.Writer
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		tf, tw = f, bufio.NewWriterSize(f, 1<<20)
+		if err := trace.Start(tw); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(handle)}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		if tw != nil {
+			trace.Stop()
+			_ = tw.Flush()
+			_ = tf.Close()
+		}
+		os.Exit(0)
+	}()
+	fmt.Printf("listening %s\n", ln.Addr())
+	_ = os.Stdout.Sync()
+	_ = srv.Serve(ln)
+}

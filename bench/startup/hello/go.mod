@@ -1,0 +1,3 @@
+module gotraced/bench/startup/hello
+
+go 1.19

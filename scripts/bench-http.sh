@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# HTTP server bench: bench/http/server built with the machine's Go (1.26) and Go 1.19,
+# driven at a fixed rate on loopback by bench/http/client (open loop), with no tracing,
+# with the in-process runtime/trace and under gotraced --pid, in one run: achieved rate,
+# p50/p99 latency, the server's CPU, the daemon's CPU per event and its RSS (table per Go).
+#   scripts/bench-http.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N] [--json FILE]
+# --smoke: go1.26 only, 500 requests/s, 1 s window (that the bench runs, not its figures).
+# Exits non-zero if a measurement could not be taken or a trace does not parse.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${GOTRACED_BUILD:-$root/build}
+if [[ $# -gt 0 && $1 != --* ]]; then build=$1; shift; fi
+build=$(cd "$build" && pwd)
+smoke=0
+args=()
+while (($#)); do
+  case $1 in
+    --smoke) smoke=1; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+[[ -x $build/cli/gotraced ]] || { echo "bench-http: $build/cli/gotraced is not built (cmake --build $build)" >&2; exit 1; }
+bash "$root/scripts/build-tools.sh" "$build"
+bin=$build/bench/http
+mkdir -p "$bin"
+(cd "$root/bench/http/client" && GOTOOLCHAIN=local go build -o "$bin/client" .)
+servers=()
+gos=("go1.26=go" "go1.19=/usr/lib/go-1.19/bin/go")
+((smoke)) && gos=("go1.26=go")
+for g in "${gos[@]}"; do
+  label=${g%%=*} gobin=${g#*=}
+  if ! command -v "$gobin" >/dev/null; then echo "bench-http: $label ($gobin) is not installed" >&2; exit 1; fi
+  (cd "$root/bench/http/server" && GOTOOLCHAIN=local "$gobin" build -o "$bin/server-$label" .)
+  servers+=(--server "$label=$bin/server-$label")
+done
+if ((smoke)); then args=(--rate 500 --seconds 1 --warmup 1 "${args[@]}"); fi
+exec python3 "$root/bench/http/http_bench.py" --gotraced "$build/cli/gotraced" --tracecheck "$build/tools/tracecheck" \
+  --client "$bin/client" "${servers[@]}" "${args[@]}"
