@@ -28,8 +28,9 @@ def read_env(path):
 
 def program_table(guests):
     """One table from the guests' `selftest --json` reports: a row per program, a column
-    per kernel, each cell "INSNS insns STACK B" (processed instructions, combined stack of
-    the deepest call chain) or why the program did not load."""
+    per kernel, each cell "INSNS insns STACK B MS ms" (processed instructions, combined
+    stack of the deepest call chain, "?" when the kernel reported no stack depths, and
+    verification time) or why the program did not load."""
     cols = [(g["_line"], g["selftest_json"]) for g in guests if g.get("selftest_json")]
     if not cols:
         return []
@@ -48,7 +49,9 @@ def program_table(guests):
             if p is None:
                 row.append("-")
             elif p.get("loaded"):
-                row.append(f"{p.get('processed_insns', '?')} insns {p.get('combined_stack', '?')} B "
+                # No stack depths in the verifier's stats: the stack is unknown, not 0.
+                stack = p.get("combined_stack", "?") if p.get("stack_depths") else "?"
+                row.append(f"{p.get('processed_insns', '?')} insns {stack} B "
                            f"{p.get('verification_usec', 0) / 1000:.0f} ms")
             else:
                 row.append(f"REFUSED {p.get('error') or p.get('errno')}"[:60])
