@@ -5,16 +5,16 @@
 # never touched) and only boot/vmlinuz-* is unpacked from them (dpkg-deb, dpkg's own
 # unpacker). Unpacked kernels are kept in the cache and reused across runs.
 #
-#   tests/kernels/fetch-kernels.sh LINE...      LINE: 6.1 | 6.12 | 6.16+ | 7.x
+#   tests/kernels/fetch-kernels.sh [--out DIR] LINE...   LINE: 6.1 | 6.12 | 6.16+ | 7.x
 #
 # For each LINE it picks the newest kernel of that line in its suite:
 #   6.1    linux-image-6.1.0-N-amd64[-unsigned]   bookworm, bookworm-security
 #   6.12   linux-image-6.12.*+deb12-amd64[-...]    bookworm-backports
 #   6.16+  linux-image-6.X.*+deb13-amd64, X >= 16 trixie-backports
 #   7.x    linux-image-7.*+deb13-amd64            trixie-backports
-# and writes CACHE/lines/LINE.env (shell assignments: LINE, IMAGE the linux-image package, PKG the
-# package the vmlinuz came from, VERSION, SUITE, VMLINUZ) or,
-# when it cannot, CACHE/lines/LINE.err: one line saying which package and why. Exit
+# and writes DIR/LINE.env (DIR: default CACHE/lines; shell assignments: LINE, IMAGE the
+# linux-image package, PKG the package the vmlinuz came from, VERSION, SUITE, VMLINUZ) or,
+# when it cannot, DIR/LINE.err: one line saying which package and why. Exit
 # status: 0 when every LINE has a kernel, 1 otherwise (the .err files say why).
 #
 # Cache dir: $GOTRACED_KERNEL_CACHE, default /var/cache/gotraced-kernels.
@@ -30,9 +30,23 @@ MAX_LIST_AGE_MIN=${GOTRACED_KERNEL_LIST_AGE_MIN:-360}
 APT_TIMEOUT=${GOTRACED_KERNEL_APT_TIMEOUT:-120}
 
 log() { echo "[fetch-kernels] $*" >&2; }
+OUTD=$CACHE/lines
+if [[ ${1:-} == --out ]]; then OUTD=$2; shift 2; fi
 
 mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial" "$APTD/sources.list.d" \
-  "$APTD/preferences.d" "$CACHE/kernels" "$CACHE/lines" "$CACHE/debs"
+  "$APTD/preferences.d" "$CACHE/kernels" "$CACHE/debs" "$OUTD"
+lines=("$@")
+((${#lines[@]})) || lines=(6.1 6.12 6.16+ 7.x)
+for l in "${lines[@]}"; do rm -f "$OUTD/$l.env" "$OUTD/$l.err"; done
+# One fetch at a time per cache (two engineers' matrices share it): apt's lists and the
+# download dir are not for two at once.
+exec 9>"$CACHE/fetch.lock"
+if ! flock -w 300 9; then
+  echo "[fetch-kernels] another fetch has held $CACHE/fetch.lock for 5 minutes" >&2
+  for l in "${lines[@]}"; do echo "the kernel cache $CACHE is locked by another fetch (fetch.lock held > 300 s)" >"$OUTD/$l.err"; done
+  exit 1
+fi
+
 cat >"$APTD/sources.list" <<EOF
 deb [signed-by=$KEYRING] $MIRROR bookworm main
 deb [signed-by=$KEYRING] $SECURITY bookworm-security main
@@ -55,12 +69,8 @@ APT_OPTS=(
   -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false" # appstream metadata: unused
 )
 
-lines=("$@")
-((${#lines[@]})) || lines=(6.1 6.12 6.16+ 7.x)
-for l in "${lines[@]}"; do rm -f "$CACHE/lines/$l.env" "$CACHE/lines/$l.err"; done
-
 fail_all() { # REASON: every requested line fails with it
-  for l in "${lines[@]}"; do echo "$1" >"$CACHE/lines/$l.err"; done
+  for l in "${lines[@]}"; do echo "$1" >"$OUTD/$l.err"; done
   exit 1
 }
 
@@ -128,11 +138,11 @@ find_vmlinuz() { find "$1" -type f \( -name 'vmlinuz-*' -o -name vmlinuz \) 2>/d
 fetch_line() {
   local line=$1 pick_out pkg ver suite binpkg dir deb member vmlinuz
   case $line in 6.1 | 6.12 | 6.16+ | 7.x) ;; *)
-    echo "unknown kernel line '$line' (known: 6.1 6.12 6.16+ 7.x)" >"$CACHE/lines/$line.err"
+    echo "unknown kernel line '$line' (known: 6.1 6.12 6.16+ 7.x)" >"$OUTD/$line.err"
     return 1 ;;
   esac
   if ! pick_out=$(pick "$line"); then
-    echo "no package matching $(line_regex "$line") in $(line_suites "$line") (private lists of $(date -r "$stamp" '+%F %T' 2>/dev/null || echo never))" >"$CACHE/lines/$line.err"
+    echo "no package matching $(line_regex "$line") in $(line_suites "$line") (private lists of $(date -r "$stamp" '+%F %T' 2>/dev/null || echo never))" >"$OUTD/$line.err"
     return 1
   fi
   read -r pkg ver suite <<<"$pick_out"
@@ -149,7 +159,7 @@ fetch_line() {
     local rc=0
     (cd "$CACHE/debs" && timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q download "$dlpkg=$ver") >"$CACHE/debs/download.log" 2>&1 || rc=$?
     if ((rc)); then
-      echo "apt-get download $dlpkg=$ver ($suite) failed$( ((rc == 124)) && echo " (killed after ${APT_TIMEOUT}s)"): $(grep -E '^(E|W|Err):' "$CACHE/debs/download.log" | head -3 | tr '\n' ' ')" >"$CACHE/lines/$line.err"
+      echo "apt-get download $dlpkg=$ver ($suite) failed$( ((rc == 124)) && echo " (killed after ${APT_TIMEOUT}s)"): $(grep -E '^(E|W|Err):' "$CACHE/debs/download.log" | head -3 | tr '\n' ' ')" >"$OUTD/$line.err"
       return 1
     fi
     deb=$(ls "$CACHE/debs"/*.deb 2>/dev/null | head -1)
@@ -159,13 +169,13 @@ fetch_line() {
     member=$(dpkg-deb -c "$deb" 2>/dev/null | awk '{ print $6 }' |
       grep -E '^\./(boot/vmlinuz-[^/]+|usr/lib/modules/[^/]+/vmlinuz)$' | head -1)
     if [[ -z $member ]]; then
-      echo "$(basename "$deb") ($dlpkg=$ver, $suite) has no boot/vmlinuz-* nor usr/lib/modules/*/vmlinuz" >"$CACHE/lines/$line.err"
+      echo "$(basename "$deb") ($dlpkg=$ver, $suite) has no boot/vmlinuz-* nor usr/lib/modules/*/vmlinuz" >"$OUTD/$line.err"
       rm -f "$deb"
       return 1
     fi
     mkdir -p "$dir.tmp"
     if ! dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" "$member" 2>"$CACHE/debs/unpack.log"; then
-      echo "unpacking $member from $(basename "$deb") ($dlpkg=$ver) failed: $(head -3 "$CACHE/debs/unpack.log" | tr '\n' ' ')" >"$CACHE/lines/$line.err"
+      echo "unpacking $member from $(basename "$deb") ($dlpkg=$ver) failed: $(head -3 "$CACHE/debs/unpack.log" | tr '\n' ' ')" >"$OUTD/$line.err"
       rm -rf "$dir.tmp" "$deb"
       return 1
     fi
@@ -174,7 +184,7 @@ fetch_line() {
     vmlinuz=$(find_vmlinuz "$dir")
   fi
   printf 'LINE=%q\nIMAGE=%q\nPKG=%q\nVERSION=%q\nSUITE=%q\nVMLINUZ=%q\n' \
-    "$line" "$pkg" "$dlpkg" "$ver" "$suite" "$vmlinuz" >"$CACHE/lines/$line.env"
+    "$line" "$pkg" "$dlpkg" "$ver" "$suite" "$vmlinuz" >"$OUTD/$line.env"
   log "$line: $dlpkg $ver ($suite): $vmlinuz"
 }
 

@@ -67,10 +67,7 @@ echo "kernel matrix: gotraced $("$BUILD/cli/gotraced" --version 2>/dev/null | he
 echo "kernel matrix: logs in $WORK/logs/<line>/ (console.log = the guest's console, files/ = what it sent)"
 
 # 1. Kernels (cached; a kernel that cannot be fetched fails its row, named with why).
-GOTRACED_KERNEL_CACHE=$CACHE bash "$HERE/fetch-kernels.sh" "${lines[@]}" 2>&1 | sed 's/^/  /' || true
-for l in "${lines[@]}"; do
-  cp "$CACHE/lines/$l".{env,err} "$WORK/lines/" 2>/dev/null || true
-done
+GOTRACED_KERNEL_CACHE=$CACHE bash "$HERE/fetch-kernels.sh" --out "$WORK/lines" "${lines[@]}" 2>&1 | sed 's/^/  /' || true
 
 # 2. The initramfs (gotraced, its libraries, busybox, the target).
 if ! initrd=$(bash "$HERE/build-initramfs.sh" "$BUILD" "$WORK" 2>"$WORK/initramfs.err"); then

@@ -5,8 +5,8 @@ program x kernel table from `selftest --json`, else the plain selftest's output)
 
     table.py WORKDIR LINE...
 
-For each LINE it reads the fetch result (WORKDIR/lines/LINE.env or LINE.err, copied
-there by run-matrix.sh) and the guest's WORKDIR/logs/LINE/result.json (judge_guest.py).
+For each LINE it reads the fetch result (WORKDIR/lines/LINE.env or LINE.err, written
+there by fetch-kernels.sh --out) and the guest's WORKDIR/logs/LINE/result.json (judge_guest.py).
 Exit status 0 when every cell of every row is ok, 1 otherwise.
 """
 import json
