@@ -63,7 +63,7 @@ TRACECHECK=$BUILD/tools/tracecheck
 
 rm -rf "$WORK"
 mkdir -p "$WORK/lines" "$WORK/logs"
-echo "kernel matrix: gotraced $("$BUILD/cli/gotraced" --version 2>/dev/null | head -1) from $BUILD; kernels: ${lines[*]}"
+echo "kernel matrix: $("$BUILD/cli/gotraced" --version 2>/dev/null | head -1) from $BUILD; kernels: ${lines[*]}"
 echo "kernel matrix: logs in $WORK/logs/<line>/ (console.log = the guest's console, files/ = what it sent)"
 
 # 1. Kernels (cached; a kernel that cannot be fetched fails its row, named with why).
@@ -110,7 +110,8 @@ for l in "${todo[@]}"; do
   fi
   python3 "$HERE/judge_guest.py" "$WORK/logs/$l" "$TRACECHECK" "$rc" ||
     echo "  $l: judge_guest.py failed"
-  echo "  $l: guest ran $((SECONDS - g0))s of its ${share}s (qemu exit $rc$( ((rc == 124)) && echo ', killed at the timeout'))"
+  killed=$(sed -n 's/^boot-guest: //p' "$WORK/logs/$l/qemu.log" 2>/dev/null | tail -1)
+  echo "  $l: guest ran $((SECONDS - g0))s of its ${share}s (qemu exit $rc${killed:+: $killed})"
 done
 
 # 4. The table.
