@@ -85,7 +85,10 @@ step() {
   kill "$wpid" 2>/dev/null
   t1=$(uptime_s)
   kill_targets
-  tail -n "$CONSOLE_LINES" "/tmp/$name.log" | sed "s/^/[$name] /"
+  case $name in
+  *-json) echo "[$name] $(wc -c <"/tmp/$name.log") bytes, sent to the host" ;;
+  *) tail -n "$CONSOLE_LINES" "/tmp/$name.log" | sed "s/^/[$name] /" ;;
+  esac
   send "$name.log" "/tmp/$name.log"
   to=""
   [ -e "/tmp/$name.timedout" ] && to=" timedout"
