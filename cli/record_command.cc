@@ -207,6 +207,7 @@ int RunRecord(const RecordOptions &o) {
     }
   }
 
+  if (!session.Stats().output_error.empty()) why = "stopped: the output could not be written";
   std::string stop_err;
   bool ok = session.Stop(&stop_err);
   auto elapsed = std::chrono::steady_clock::now() - start;

@@ -42,6 +42,10 @@ std::string FormatSummary(const std::string &out, pid_t pid, const session::Sess
   std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts)", s.records_lost,
                                                   s.generation_cuts)
                                     : "; nothing lost";
+  if (!s.output_error.empty())
+    lost = fmt::format("; OUTPUT FAILED, {} generation(s) lost, the file keeps the {} whole generation(s) before: {}",
+                       s.generations_lost, s.generations, s.output_error) +
+           (s.records_lost ? fmt::format("; and LOST {} records", s.records_lost) : "");
   return fmt::format(
       "gotraced: pid {} ({}) {:.1f}s -> {} [{} format]: {} events, {} goroutines created, {} blocks, {} syscalls, "
       "{} generations, {:.2f} MB{}",

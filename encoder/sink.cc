@@ -1,7 +1,12 @@
 #include "encoder/sink.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+
+#include <fmt/format.h>
 
 namespace gotraced::encoder {
 
@@ -15,31 +20,50 @@ void MemorySink::WriteGeneration(std::uint64_t, std::span<const std::uint8_t> by
 }
 
 FileSink::FileSink(const std::string &path) : path_(path) {
-  f_ = std::fopen(path.c_str(), "wb");
-  if (!f_) error_ = "open " + path + ": " + std::strerror(errno);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) error_ = "open " + path + ": " + std::strerror(errno);
 }
 
 FileSink::~FileSink() { Close(); }
 
-void FileSink::Write(std::span<const std::uint8_t> bytes) {
-  if (!f_ || !error_.empty()) return;
-  if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
-    error_ = "write " + path_ + ": " + std::strerror(errno);
+bool FileSink::Append(std::span<const std::uint8_t> bytes, const char *what) {
+  if (fd_ < 0 || !error_.empty()) return false;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n > 0) {
+      done += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    int err = n < 0 ? errno : ENOSPC;  // a write of 0 bytes: no room
+    error_ = fmt::format("write {}: {} ({} of {} bytes of the {} written)", path_, std::strerror(err), done,
+                         bytes.size(), what);
+    // Cut back to whole generations: a torn one would make the file unparseable.
+    if (::ftruncate(fd_, off_t(good_end_)) != 0)
+      error_ += fmt::format("; and cutting the file back to its last whole generation failed: {}",
+                            std::strerror(errno));
+    else
+      ::lseek(fd_, off_t(good_end_), SEEK_SET);
+    return false;
+  }
+  good_end_ += bytes.size();
+  return true;
 }
 
-void FileSink::WriteHeader(std::span<const std::uint8_t> header) { Write(header); }
+void FileSink::WriteHeader(std::span<const std::uint8_t> header) { Append(header, "header"); }
 
 void FileSink::WriteGeneration(std::uint64_t, std::span<const std::uint8_t> bytes) {
-  Write(bytes);
-  // A finished generation is a parseable prefix; push it out so a reader (or a crash)
-  // sees whole generations.
-  if (f_ && error_.empty() && std::fflush(f_) != 0) error_ = "flush " + path_ + ": " + std::strerror(errno);
+  // write(2) hands each whole generation to the kernel: a reader (or a crash of
+  // gotraced) sees whole generations.
+  if (Append(bytes, "generation")) written_++;
+  else lost_++;
 }
 
 void FileSink::Close() {
-  if (!f_) return;
-  if (std::fclose(f_) != 0 && error_.empty()) error_ = "close " + path_ + ": " + std::strerror(errno);
-  f_ = nullptr;
+  if (fd_ < 0) return;
+  if (::close(fd_) != 0 && error_.empty()) error_ = "close " + path_ + ": " + std::strerror(errno);
+  fd_ = -1;
 }
 
 }  // namespace gotraced::encoder

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <span>
 #include <string>
@@ -56,8 +55,11 @@ class CallbackSink final : public Sink {
   Fn fn_;
 };
 
-// Appends to a file (created/truncated on open). Write errors are sticky: error()
-// returns the first one ("" if none) and later writes are skipped.
+// Appends to a file (created/truncated on open). The file only ever holds whole
+// generations: a failed or short write (disk full, the file system gone, EIO) cuts the
+// file back to the end of the last complete generation (ftruncate), so what is on disk
+// still parses, and the error is sticky: error() returns the first one ("" if none),
+// that generation and every later one are counted as lost and skipped.
 class FileSink final : public Sink {
  public:
   explicit FileSink(const std::string &path);
@@ -69,11 +71,20 @@ class FileSink final : public Sink {
   void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override;
   void Close() override;
   const std::string &error() const { return error_; }
+  // Generations on disk, whole; generations handed over but not kept (the failed one
+  // and every one after it).
+  std::uint64_t generations_written() const { return written_; }
+  std::uint64_t generations_lost() const { return lost_; }
+  // Bytes of whole generations on disk (the file's size after a cut).
+  std::uint64_t good_bytes() const { return good_end_; }
 
  private:
-  void Write(std::span<const std::uint8_t> bytes);
+  // Writes all of `bytes` at the end; on failure cuts back to good_end_ and records why.
+  bool Append(std::span<const std::uint8_t> bytes, const char *what);
   std::string path_;
-  std::FILE *f_ = nullptr;
+  int fd_ = -1;
+  std::uint64_t good_end_ = 0;  // end of the header or of the last whole generation
+  std::uint64_t written_ = 0, lost_ = 0;
   std::string error_;
 };
 

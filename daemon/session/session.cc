@@ -141,6 +141,14 @@ struct Session::Impl {
     FillModelCounters(ms, writer->stats(), stats);
     stats.events = writer->stats().events;
     stats.records_discarded = ms.records_discarded + decoder->stats().unusable;
+    if (file_sink) {
+      stats.output_error = file_sink->error();
+      stats.generations_lost = file_sink->generations_lost();
+      if (!stats.output_error.empty()) {
+        stats.generations = file_sink->generations_written();
+        stats.bytes_written = file_sink->good_bytes();
+      }
+    }
   }
 };
 
@@ -287,6 +295,9 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     }
   }
   I.UpdateStats();
+  // The output failed (disk full ...): the file was cut back to whole generations and
+  // recording stops, saying why (SessionStats::output_error).
+  if (I.file_sink && !I.file_sink->error().empty()) return false;
   return !I.cap->target_exited();
 }
 

@@ -110,6 +110,11 @@ struct SessionStats {
 
   // Output.
   std::uint64_t bytes_written = 0;
+  // The first failed write of the output file ("" if none): the file was cut back to its
+  // whole generations (generations, bytes_written count only those) and recording
+  // stopped; generations_lost were finished but not kept.
+  std::string output_error;
+  std::uint64_t generations_lost = 0;
 
   // Where start-up and stop time went, in milliseconds (gotraced --verbose).
   double plan_ms = 0;        // binary analysis: ELF, pclntab, runtime layout, probe plan
