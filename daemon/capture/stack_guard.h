@@ -21,6 +21,13 @@ namespace gotraced::capture {
 // True when the running kernel may give a BPF program a private stack (x86-64, >= 6.13).
 bool KernelHasBpfPrivateStack();
 
+// Whether the JIT image of loaded program `prog_fd` runs a function on a private stack:
+// the x86 JIT's prologue then sets R9 to this CPU's frame (arch/x86/net/bpf_jit_comp.c
+// emit_priv_frame_ptr: movabs r9, <percpu frame>; add r9, gs:[this_cpu_off]), whose
+// `add` is the byte sequence 65 4c 03 0c 25. nullopt when the image cannot be read
+// (no JIT, or the kernel withholds it).
+std::optional<bool> JitUsesPrivateStack(int prog_fd);
+
 // Verifier-stats logs (BPF_LOG_STATS: three short lines) for the uprobe programs of an
 // opened, not yet loaded object: created before bpf_object__load, read after it.
 class UprobeStackLogs {
