@@ -220,9 +220,10 @@ int RunRecord(const RecordOptions &o) {
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
                  "attach %.0f for %llu uprobes, snapshot %.0f, self-check %.0f); stop %.0f ms (last records, "
-                 "model, flush)\n",
+                 "model, flush); %llu records with an M on another thread\n",
                  stats.start_ms, stats.plan_ms, stats.load_ms, (unsigned long long)stats.bpf_programs, stats.attach_ms,
-                 (unsigned long long)stats.uprobes, stats.snapshot_ms, stats.self_check_ms, stats.stop_ms);
+                 (unsigned long long)stats.uprobes, stats.snapshot_ms, stats.self_check_ms, stats.stop_ms,
+                 (unsigned long long)stats.m_thread_changes);
 
   if (launch) {
     launcher.Wait();

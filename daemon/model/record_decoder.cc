@@ -208,6 +208,15 @@ void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool
 }
 
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
+  if (v.kind() == GT_REC_GSTATUS || v.kind() == GT_REC_CALL) {
+    if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->m != 0) {
+      auto [it, fresh] = m_thread_.try_emplace(c->m, v.tid());
+      if (!fresh && it->second != v.tid()) {
+        ++stats_.m_thread_changes;
+        it->second = v.tid();
+      }
+    }
+  }
   if (cfg_.cpu_samples) {  // CPU samples (cpu_sample_decoder.cc); not runtime transitions
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->curg != 0) cpu_profiled_tids_.insert(v.tid());
     if (v.kind() == GT_REC_CPU_SAMPLE) {

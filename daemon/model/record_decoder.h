@@ -69,6 +69,12 @@ struct DecoderStats {
   std::uint64_t cpu_samples_unprofiled = 0;  // samples of threads the runtime does not profile
   std::uint64_t exits_fast = 0, exits_retaken = 0, exits_no_p = 0;  // Go 1.26 exitsyscall paths
   std::uint64_t gc_end_late = 0;   // GCEnds written at a later record (their casgstatus lost)
+  // Records whose M (ctx.m, read through the hit's own registers) was last seen on another
+  // thread. An M keeps its thread for life (runtime2.go `type m`: one per OS thread; only
+  // cgo's extra Ms move, and a freed M's memory may be reused), so in a program without
+  // those a non-zero count means a record was built from another hit's data: the BPF
+  // side's scratch shared between two preempting hits (docs/preemption.md).
+  std::uint64_t m_thread_changes = 0;
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
 
@@ -162,6 +168,7 @@ class RecordDecoder {
   // Threads seen running a goroutine (ctx.curg != 0): the runtime arms a thread's CPU
   // profiling timer only in execute (cpu_sample_decoder.cc).
   std::unordered_set<std::uint32_t> cpu_profiled_tids_;
+  std::unordered_map<std::uint64_t, std::uint32_t> m_thread_;  // ctx.m -> the thread it was last seen on
   DecoderConfig cfg_;
   DecoderStats stats_;
   std::unordered_map<std::uint64_t, Site> sites_;  // caller pc -> site

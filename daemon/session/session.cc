@@ -8,7 +8,10 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +24,8 @@
 #include "daemon/session/gobin_symbolizer.h"
 #include "daemon/session/initial_heap_goal.h"
 #include "daemon/session/model_counters.h"
+#include "daemon/session/pipeline.h"
+#include "daemon/session/record_file.h"
 #include "daemon/session/snapshot_convert.h"
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
@@ -74,9 +79,17 @@ encoder::Version VersionFor(TraceVersion v, int go_minor) {
   return encoder::Version::kGo122;
 }
 
-// Records may wait this long behind the newest one delivered, so the model's ordering can
-// still put a record of another thread first (ns).
-constexpr std::uint64_t kModelSlackNs = 1'000'000;
+// Session::Stats() is at most this old while recording (the status line redraws every
+// 250 ms; reading the BPF side's counters is a syscall per poll otherwise).
+constexpr auto kStatsEvery = std::chrono::milliseconds(50);
+
+// The target's executable as a path that outlives it (for GOTRACED_RECORD_FILE).
+std::string ExeOf(pid_t pid, const std::string &exe_path) {
+  if (!exe_path.empty()) return exe_path;
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  return ec ? std::string() : p.string();
+}
 
 }  // namespace
 
@@ -92,47 +105,35 @@ struct Session::Impl {
   std::unique_ptr<capture::Capture> cap;
   std::unique_ptr<encoder::FileSink> file_sink;
   encoder::Sink *sink = nullptr;
-  std::unique_ptr<encoder::TraceWriter> writer;
-  std::unique_ptr<GobinSymbolizer> sym;
-  std::unique_ptr<model::Model> model;
-  std::unique_ptr<model::RecordDecoder> decoder;
-  std::vector<model::Record> scratch;
-  std::uint64_t max_ts = 0;
+  std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::uint64_t lost_seen = 0;
   std::uint64_t repairs_logged = 0;
+  std::chrono::steady_clock::time_point next_stats{};
 
   std::FILE *record_log = nullptr;  // GOTRACED_DEBUG_RECORDS=FILE: decoded records, one a line
+  std::unique_ptr<RecordFileWriter> record_file;  // GOTRACED_RECORD_FILE=FILE: the raw records
 
   void OnRecord(const capture::RecordView &v) {
-    scratch.clear();
-    decoder->Decode(v, scratch);
-    if (record_log) {
-      std::fprintf(record_log, "# %s\n", v.Describe().c_str());
-      for (const model::Record &r : scratch)
-        std::fprintf(record_log, "%llu M%llu %s p=%lld g=%lld target_g=%llu target_p=%lld victim=%llu reason=%.*s skip=%u nstack=%zu\n",
-                     static_cast<unsigned long long>(r.ts), static_cast<unsigned long long>(r.m),
-                     std::string(model::RecordKindName(r.kind)).c_str(), static_cast<long long>(r.p),
-                     static_cast<long long>(r.g), static_cast<unsigned long long>(r.target_g),
-                     static_cast<long long>(r.target_p), static_cast<unsigned long long>(r.victim_m),
-                     static_cast<int>(r.reason.size()), r.reason.data(), r.stack_skip, r.stack.size());
-    }
-    for (model::Record &r : scratch) model->Push(std::move(r));
-    max_ts = std::max(max_ts, v.ts());
+    if (record_file) record_file->Write(v);
+    pipe->OnRecord(v);
   }
 
-  void NoteLoss() {
-    capture::CaptureStats cs = cap->stats();
+  // Loss as the capture counts it (the consumer's seq gaps and the BPF side's failed
+  // reservations, `cs`): the model cuts the generation.
+  void NoteLoss(const capture::CaptureStats &cs) {
     std::uint64_t lost = cs.consumer.lost() + cs.consumer.seq_gaps;
     if (lost > lost_seen) {
-      model->NoteLoss(lost - lost_seen);
+      pipe->NoteLoss(lost - lost_seen);
       spdlog::warn("gotraced: {} records lost (ring buffer full?); the generation is cut", lost - lost_seen);
       lost_seen = lost;
     }
   }
 
-  void UpdateStats() {
+  void UpdateStats(const capture::CaptureStats &cs) {
     std::lock_guard<std::mutex> lock(mu);
-    capture::CaptureStats cs = cap->stats();
+    const model::Model *model = &pipe->model();
+    const encoder::TraceWriter *writer = &pipe->writer();
+    const model::RecordDecoder *decoder = &pipe->decoder();
     stats.records = cs.consumer.records;
     stats.records_lost = cs.consumer.lost() + cs.consumer.seq_gaps;
     stats.ring_bytes_read = cs.consumer.bytes;
@@ -171,6 +172,7 @@ bool Session::Start(std::string *error) {
   // GOTRACED_DEBUG=1: the model's repairs and the decoder's counts in the log.
   if (std::getenv("GOTRACED_DEBUG")) spdlog::set_level(spdlog::level::debug);
   if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) I.record_log = std::fopen(f, "w");
+  const char *record_file = std::getenv("GOTRACED_RECORD_FILE");
 
   capture::CaptureOptions co;
   co.pid = I.options.pid;
@@ -207,48 +209,40 @@ bool Session::Start(std::string *error) {
     if (!I.file_sink->error().empty()) return fail(I.file_sink->error());
     I.sink = I.file_sink.get();
   }
-  encoder::WriterOptions wo;
-  wo.version = version;
-  wo.tick_divisor = I.options.tick_divisor ? I.options.tick_divisor : 64;
-  I.writer = std::make_unique<encoder::TraceWriter>(*I.sink, wo);
-  I.sym = std::make_unique<GobinSymbolizer>(bin, I.cap->load_bias());
-
-  model::ModelOptions mo;
-  mo.on_repair = [this](const std::string &s) {
+  PipelineConfig pc;
+  pc.bin = &bin;
+  pc.layout = &layout;
+  pc.plan = &I.cap->plan();
+  pc.load_bias = I.cap->load_bias();
+  pc.version = version;
+  pc.tick_divisor = I.options.tick_divisor;
+  pc.generation_period = I.options.generation_period;
+  pc.launched = I.options.launched;
+  pc.snapshot = I.options.launched ? nullptr : &I.cap->snapshot();
+  pc.cpu_samples = I.options.events.cpu_hz > 0;
+  pc.on_repair = [this](const std::string &s) {
     if (impl_->repairs_logged++ < 40) spdlog::debug("model repair: {}", s);
   };
-  I.model = std::make_unique<model::Model>(*I.writer, I.sym.get(), mo);
-
-  model::DecoderConfig dc;
-  dc.go_minor = minor;
-  dc.plan = &I.cap->plan();
-  dc.block_reasons = layout.trace_block_reason_strings;
-  if (dc.block_reasons.empty())
-    spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
-  GobinSymbolizer *sym = I.sym.get();
-  dc.load_bias = I.cap->load_bias();
-  dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
-  dc.stw_reasons = layout.stw_reason_strings;
-  dc.heap_live_from_zero = I.options.launched;
-  if (!I.options.launched && I.cap->snapshot().heap_live_known) {
-    dc.heap_live_seed = I.cap->snapshot().heap_live;
-    dc.heap_live_seed_ts = I.cap->snapshot().heap_live_ts_ns;
-  }
-  dc.cpu_samples = I.options.events.cpu_hz > 0;
-  dc.sp_delta = [&bin, bias = I.cap->load_bias()](std::uint64_t pc) -> std::optional<std::int32_t> {
-    auto f = bin.pclntab().FuncForPC(pc - bias);
-    if (!f) return std::nullopt;
-    return bin.pclntab().PcValue(*f, f->pcsp, pc - bias);
-  };
-  I.decoder = std::make_unique<model::RecordDecoder>(std::move(dc));
-
-  if (!I.options.launched) I.model->SetSnapshot(ConvertSnapshot(I.cap->snapshot(), layout));
+  pc.record_log = I.record_log;
   if (I.options.events.gc) {
     std::string why;
-    if (auto goal = InitialHeapGoal(I.options.launched, pid(), bin, minor, I.cap->snapshot(), &why))
-      I.model->SetInitialHeapGoal(*goal);
-    else
-      spdlog::debug("gotraced: no HeapGoal at the trace's start: {}", why);
+    pc.initial_heap_goal = InitialHeapGoal(I.options.launched, pid(), bin, minor, I.cap->snapshot(), &why);
+    if (!pc.initial_heap_goal) spdlog::debug("gotraced: no HeapGoal at the trace's start: {}", why);
+  }
+  I.pipe = std::make_unique<RecordPipeline>(*I.sink, pc);
+  if (record_file) {
+    I.record_file = std::make_unique<RecordFileWriter>(
+        record_file, std::map<std::string, std::string>{
+                         {"exe", ExeOf(I.options.pid, I.options.exe_path)},
+                         {"load_bias", std::to_string(I.cap->load_bias())},
+                         {"launched", I.options.launched ? "1" : "0"},
+                         {"version", std::to_string(static_cast<int>(version))},
+                         {"cpu_samples", pc.cpu_samples ? "1" : "0"},
+                         {"gc", I.options.events.gc ? "1" : "0"},
+                         {"sweeps", I.options.events.sweeps ? "1" : "0"},
+                         {"user", I.options.events.user ? "1" : "0"},
+                     });
+    if (!I.record_file->error().empty()) return fail("GOTRACED_RECORD_FILE: " + I.record_file->error());
   }
   for (const std::string &w : I.cap->warnings()) spdlog::warn("gotraced: {}", w);
 
@@ -278,27 +272,26 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(timeout);
     return false;
   }
-  I.cap->Poll([&I](const capture::RecordView &v) { I.OnRecord(v); }, timeout);
-  I.NoteLoss();
-  if (I.max_ts > kModelSlackNs) {
-    const std::uint64_t watermark = I.max_ts - kModelSlackNs;
-    I.model->Advance(watermark);
-    const auto period = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(I.options.generation_period).count());
-    const bool due = period > 0 && watermark >= I.model->generation_start() + period;
-    // An early cut needs something after the generation's start (an empty one is not
-    // worth a dump's wait); the request stays until then.
-    const bool asked = I.advance.load() && watermark > I.model->generation_start();
-    if (I.model->generation_start() != 0 && (due || asked)) {
-      I.advance = false;
-      I.model->CutGeneration(watermark);
-    }
+  const std::size_t n = I.cap->Poll([&I](const capture::RecordView &v) { I.OnRecord(v); }, timeout);
+  // The counters (a syscall) when records came or the stats are due: a loss shows as
+  // records missing between the ones delivered.
+  const auto now = std::chrono::steady_clock::now();
+  const bool stats_due = now >= I.next_stats;
+  std::optional<capture::CaptureStats> cs;
+  if (n > 0 || stats_due) {
+    cs = I.cap->stats();
+    I.NoteLoss(*cs);
   }
-  I.UpdateStats();
+  if (I.pipe->Advance(I.advance.load())) I.advance = false;
   // The output failed (disk full ...): the file was cut back to whole generations and
   // recording stops, saying why (SessionStats::output_error).
-  if (I.file_sink && !I.file_sink->error().empty()) return false;
-  return !I.cap->target_exited();
+  const bool more = !(I.file_sink && !I.file_sink->error().empty()) && !I.cap->target_exited();
+  if (stats_due || !more) {
+    I.next_stats = now + kStatsEvery;
+    if (!cs) cs = I.cap->stats();
+    I.UpdateStats(*cs);
+  }
+  return more;
 }
 
 void Session::RequestAdvance() { impl_->advance = true; }
@@ -317,25 +310,23 @@ bool Session::Stop(std::string *error) {
   const auto t_stop = std::chrono::steady_clock::now();
   I.cap->Stop();
   I.cap->Flush([&I](const capture::RecordView &v) { I.OnRecord(v); });
-  I.NoteLoss();
-  I.scratch.clear();
-  I.decoder->Flush(I.scratch);
-  for (model::Record &r : I.scratch) I.model->Push(std::move(r));
-  I.model->Finish(std::max(I.max_ts, MonoNow()));
-  I.writer->Close();
+  const capture::CaptureStats cs = I.cap->stats();
+  I.NoteLoss(cs);
+  I.pipe->Finish(MonoNow());
   if (I.record_log) std::fclose(I.record_log);
   I.record_log = nullptr;
-  I.UpdateStats();
+  I.record_file.reset();
+  I.UpdateStats(cs);
   {
     std::lock_guard<std::mutex> lock(I.mu);
     I.stats.stop_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
   }
-  const model::ModelStats ms = I.model->stats();
-  const model::DecoderStats &ds = I.decoder->stats();
+  const model::ModelStats ms = I.pipe->model().stats();
+  const model::DecoderStats &ds = I.pipe->decoder().stats();
   spdlog::info(
       "gotraced: {} records -> {} events in {} generations; {} goroutines created, {} ended; {} inconsistencies "
       "repaired, {} records lost, {} ignored by design, {} unclassified",
-      ds.records, I.writer->stats().events, I.writer->stats().generations, ms.goroutines_created, ms.goroutines_ended,
+      ds.records, I.pipe->writer().stats().events, I.pipe->writer().stats().generations, ms.goroutines_created, ms.goroutines_ended,
       ms.inconsistencies, ms.records_lost, ds.ignored, ds.unclassified);
   if (I.options.events.cpu_hz)
     spdlog::info("gotraced: {} CPU samples at {} Hz ({} without a readable user stack)", ms.cpu_samples,
@@ -344,17 +335,25 @@ bool Session::Stop(std::string *error) {
     spdlog::info("gotraced: {} CPU samples of threads that never ran a goroutine (sysmon) left out, as the runtime does",
                  ds.cpu_samples_unprofiled);
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
+  if (ds.m_thread_changes)
+    spdlog::info("gotraced: {} records showed an M on another thread than before (cgo's extra Ms or a reused M; "
+                 "otherwise records built from another hit's data: docs/preemption.md)",
+                 ds.m_thread_changes);
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.stats.m_thread_changes = ds.m_thread_changes;
+  }
   spdlog::debug("syscall exits: {} kept the P, {} retaken, {} without a P ({} resolved later)", ds.exits_fast,
                 ds.exits_retaken, ds.exits_no_p, ds.deferred);
-  if (ms.inconsistencies) spdlog::debug("last repair: {}", I.model->last_repair());
+  if (ms.inconsistencies) spdlog::debug("last repair: {}", I.pipe->model().last_repair());
   {
     capture::CaptureStats cs = I.cap->stats();
     spdlog::debug("capture: {} probe hits, {} morestack skips, {} read faults, {} late, {} invalid", cs.probe_hits,
                   cs.morestack_skips, cs.read_faults, cs.consumer.late, cs.consumer.invalid);
   }
-  if (I.writer->stats().dropped)
-    spdlog::warn("gotraced: the writer refused {} events (model bug): {}", I.writer->stats().dropped,
-                 I.writer->last_error());
+  if (I.pipe->writer().stats().dropped)
+    spdlog::warn("gotraced: the writer refused {} events (model bug): {}", I.pipe->writer().stats().dropped,
+                 I.pipe->writer().last_error());
   if (I.file_sink && !I.file_sink->error().empty()) {
     if (error) *error = I.file_sink->error();
     std::lock_guard<std::mutex> lock(I.mu);

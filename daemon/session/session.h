@@ -125,6 +125,8 @@ struct SessionStats {
   double start_ms = 0;       // all of Session::Start
   double stop_ms = 0;        // Session::Stop: last records, model, flush
   std::uint64_t bpf_programs = 0, uprobes = 0;
+  // Records whose M was last seen on another thread (DecoderStats::m_thread_changes).
+  std::uint64_t m_thread_changes = 0;
 };
 
 class Session {
