@@ -23,7 +23,7 @@ bool TakePrefix(std::string_view &s, std::string_view prefix) {
   return true;
 }
 
-// "KEY N" somewhere after `from` in `line` -> N.
+// "KEY N" anywhere in `line` -> N.
 bool FieldAfter(std::string_view line, std::string_view key, uint64_t *out) {
   size_t at = line.find(key);
   if (at == std::string_view::npos) return false;
