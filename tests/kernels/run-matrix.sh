@@ -77,7 +77,13 @@ echo "kernel matrix: initramfs $(du -h "$initrd" | cut -f1), matrix budget ${MAT
 
 # 3. One guest after another (2 cores: two TCG guests at once would slow both).
 guest=
-stop_guest() { [[ -n $guest ]] && kill "$guest" 2>/dev/null; wait "$guest" 2>/dev/null; guest=; }
+stop_guest() {
+  if [[ -n $guest ]]; then
+    kill "$guest" 2>/dev/null || true
+    wait "$guest" 2>/dev/null || true
+  fi
+  guest=
+}
 trap stop_guest EXIT
 trap 'stop_guest; exit 130' INT TERM
 # Newest first: an old kernel's verifier is the slow one (75-120 s under TCG to refuse
