@@ -106,7 +106,7 @@ static __always_inline void read_pair(struct scratch *s, __u64 base, __s32 a, __
   if (base && lo >= 0 && hi - lo == 8) {
     __u64 *w = s->tmp;  // not on the BPF stack (gt_maps.bpf.h)
     w[0] = w[1] = 0;
-    if (bpf_probe_read_user(w, sizeof(w), (const void *)(base + lo)) != 0) count_fault();
+    if (bpf_probe_read_user(w, 16, (const void *)(base + lo)) != 0) count_fault();
     *va = w[a == lo ? 0 : 1];
     *vb = w[b == lo ? 0 : 1];
     return;

@@ -149,7 +149,7 @@ std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view tar
   LoadContext c;
   c.what = "loading the BPF programs";
   c.versions = ReportVersions(target_go);
-  c.other_hint = " (run `gotraced selftest`; kernel needs BTF, ring buffers and bpf_loop: Linux >= 5.17)";
+  c.other_hint = " (run `gotraced selftest`; gotraced needs Linux 6.1 or later with BTF: README, Kernel requirements)";
   return ExplainLoadFailure(ObservedLoadFailure(err, log), c);
 }
 
