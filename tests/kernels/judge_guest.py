@@ -228,6 +228,11 @@ def main():
                 cells["selftest"]["text"] = text
     for mode in ("launch", "attach"):
         ran = judge_step(mode, mode, f"{mode}.log")
+        # gotraced's own account of the recording (session summary), for the details.
+        mt = re.search(r"(\d+) inconsistencies repaired, (\d+) records lost",
+                       read(files.get(f"{mode}.log", "/nonexistent")))
+        if ran and mt:
+            cells[mode]["detail"] = f"{mt.group(2)} records lost, {mt.group(1)} inconsistencies repaired"
         trace = files.get(f"{mode}.trace")
         if trace and os.path.getsize(trace) > 0:
             ok, why = tracecheck(tool, trace)
