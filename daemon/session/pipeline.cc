@@ -1,0 +1,109 @@
+// RecordPipeline implementation. See pipeline.h.
+#include "daemon/session/pipeline.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <string>
+
+#include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/runtime_layout.h"
+#include "daemon/procmem/snapshot.h"
+#include "daemon/session/gobin_symbolizer.h"
+#include "daemon/session/snapshot_convert.h"
+
+namespace gotraced::session {
+namespace {
+
+// Records may wait this long behind the newest one delivered, so the model's ordering can
+// still put a record of another thread first (ns).
+constexpr std::uint64_t kModelSlackNs = 1'000'000;
+
+}  // namespace
+
+RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) : cfg_(cfg) {
+  const gobin::GoBinary &bin = *cfg.bin;
+  const gobin::RuntimeLayout &layout = *cfg.layout;
+  encoder::WriterOptions wo;
+  wo.version = cfg.version;
+  wo.tick_divisor = cfg.tick_divisor ? cfg.tick_divisor : 64;
+  writer_ = std::make_unique<encoder::TraceWriter>(sink, wo);
+  sym_ = std::make_unique<GobinSymbolizer>(bin, cfg.load_bias);
+
+  model::ModelOptions mo;
+  mo.on_repair = cfg.on_repair;
+  model_ = std::make_unique<model::Model>(*writer_, sym_.get(), mo);
+
+  model::DecoderConfig dc;
+  dc.go_minor = bin.go_version().minor;
+  dc.plan = cfg.plan;
+  dc.block_reasons = layout.trace_block_reason_strings;
+  if (dc.block_reasons.empty())
+    spdlog::warn("gotraced: no traceBlockReasonStrings for this Go version: block reasons will read \"unspecified\"");
+  GobinSymbolizer *sym = sym_.get();
+  dc.load_bias = cfg.load_bias;
+  dc.func_chain = [sym](std::uint64_t pc, std::vector<std::string_view> &names) { sym->FuncChain(pc, names); };
+  dc.stw_reasons = layout.stw_reason_strings;
+  dc.heap_live_from_zero = cfg.launched;
+  if (!cfg.launched && cfg.snapshot && cfg.snapshot->heap_live_known) {
+    dc.heap_live_seed = cfg.snapshot->heap_live;
+    dc.heap_live_seed_ts = cfg.snapshot->heap_live_ts_ns;
+  }
+  dc.cpu_samples = cfg.cpu_samples;
+  dc.sp_delta = [&bin, bias = cfg.load_bias](std::uint64_t pc) -> std::optional<std::int32_t> {
+    auto f = bin.pclntab().FuncForPC(pc - bias);
+    if (!f) return std::nullopt;
+    return bin.pclntab().PcValue(*f, f->pcsp, pc - bias);
+  };
+  decoder_ = std::make_unique<model::RecordDecoder>(std::move(dc));
+
+  if (!cfg.launched && cfg.snapshot) model_->SetSnapshot(ConvertSnapshot(*cfg.snapshot, layout));
+  if (cfg.initial_heap_goal) model_->SetInitialHeapGoal(*cfg.initial_heap_goal);
+}
+
+RecordPipeline::~RecordPipeline() = default;
+
+void RecordPipeline::OnRecord(const capture::RecordView &v) {
+  scratch_.clear();
+  decoder_->Decode(v, scratch_);
+  if (std::FILE *log = cfg_.record_log) {
+    std::fprintf(log, "# %s\n", v.Describe().c_str());
+    for (const model::Record &r : scratch_)
+      std::fprintf(log, "%llu M%llu %s p=%lld g=%lld target_g=%llu target_p=%lld victim=%llu reason=%.*s skip=%u nstack=%zu\n",
+                   static_cast<unsigned long long>(r.ts), static_cast<unsigned long long>(r.m),
+                   std::string(model::RecordKindName(r.kind)).c_str(), static_cast<long long>(r.p),
+                   static_cast<long long>(r.g), static_cast<unsigned long long>(r.target_g),
+                   static_cast<long long>(r.target_p), static_cast<unsigned long long>(r.victim_m),
+                   static_cast<int>(r.reason.size()), r.reason.data(), r.stack_skip, r.stack.size());
+  }
+  for (model::Record &r : scratch_) model_->Push(std::move(r));
+  max_ts_ = std::max(max_ts_, v.ts());
+}
+
+bool RecordPipeline::Advance(bool cut_requested) {
+  if (max_ts_ <= kModelSlackNs) return false;
+  const std::uint64_t watermark = max_ts_ - kModelSlackNs;
+  model_->Advance(watermark);
+  const auto period = static_cast<std::uint64_t>(cfg_.generation_period.count());
+  const bool due = period > 0 && watermark >= model_->generation_start() + period;
+  // An early cut needs something after the generation's start (an empty one is not
+  // worth a dump's wait); the request stays until then.
+  const bool asked = cut_requested && watermark > model_->generation_start();
+  if (model_->generation_start() != 0 && (due || asked)) {
+    model_->CutGeneration(watermark);
+    return true;
+  }
+  return false;
+}
+
+void RecordPipeline::Finish(std::uint64_t now_ns) {
+  if (finished_) return;
+  finished_ = true;
+  scratch_.clear();
+  decoder_->Flush(scratch_);
+  for (model::Record &r : scratch_) model_->Push(std::move(r));
+  model_->Finish(std::max(max_ts_, now_ns));
+  writer_->Close();
+}
+
+}  // namespace gotraced::session

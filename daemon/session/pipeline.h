@@ -1,0 +1,107 @@
+// RecordPipeline: the daemon's per-record path as one object, everything between a
+// capture record and the trace's bytes: RecordDecoder (what the record means for the
+// target's Go version) -> Model (ordering, state, repairs, generations) -> TraceWriter
+// -> Sink. Session feeds it from the BPF ring; bench/replay feeds it from a file of
+// recorded records (record_file.h), so the replay measures exactly the work a recording
+// does per record, on one core, without the kernel.
+//
+//   RecordPipeline p(sink, cfg);
+//   for each drain: for each record: p.OnRecord(v);  then p.Advance(cut_requested);
+//   at the end:     p.Finish(now_ns);               (the sink holds a complete trace)
+//
+// Single-threaded: one thread calls everything.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/capture/record_view.h"
+#include "daemon/model/model.h"
+#include "daemon/model/record_decoder.h"
+#include "encoder/sink.h"
+#include "encoder/trace_writer.h"
+
+namespace gotraced::gobin {
+class GoBinary;
+struct RuntimeLayout;
+}  // namespace gotraced::gobin
+namespace gotraced::probes {
+struct ProbePlan;
+}
+namespace gotraced::procmem {
+struct RuntimeSnapshot;
+}
+
+namespace gotraced::session {
+
+class GobinSymbolizer;
+
+struct PipelineConfig {
+  // The target: its binary, runtime layout and probe plan (capture::TargetPlan), and the
+  // runtime address of its link-time address 0 (PIE). All must outlive the pipeline.
+  const gobin::GoBinary *bin = nullptr;
+  const gobin::RuntimeLayout *layout = nullptr;
+  const probes::ProbePlan *plan = nullptr;
+  std::uint64_t load_bias = 0;
+
+  encoder::Version version = encoder::Version::kGo126;
+  std::uint64_t tick_divisor = 64;
+  // A new generation every period of record time (0: one generation, cut only on loss).
+  std::chrono::nanoseconds generation_period{std::chrono::seconds(1)};
+  // Launch mode: the records start before the runtime ran (no snapshot, heapLive 0).
+  bool launched = false;
+  // Attach mode: the runtime at attach (goroutines, Ps, heapLive); nullptr: none.
+  const procmem::RuntimeSnapshot *snapshot = nullptr;
+  std::optional<std::uint64_t> initial_heap_goal;  // HeapGoal at the trace's start
+  bool cpu_samples = false;                        // --cpu-hz > 0
+  // Every repair the model makes, described (debug logs); may be empty.
+  std::function<void(const std::string &)> on_repair;
+  // GOTRACED_DEBUG_RECORDS: each capture record and its decoded model records, a line
+  // each (caller-owned, may be null).
+  std::FILE *record_log = nullptr;
+};
+
+class RecordPipeline {
+ public:
+  RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg);
+  ~RecordPipeline();
+  RecordPipeline(const RecordPipeline &) = delete;
+  RecordPipeline &operator=(const RecordPipeline &) = delete;
+
+  // One capture record, in the order the capture delivers them (ring_consumer.h: ts
+  // order within the reorder slack).
+  void OnRecord(const capture::RecordView &v);
+  // The capture lost `n` records before the next one (the model cuts the generation).
+  void NoteLoss(std::uint64_t n) { model_->NoteLoss(n); }
+  // After a batch of records: applies what is older than the newest record by the
+  // model's slack, and ends the generation when its period is over or when
+  // `cut_requested` (and something happened since it started). Returns true if it cut
+  // (which satisfies a request: the caller clears it).
+  bool Advance(bool cut_requested);
+  // End of the recording: the decoder's pending records, the model's last generation,
+  // the writer closed (the sink then holds a complete trace). `now_ns`: CLOCK_MONOTONIC.
+  void Finish(std::uint64_t now_ns);
+
+  const model::Model &model() const { return *model_; }
+  const model::RecordDecoder &decoder() const { return *decoder_; }
+  const encoder::TraceWriter &writer() const { return *writer_; }
+  std::uint64_t max_ts() const { return max_ts_; }
+
+ private:
+  PipelineConfig cfg_;
+  std::unique_ptr<encoder::TraceWriter> writer_;
+  std::unique_ptr<GobinSymbolizer> sym_;
+  std::unique_ptr<model::Model> model_;
+  std::unique_ptr<model::RecordDecoder> decoder_;
+  std::vector<model::Record> scratch_;  // one record's model records, reused
+  std::uint64_t max_ts_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace gotraced::session
