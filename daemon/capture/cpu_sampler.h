@@ -1,7 +1,7 @@
 // CpuSampler: the perf events behind `--cpu-hz N` (CPU samples in the trace).
 //
 // One PERF_COUNT_SW_CPU_CLOCK event per online CPU (perf_event_open pid = -1, cpu = c),
-// sample period 1e9/N ns of CPU time, each with bpf/gotrace_cpu.bpf.h's gt_cpu_sample
+// sample period 1e9/N ns of CPU time, each with bpf/gt_cpu.bpf.h's gt_cpu_sample
 // attached; the BPF program keeps the samples whose current thread is in a traced tgid.
 //
 // Why per CPU and not per thread: a per-thread event (pid = tid) must be opened for every

@@ -1,5 +1,5 @@
 // Where a Go thread keeps its g in thread-local storage, for the CPU sampler
-// (bpf/gotrace_cpu.bpf.h cpu_ext_start reads g at fsbase + this offset, because R14 is
+// (bpf/gt_cpu.bpf.h cpu_ext_start reads g at fsbase + this offset, because R14 is
 // anything while the thread runs C or VDSO code).
 #pragma once
 
