@@ -7,6 +7,8 @@
 #   /bin/gotraced     BUILD/cli/gotraced without its debug info, plus every shared library
 #                     ldd names and the dynamic loader, at the paths ldd names
 #   /target           tests/kernels/target, static (CGO_ENABLED=0), the machine's go 1.26
+#   /bin/privstack_repro, /bin/stack_guard_tests  BUILD/tests/preemption/ (docs/preemption.md),
+#                     with their libraries the same way
 #
 #   tests/kernels/build-initramfs.sh BUILD OUTDIR    -> OUTDIR/initramfs.cpio.gz
 set -euo pipefail
@@ -17,6 +19,10 @@ GOTRACED=$BUILD/cli/gotraced
 die() { echo "build-initramfs: $*" >&2; exit 1; }
 
 [[ -x $GOTRACED ]] || die "$GOTRACED is not built (cmake --build $BUILD)"
+REPRO=$BUILD/tests/preemption/privstack_repro
+[[ -x $REPRO ]] || die "$REPRO is not built (cmake --build $BUILD)"
+GUARD=$BUILD/tests/preemption/stack_guard_tests
+[[ -x $GUARD ]] || die "$GUARD is not built (cmake --build $BUILD)"
 BUSYBOX=$(command -v busybox) || die "busybox not found (busybox-static: scripts/install-deps.sh)"
 file -L "$BUSYBOX" | grep -q 'statically linked' || die "$BUSYBOX is not static (install busybox-static)"
 command -v cpio >/dev/null || die "cpio not found (scripts/install-deps.sh)"
@@ -43,6 +49,8 @@ done
 
 # gotraced, its libraries and the loader, each at the path ldd resolved it to.
 objcopy --strip-debug "$GOTRACED" "$tree/bin/gotraced"
+objcopy --strip-debug "$REPRO" "$tree/bin/privstack_repro"
+objcopy --strip-debug "$GUARD" "$tree/bin/stack_guard_tests"
 libdirs=()
 while read -r path; do
   [[ -n $path ]] || continue
@@ -50,7 +58,7 @@ while read -r path; do
   cp -L "$path" "$tree$path"
   d=$(dirname "$path")
   [[ " ${libdirs[*]} " == *" $d "* ]] || libdirs+=("$d")
-done < <(ldd "$GOTRACED" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+done < <({ ldd "$GOTRACED"; ldd "$REPRO"; ldd "$GUARD"; } | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
 [[ -e $tree/lib64/ld-linux-x86-64.so.2 ]] || die "ldd $GOTRACED named no /lib64/ld-linux-x86-64.so.2"
 
 printf 'root:x:0:0:root:/:/bin/sh\n' >"$tree/etc/passwd"

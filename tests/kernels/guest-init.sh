@@ -128,6 +128,15 @@ else
   kill_targets
 fi
 
+# Preemption (issue 12, docs/preemption.md): the reproducer (two threads on CPU 0 hitting
+# two uprobe programs: a 128-byte BPF frame and gotrace's task-storage design; a clobbered
+# frame is counted, never followed), then a recording of the target pinned to one CPU
+# with two Ps, whose records must never show an M on another thread than before.
+step privstack "$T_ATTACH" /bin/privstack_repro 1.5
+step stackguard "$T_ATTACH" /bin/stack_guard_tests
+step pinned "$T_LAUNCH" env GOMAXPROCS=2 taskset -c 0 /bin/gotraced -v -q --out /tmp/pinned.trace -- /target -seconds 2
+kill_targets
+
 # The same report as JSON (the host's per-program table reads it), when this gotraced
 # has --json: last, since it checks nothing the plain run did not, and the recordings
 # should have the guest's time first.
@@ -146,6 +155,7 @@ dmesg >/tmp/dmesg.txt
 send dmesg.txt /tmp/dmesg.txt
 send launch.trace /tmp/launch.trace
 send attach.trace /tmp/attach.trace
+send pinned.trace /tmp/pinned.trace
 say "done uptime=$(uptime_s)"
 sync
 poweroff -f

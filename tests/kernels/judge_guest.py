@@ -23,14 +23,14 @@ import re
 import subprocess
 import sys
 
-CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "no-oops"]
+CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "preempt", "no-oops"]
 
 # What counts as a kernel oops (issue 11/12): matched case-sensitively, so the console's
 # "loops_per_jiffy" is not an "Oops".
 OOPS = re.compile(r"BUG:|Oops|panic|Call Trace|general protection")
 # Lines that name those words without being an oops: the kernel command line (panic=-1)
 # and our own markers; a step's output is prefixed "[step] " and judged by its exit status.
-NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|attach)\] )|[Cc]ommand line: ")
+NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|attach|privstack|stackguard|pinned)\] )|[Cc]ommand line: ")
 
 
 def read(path):
@@ -243,6 +243,48 @@ def main():
             cell(f"parse {mode}", False, f"{mode} succeeded but its trace did not reach the host")
         else:
             cell(f"parse {mode}", False, f"no trace ({mode} failed)", text="-")
+
+    # Preemption: the reproducer's task-storage program never clobbered (its big-stack
+    # program's count is the kernel bug's evidence, reported), and the pinned recording
+    # ran, parses, and shows no M on another thread (no record built from another hit).
+    why = []
+    detail = []
+    if judge_step("preempt", "privstack", "privstack.log"):
+        for l in read(files.get("privstack.log", "/nonexistent")).split("\n"):
+            rm = re.search(r"privstack_repro: (big_stack|task_scratch) .*: (\d+) hits, (\d+) clobbered", l)
+            if rm:
+                detail.append(f"{rm.group(1)} {rm.group(3)}/{rm.group(2)} clobbered")
+    else:
+        why.append("privstack_repro: " + cells["preempt"]["why"])
+    if judge_step("preempt", "stackguard", "stackguard.log"):
+        for l in read(files.get("stackguard.log", "/nonexistent")).split("\n"):
+            rm = re.search(r"stack_guard: big_stack \(128-byte frame\) on the private stack: (\w+)", l)
+            if rm:
+                detail.append(f"128-byte frame on the JIT's private stack: {rm.group(1)}")
+    else:
+        why.append("stack_guard_tests: " + cells["preempt"]["why"])
+    pinned_ok = judge_step("preempt", "pinned", "pinned.log")
+    if pinned_ok:
+        plog = read(files.get("pinned.log", "/nonexistent"))
+        mm = re.search(r"(\d+) records with an M on another thread", plog)
+        if not mm:
+            why.append("pinned recording: no M-thread count in its --verbose line")
+        elif int(mm.group(1)) != 0:
+            why.append(f"pinned recording: {mm.group(1)} records with an M on another thread")
+        else:
+            detail.append("pinned: 0 records with an M on another thread")
+        trace = files.get("pinned.trace")
+        if trace and os.path.getsize(trace) > 0:
+            ok, w = tracecheck(tool, trace)
+            if not ok:
+                why.append("pinned trace: " + w)
+        else:
+            why.append("pinned trace did not reach the host")
+    else:
+        why.append("pinned recording: " + cells["preempt"]["why"])
+    cell("preempt", not why, "; ".join(why))
+    if detail:
+        cells["preempt"]["detail"] = ", ".join(detail)
 
     # Oopses: the console's kernel lines and the dmesg the guest sent (it has what a
     # console line may have interleaved with a step's output).
