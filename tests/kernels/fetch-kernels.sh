@@ -5,13 +5,15 @@
 # never touched) and only boot/vmlinuz-* is unpacked from them (dpkg-deb, dpkg's own
 # unpacker). Unpacked kernels are kept in the cache and reused across runs.
 #
-#   tests/kernels/fetch-kernels.sh [--out DIR] LINE...   LINE: 6.1 | 6.12 | 6.16+ | 7.x
+#   tests/kernels/fetch-kernels.sh [--out DIR] LINE...   LINE: 6.1 | 6.12 | 6.16+ | 7.x | 7.0 | 7.1 | 7.2
 #
 # For each LINE it picks the newest kernel of that line in its suite:
 #   6.1    linux-image-6.1.0-N-amd64[-unsigned]   bookworm, bookworm-security
 #   6.12   linux-image-6.12.*+deb12-amd64[-...]    bookworm-backports
 #   6.16+  linux-image-6.X.*+deb13-amd64, X >= 16 trixie-backports
 #   7.x    linux-image-7.*+deb13-amd64            trixie-backports
+#   7.N    linux-image-7.N.*+deb13-amd64          trixie-backports (not in the default set:
+#          the older 7.x lines, for a run by hand: run-matrix.sh --kernel 7.0)
 # and writes DIR/LINE.env (DIR: default CACHE/lines; shell assignments: LINE, IMAGE the
 # linux-image package, PKG the package the vmlinuz came from, VERSION, SUITE, VMLINUZ) or,
 # when it cannot, DIR/LINE.err: one line saying which package and why. Exit
@@ -104,7 +106,7 @@ line_suites() {
   case $1 in
     6.1) echo "bookworm bookworm-security" ;;
     6.12) echo "bookworm-backports" ;;
-    6.16+ | 7.x) echo "trixie-backports" ;;
+    6.16+ | 7.x | 7.0 | 7.1 | 7.2) echo "trixie-backports" ;;
   esac
 }
 line_regex() {
@@ -113,6 +115,7 @@ line_regex() {
     6.12) echo '^linux-image-6\.12\.[0-9]+\+deb12(\.[0-9]+)?-amd64(-unsigned)?$' ;;
     6.16+) echo '^linux-image-6\.(1[6-9]|[2-9][0-9])\.[0-9]+\+deb13(\.[0-9]+)?-amd64(-unsigned)?$' ;;
     7.x) echo '^linux-image-7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?-amd64(-unsigned)?$' ;;
+    7.0 | 7.1 | 7.2) echo "^linux-image-7\\.${1#7.}\\.[0-9]+\\+deb13(\\.[0-9]+)?-amd64(-unsigned)?\$" ;;
   esac
 }
 
@@ -137,7 +140,7 @@ find_vmlinuz() { find "$1" -type f \( -name 'vmlinuz-*' -o -name vmlinuz \) 2>/d
 # fetch_line LINE: resolves, downloads and unpacks; writes LINE.env or LINE.err.
 fetch_line() {
   local line=$1 pick_out pkg ver suite binpkg dir deb member vmlinuz
-  case $line in 6.1 | 6.12 | 6.16+ | 7.x) ;; *)
+  case $line in 6.1 | 6.12 | 6.16+ | 7.x | 7.0 | 7.1 | 7.2) ;; *)
     echo "unknown kernel line '$line' (known: 6.1 6.12 6.16+ 7.x)" >"$OUTD/$line.err"
     return 1 ;;
   esac

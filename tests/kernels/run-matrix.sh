@@ -7,7 +7,7 @@
 #
 #   bash tests/kernels/run-matrix.sh [--build DIR] [--kernel LINE]... [--keep]
 #     --build DIR    the build dir whose cli/gotraced is tested ($GOTRACED_BUILD, else build)
-#     --kernel LINE  6.1 | 6.12 | 6.16+ | 7.x (also: 6.16, 6, 7); repeatable; default all
+#     --kernel LINE  6.1 | 6.12 | 6.16+ | 7.x (also: 6.16, 6, 7), or an older 7.x line by hand: 7.0 | 7.1 | 7.2; repeatable; default the first four
 #     --keep         keep the initramfs (WORK/initramfs.cpio.gz) after the run
 # Exit status 0 only when every cell of every row is ok. A kernel that cannot be fetched
 # is a failed row that names the package and why.
@@ -30,9 +30,9 @@ while (($#)); do
     --build) BUILD=$2; shift 2 ;;
     --kernel)
       case $2 in
-        6.1 | 6.12 | 6.16+ | 7.x) lines+=("$2") ;;
+        6.1 | 6.12 | 6.16+ | 7.x | 7.0 | 7.1 | 7.2) lines+=("$2") ;;
         6.16 | 6 | 6.x) lines+=(6.16+) ;;
-        7 | 7.0) lines+=(7.x) ;;
+        7) lines+=(7.x) ;;
         *) echo "run-matrix: unknown kernel line '$2' (6.1, 6.12, 6.16+, 7.x)" >&2; exit 2 ;;
       esac
       shift 2 ;;
@@ -90,7 +90,7 @@ trap 'stop_guest; exit 130' INT TERM
 # today's largest program on 6.1), so the old kernels come last and get the time the
 # newer ones left (the table keeps the order of LINES).
 todo=()
-for l in 7.x 6.16+ 6.12 6.1; do
+for l in 7.x 7.2 7.1 7.0 6.16+ 6.12 6.1; do
   [[ " ${lines[*]} " == *" $l "* ]] || continue
   if [[ -e $WORK/lines/$l.env ]]; then todo+=("$l"); else echo "  $l: not fetched: $(cat "$WORK/lines/$l.err" 2>/dev/null)"; fi
 done
