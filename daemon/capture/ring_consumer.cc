@@ -1,5 +1,6 @@
 #include "daemon/capture/ring_consumer.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <time.h>
 
@@ -25,8 +26,14 @@ size_t UsedBytes(const RecordView &v) {
 }  // namespace
 
 RingConsumer::RingConsumer(int ring_map_fd, ConsumerOptions opts, std::function<std::vector<uint64_t>()> lost_counter)
-    : opts_(opts), lost_counter_(std::move(lost_counter)) {
+    : opts_(opts), lost_counter_(std::move(lost_counter)), interval_(opts.drain_interval) {
   rb_ = ring_buffer__new(ring_map_fd, &RingConsumer::OnSample, this, nullptr);
+  // The ring's size (a ring buffer map's max_entries, in bytes) sets how long it may go
+  // undrained.
+  bpf_map_info info{};
+  uint32_t len = sizeof(info);
+  if (rb_ && bpf_obj_get_info_by_fd(ring_map_fd, &info, &len) == 0) ring_bytes_ = info.max_entries;
+  if (opts_.max_drain_interval < opts_.drain_interval) opts_.max_drain_interval = opts_.drain_interval;
 }
 
 RingConsumer::~RingConsumer() {
@@ -108,6 +115,18 @@ size_t RingConsumer::Drain(const Callback &cb) {
   if (!rb_) return 0;
   stats_.drains++;
   uint64_t t0 = MonoNow();
+  const uint64_t bytes_before = stats_.bytes;
+  struct Adapt {  // the next interval, from how full the ring was (see the header)
+    RingConsumer &c;
+    uint64_t before;
+    ~Adapt() {
+      const uint64_t read = c.stats_.bytes - before;
+      c.stats_.max_drain_bytes = std::max(c.stats_.max_drain_bytes, read);
+      if (c.ring_bytes_ == 0) return;
+      if (read > c.ring_bytes_ / 8) c.interval_ = std::max(c.opts_.drain_interval, c.interval_ / 2);
+      else if (read < c.ring_bytes_ / 32) c.interval_ = std::min(c.opts_.max_drain_interval, c.interval_ * 2);
+    }
+  } adapt{*this, bytes_before};
   if (!opts_.sort_by_time) {
     direct_ = &cb;
     direct_n_ = 0;
@@ -133,7 +152,7 @@ size_t RingConsumer::WaitAndDrain(const Callback &cb, std::chrono::milliseconds 
     auto wait = std::min<std::chrono::steady_clock::duration>(next_drain_ - now, max_wait);
     std::this_thread::sleep_for(wait);
   }
-  next_drain_ = std::chrono::steady_clock::now() + opts_.drain_interval;
+  next_drain_ = std::chrono::steady_clock::now() + interval_;
   return Drain(cb);
 }
 

@@ -2,8 +2,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace gotraced::session {
 namespace {
@@ -34,13 +32,20 @@ void RecordFileWriter::Write(const capture::RecordView &v) {
 }
 
 gobin::Result<RecordFile> ReadRecordFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return gobin::Error{path + ": " + std::strerror(errno)};
-  std::vector<std::uint8_t> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RecordFile rf;
+  std::vector<std::uint8_t> all;
+  {
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) return gobin::Error{path + ": " + std::strerror(errno)};
+    std::uint8_t buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) all.insert(all.end(), buf, buf + n);
+    std::fclose(f);
+  }
+  rf.bytes.reserve(all.size());
   const std::size_t magic = sizeof(kMagic) - 1;
   if (all.size() < magic || std::memcmp(all.data(), kMagic, magic) != 0)
     return gobin::Error{path + ": not a gotraced record file"};
-  RecordFile rf;
   std::size_t pos = magic;
   for (;;) {
     std::size_t eol = pos;

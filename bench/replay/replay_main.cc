@@ -1,0 +1,154 @@
+// gotraced-replay: replays a file of capture records (session/record_file.h, written by a
+// recording run with GOTRACED_RECORD_FILE=FILE) through the daemon's whole per-record path
+// (session::RecordPipeline: decoder -> model -> trace writer), on this one thread, as a
+// recording would have fed it: records in delivery order, the model advanced after every
+// drain's worth of records. What it measures is the daemon's CPU per record and per event
+// without the kernel, the ring or the target: the part of a recording's cost that is ours.
+//
+//   gotraced-replay --records FILE [--passes N] [--out TRACE] [--drain-ms 10]
+//
+// Each pass starts a fresh pipeline (the binary analysis is done once) and writes to a
+// sink that only counts bytes; --out writes the first pass's trace to a file as well (for
+// tracecheck). Prints per pass and a last line for scripts:
+//   RESULT records=R events=E events_per_sec=X records_per_sec=Y us_per_event=Z dropped=0
+// (best pass by thread CPU time; dropped = events the writer refused: exit 1 if any).
+#include <fmt/format.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "daemon/capture/capture.h"
+#include "daemon/session/pipeline.h"
+#include "daemon/session/record_file.h"
+#include "encoder/sink.h"
+
+using namespace gotraced;
+
+namespace {
+
+class CountingSink final : public encoder::Sink {
+ public:
+  explicit CountingSink(encoder::Sink *tee) : tee_(tee) {}
+  void WriteHeader(std::span<const std::uint8_t> h) override {
+    bytes += h.size();
+    if (tee_) tee_->WriteHeader(h);
+  }
+  void WriteGeneration(std::uint64_t g, std::span<const std::uint8_t> b) override {
+    bytes += b.size();
+    if (tee_) tee_->WriteGeneration(g, b);
+  }
+  void Close() override {
+    if (tee_) tee_->Close();
+  }
+  std::uint64_t bytes = 0;
+
+ private:
+  encoder::Sink *tee_;
+};
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::string Meta(const session::RecordFile &f, const std::string &k, const std::string &def = "") {
+  auto it = f.meta.find(k);
+  return it == f.meta.end() ? def : it->second;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::string records_path, out_path;
+  int passes = 3;
+  double drain_ms = 10;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--records") records_path = next();
+    else if (a == "--out") out_path = next();
+    else if (a == "--passes") passes = std::atoi(next().c_str());
+    else if (a == "--drain-ms") drain_ms = std::atof(next().c_str());
+    else {
+      std::fprintf(stderr, "usage: %s --records FILE [--passes N] [--out TRACE] [--drain-ms MS]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (records_path.empty() || passes < 1) {
+    std::fprintf(stderr, "gotraced-replay: --records FILE is required\n");
+    return 2;
+  }
+  auto file = session::ReadRecordFile(records_path);
+  if (!file) {
+    std::fprintf(stderr, "gotraced-replay: %s\n", file.error().c_str());
+    return 1;
+  }
+  const std::string exe = Meta(*file, "exe");
+  probes::PlanOptions po;
+  po.gc_probes = Meta(*file, "gc", "1") == "1";
+  po.sweep_probes = Meta(*file, "sweeps", "1") == "1";
+  po.user_probes = Meta(*file, "user", "1") == "1";
+  // The same binary and options make the same plan, whose probe ids the CALL records carry.
+  auto target = capture::PlanTarget(0, exe, po);
+  if (!target) {
+    std::fprintf(stderr, "gotraced-replay: %s\n", target.error().c_str());
+    return 1;
+  }
+  const std::size_t nrec = file->records.size();
+  std::printf("records: %zu from %s (%s, plan %s)\n", nrec, records_path.c_str(), exe.c_str(),
+              target->plan.name.c_str());
+
+  session::PipelineConfig pc;
+  pc.bin = target->bin.get();
+  pc.layout = &target->layout;
+  pc.plan = &target->plan;
+  pc.load_bias = std::strtoull(Meta(*file, "load_bias", "0").c_str(), nullptr, 10);
+  pc.version = static_cast<encoder::Version>(std::atoi(Meta(*file, "version", "26").c_str()));
+  pc.launched = Meta(*file, "launched") == "1";
+  pc.cpu_samples = Meta(*file, "cpu_samples") == "1";
+  const auto drain_ns = static_cast<std::uint64_t>(drain_ms * 1e6);
+
+  double best = 0;
+  std::uint64_t events = 0, dropped = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    std::unique_ptr<encoder::FileSink> fs;
+    if (pass == 0 && !out_path.empty()) fs = std::make_unique<encoder::FileSink>(out_path);
+    CountingSink sink(fs.get());
+    const double t0 = ThreadCpuSeconds();
+    {
+      session::RecordPipeline p(sink, pc);
+      // A drain delivers what arrived in drain_ns: the model advances after each.
+      std::uint64_t next_drain = 0;
+      for (std::size_t i = 0; i < nrec; ++i) {
+        capture::RecordView v = file->view(i);
+        if (!v.valid()) continue;
+        if (v.ts() >= next_drain) {
+          if (next_drain) p.Advance(false);
+          next_drain = v.ts() + drain_ns;
+        }
+        p.OnRecord(v);
+      }
+      p.Finish(p.max_ts());
+      events = p.writer().stats().events;
+      dropped = p.writer().stats().dropped;
+    }
+    const double dt = ThreadCpuSeconds() - t0;
+    const double eps = static_cast<double>(events) / dt;
+    std::printf("pass %d: %llu events, %.3f s of thread CPU: %.2f M events/s, %.3f us/event, %.3f us/record, %.1f MB\n",
+                pass + 1, static_cast<unsigned long long>(events), dt, eps / 1e6, dt * 1e6 / static_cast<double>(events),
+                dt * 1e6 / static_cast<double>(nrec), static_cast<double>(sink.bytes) / 1e6);
+    if (fs && !fs->error().empty()) {
+      std::fprintf(stderr, "gotraced-replay: %s\n", fs->error().c_str());
+      return 1;
+    }
+    best = std::max(best, eps);
+  }
+  std::printf("RESULT records=%zu events=%llu events_per_sec=%.0f records_per_sec=%.0f us_per_event=%.4f dropped=%llu\n",
+              nrec, static_cast<unsigned long long>(events), best,
+              best * static_cast<double>(nrec) / static_cast<double>(events), 1e6 / best,
+              static_cast<unsigned long long>(dropped));
+  return dropped ? 1 : 0;
+}
