@@ -32,15 +32,16 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "daemon/model/flat_map.h"
 #include "daemon/model/model_gc.h"
 #include "daemon/model/model_user.h"
 #include "daemon/model/record.h"
+#include "daemon/model/record_queue.h"
 #include "daemon/model/sched_state.h"
 #include "daemon/model/snapshot.h"
+#include "daemon/model/stack_pool.h"
 #include "daemon/model/stack_builder.h"
 #include "daemon/model/symbolizer.h"
 #include "encoder/trace_writer.h"
@@ -53,6 +54,8 @@ struct ModelOptions {
   // Records for which a blocked head may wait for a later record of another M (beyond the
   // watermark) before it is repaired instead (ns).
   std::uint64_t lookahead_ns = 2'000'000;
+  // Where applied records' stacks go back to (the decoder's pool); may be null.
+  StackPool *stack_pool = nullptr;
 };
 
 struct ModelStats {
@@ -95,7 +98,8 @@ class Model {
 
   // Queues a record. Records of one M must come in that M's order; different Ms may
   // interleave arbitrarily.
-  void Push(Record r);
+  void Push(Record &&r);
+  void Push(const Record &r) { Push(Record(r)); }
   // The capture lost `n` records before the next pushed one.
   void NoteLoss(std::uint64_t n);
 
@@ -199,14 +203,20 @@ class Model {
   std::string last_repair_;
 
   // Per-M queues of records not yet applied.
-  std::unordered_map<ThreadId, std::deque<Record>> queues_;
+  // queues_[i] is M queue_m_[i]'s queue, head_ts_[i] the ts of its first record
+  // (kNoHead when empty): ProcessUpTo looks for the earliest head once per record
+  // applied, in one contiguous array.
+  static constexpr std::uint64_t kNoHead = ~std::uint64_t{0};
+  FlatMap<ThreadId, std::uint32_t> queue_of_;
+  std::deque<RecordQueue> queues_;
+  std::vector<std::uint64_t> head_ts_;
   std::uint64_t queued_ = 0;
   // Goroutines whose GoCreate record is queued: an event about such a goroutine waits
   // for its creation (GoCreate carries no sequence number, so the order must be ours).
-  std::unordered_map<Goid, int> pending_creates_;
+  FlatMap<Goid, int> pending_creates_;
   // Recently ended goroutines. Goroutine ids are never reused (runtime/proc.go newproc1
   // takes them from sched.goidgen), so a record naming one is stale and dropped.
-  std::unordered_set<Goid> ended_;
+  FlatSet<Goid> ended_;
   std::deque<Goid> ended_fifo_;
   void NoteEnded(Goid g);
   bool Ended(Goid g) const { return ended_.count(g) != 0; }
@@ -215,7 +225,7 @@ class Model {
   bool have_snapshot_ = false;
   // Goroutines any record mentioned during the first generation (the snapshot sweep must
   // not restate one, even one that has ended since).
-  std::unordered_set<Goid> seen_in_first_gen_;
+  FlatSet<Goid> seen_in_first_gen_;
   std::uint64_t first_gen_ = 0;     // writer generation number of the first generation
   std::uint64_t gen_start_ts_ = 0;  // ts the current generation started at (0 = not yet)
   std::uint64_t last_ts_ = 0;       // latest ts applied

@@ -5,9 +5,8 @@
 
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "daemon/model/flat_map.h"
 #include "daemon/model/record.h"
 
 namespace gotraced::model {
@@ -21,13 +20,13 @@ struct GcModelState {
   bool any = false;      // a GC event was written: GCActive may open the first generation only
   Goid stw_g = kNoG;     // goroutine holding an open STW range (STWBegin written, no STWEnd)
   std::uint64_t stw_ts = 0;  // when that range began (record time)
-  std::unordered_set<Goid> assist;  // goroutines with an open GCMarkAssist range
-  std::unordered_set<ProcId> sweep; // Ps with an open GCSweep range (order.go pState ranges)
+  FlatSet<Goid> assist;  // goroutines with an open GCMarkAssist range
+  FlatSet<ProcId> sweep; // Ps with an open GCSweep range (order.go pState ranges)
   // The trace's first HeapGoal, not yet written (Model::SetInitialHeapGoal).
   std::optional<std::uint64_t> initial_goal;
   // Worker goroutine -> (generation, sequence number) of the run it was labelled in: the
   // runtime writes one GoLabel per GoStart of a mark worker.
-  std::unordered_map<Goid, std::pair<std::uint64_t, std::uint64_t>> labelled;
+  FlatMap<Goid, std::pair<std::uint64_t, std::uint64_t>> labelled;
 };
 
 }  // namespace gotraced::model

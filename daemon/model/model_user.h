@@ -8,19 +8,18 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "daemon/model/flat_map.h"
 #include "daemon/model/record.h"
 
 namespace gotraced::model {
 
 struct UserModelState {
   // Per goroutine: its open regions (task id, type), innermost last.
-  std::unordered_map<Goid, std::vector<std::pair<std::uint64_t, std::string>>> regions;
-  std::unordered_set<std::uint64_t> active_tasks;
+  FlatMap<Goid, std::vector<std::pair<std::uint64_t, std::string>>> regions;
+  FlatSet<std::uint64_t> active_tasks;
   std::uint64_t events = 0;    // user annotation events written
   std::uint64_t dropped = 0;   // records without a valid place (goroutine not running here,
                                // duplicate task begin, region end matching no open region)

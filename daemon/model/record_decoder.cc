@@ -11,6 +11,20 @@
 namespace gotraced::model {
 namespace {
 
+// A record's stack in a vector from the pool (stack_pool.h), given back when the decoder
+// returns without moving it into a model record (an ignored transition).
+struct PooledPcs {
+  PooledPcs(StackPool *p, std::span<const std::uint64_t> pcs)
+      : pool(p), v(p ? p->Take(pcs) : std::vector<std::uint64_t>(pcs.begin(), pcs.end())) {}
+  ~PooledPcs() {
+    if (pool) pool->Give(std::move(v));
+  }
+  PooledPcs(const PooledPcs &) = delete;
+  PooledPcs &operator=(const PooledPcs &) = delete;
+  StackPool *pool;
+  std::vector<std::uint64_t> v;
+};
+
 // runtime2.go status values (unchanged 1.19-1.27; _Gdeadextra is 11 in 1.26+).
 constexpr std::uint32_t kGidle = 0, kGrunnable = 1, kGrunning = 2, kGsyscall = 3, kGwaiting = 4, kGdead = 6,
                         kGdeadextra = 11, kGscan = 0x1000;
@@ -354,8 +368,8 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       ResolveCreate(gs.gp, gs.goid);
   }
   const Site site = Classify(gs.ctx.caller_pc);
-  auto stack = v.stack();
-  std::vector<std::uint64_t> pcs(stack.begin(), stack.end());
+  PooledPcs held(cfg_.stack_pool, v.stack());
+  std::vector<std::uint64_t> &pcs = held.v;
   const bool sched_stack = v.stack_tail() && v.stack_tail()->source == GT_STACK_SCHED;
 
   switch (site) {
@@ -639,8 +653,8 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
     ++stats_.unusable;
     return;
   }
-  auto stack = v.stack();
-  std::vector<std::uint64_t> pcs(stack.begin(), stack.end());
+  PooledPcs held(cfg_.stack_pool, v.stack());
+  std::vector<std::uint64_t> &pcs = held.v;
   switch (site->role) {
     case probes::ProbeRole::kEnterSyscall: {
       // Go 1.26 reentersyscall(pc, sp, bp) entry: GoSysCall writes stack(1) from

@@ -17,13 +17,12 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
-#include <unordered_set>
 #include <vector>
 
 #include "daemon/capture/record_view.h"
+#include "daemon/model/flat_map.h"
 #include "daemon/model/record.h"
+#include "daemon/model/stack_pool.h"
 #include "daemon/probes/probe_plan.h"
 
 namespace gotraced::model {
@@ -57,6 +56,8 @@ struct DecoderConfig {
   // time are already in the value; later ones are added to it (record_decoder_gc.cc).
   std::optional<std::uint64_t> heap_live_seed;
   std::uint64_t heap_live_seed_ts = 0;
+  // Recycled vectors for the records' stacks (the model gives them back); may be null.
+  StackPool *stack_pool = nullptr;
 };
 
 struct DecoderStats {
@@ -128,7 +129,7 @@ class RecordDecoder {
   // User annotations (record_decoder_user.cc).
   void DecodeUser(const capture::RecordView &v, std::vector<Record> &out);
   std::uint64_t UserTaskOfContext(const gt_user_record &u) const;
-  std::unordered_set<std::uint64_t> user_live_tasks_;  // tasks created, not yet ended
+  FlatSet<std::uint64_t> user_live_tasks_;  // tasks created, not yet ended
   // GC / STW / heap / worker / assist CALL records (record_decoder_gc.cc); false: not a
   // GC role.
   bool DecodeGcCall(const capture::RecordView &v, probes::ProbeRole role, std::vector<std::uint64_t> &pcs,
@@ -142,14 +143,14 @@ class RecordDecoder {
   }
   // Go <= 1.20: the STW's reason from the stack, "" when the runtime does not trace it.
   std::string_view LegacyStwReason(const std::vector<std::uint64_t> &pcs);
-  std::unordered_set<Goid> legacy_untraced_stw_;  // goroutines inside an untraced STW
+  FlatSet<Goid> legacy_untraced_stw_;  // goroutines inside an untraced STW
   // Threads whose goroutine is in gcAssistAlloc1 (goid): the assist ends at its
   // casgstatus(gp, _Gwaiting, _Grunning) there (record_decoder_gc.cc GcAssistEnd).
-  std::unordered_map<std::uint32_t, Goid> assisting_;
+  FlatMap<std::uint32_t, Goid> assisting_;
   void GcAssistEnd(const capture::RecordView &v, std::vector<Record> &out);
   // Threads inside gcMarkTermination: the GCEnd to write at its casgstatus(curgp,
   // _Gwaiting, _Grunning) (record_decoder_gc.cc GcMarkTermEnd).
-  std::unordered_map<std::uint32_t, Record> mark_term_;
+  FlatMap<std::uint32_t, Record> mark_term_;
   void GcMarkTermEnd(const capture::RecordView &v, std::vector<Record> &out);
   void FlushMarkTerm(std::uint32_t tid, const capture::RecordView &v, std::vector<Record> &out);
   void SweepBeginStack(const capture::RecordView &v, probes::ProbeRole role, std::vector<std::uint64_t> &pcs,
@@ -163,15 +164,15 @@ class RecordDecoder {
     std::uint64_t reclaimed = 0; // bytes
     std::uint64_t chunk_pages = 0;  // pages of the spans swept since the last chunk end
   };
-  std::unordered_map<std::uint32_t, SweepBracket> sweeping_;
+  FlatMap<std::uint32_t, SweepBracket> sweeping_;
 
   // Threads seen running a goroutine (ctx.curg != 0): the runtime arms a thread's CPU
   // profiling timer only in execute (cpu_sample_decoder.cc).
-  std::unordered_set<std::uint32_t> cpu_profiled_tids_;
-  std::unordered_map<std::uint64_t, std::uint32_t> m_thread_;  // ctx.m -> the thread it was last seen on
+  FlatSet<std::uint32_t> cpu_profiled_tids_;
+  FlatMap<std::uint64_t, std::uint32_t> m_thread_;  // ctx.m -> the thread it was last seen on
   DecoderConfig cfg_;
   DecoderStats stats_;
-  std::unordered_map<std::uint64_t, Site> sites_;  // caller pc -> site
+  FlatMap<std::uint64_t, Site> sites_;  // caller pc -> site
   std::vector<std::string_view> names_;            // scratch
 
   // Per thread: a syscall exit that found no P (Go 1.26: exitsyscall's slow path), to be
@@ -181,7 +182,7 @@ class RecordDecoder {
     Goid g = kNoG;
     std::uint64_t ts = 0;
   };
-  std::unordered_map<std::uint32_t, PendingExit> pending_exit_;
+  FlatMap<std::uint32_t, PendingExit> pending_exit_;
   // Per thread: a Go 1.26 syscall exit that still had its P at exitsyscall's entry. The
   // runtime decides fast vs. slow only after its CAS, and sysmon may take the P in
   // between (seen: the thread preempted by the kernel right at the entry), so the events
@@ -192,22 +193,22 @@ class RecordDecoder {
     bool kept = true;     // p.syscalltick unchanged since the entry
     std::uint64_t gp = 0; // the goroutine's g pointer
   };
-  std::unordered_map<std::uint32_t, PendingFast> pending_fast_;
+  FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(const PendingFast &pf, std::vector<Record> &out);
   // Per thread (Go 1.26+ only): the ProcStop of entersyscallblock's handoff, which the
   // runtime writes after GoSyscallBegin but whose probe fires before the casgstatus we
   // decode it from (Go <= 1.25 runs the casgstatus first: nothing to hold).
-  std::unordered_map<std::uint32_t, Record> held_release_;
+  FlatMap<std::uint32_t, Record> held_release_;
   bool skip_current_ = false;
   // Per thread: the traceskip of the last runtime.ready entry (if the plan probes it).
-  std::unordered_map<std::uint32_t, std::uint32_t> ready_skip_;
+  FlatMap<std::uint32_t, std::uint32_t> ready_skip_;
   // Per goroutine (g pointer) in a syscall: its thread and the P it held, for the
   // ProcSteal that takes that P (Go 1.26 syscallingThread.releaseP gets the g).
   struct InSyscall {
     std::uint32_t tid = 0;
     ProcId p = kNoP;
   };
-  std::unordered_map<std::uint64_t, InSyscall> in_syscall_;
+  FlatMap<std::uint64_t, InSyscall> in_syscall_;
   // Go <= 1.23 creations whose goid was not yet assigned at the probe (the P's goid cache
   // was being refilled): held until a later record of that g shows its id. The creating
   // thread's later records wait behind it (queue), so that the M's order is kept: the
@@ -217,21 +218,21 @@ class RecordDecoder {
     std::vector<Record> recs;
     std::vector<std::uint64_t> gp;  // != 0: a create still waiting for the goid of this g
   };
-  std::unordered_map<std::uint32_t, HeldQueue> held_queue_;   // creating thread -> queue
-  std::unordered_map<std::uint64_t, std::uint32_t> held_creates_;  // g pointer -> thread
+  FlatMap<std::uint32_t, HeldQueue> held_queue_;   // creating thread -> queue
+  FlatMap<std::uint64_t, std::uint32_t> held_creates_;  // g pointer -> thread
   // Per P: the create held at a refill of that P's goid cache. The refill took the batch
   // [end-16, end) (runtime/proc.go newproc1, _GoidCacheBatch = 16) and the held create got
   // its first id, so the P's next create (which reads p.goidcacheend) resolves it.
-  std::unordered_map<ProcId, std::uint64_t> held_by_p_;
+  FlatMap<ProcId, std::uint64_t> held_by_p_;
   std::vector<Record> *final_out_ = nullptr;  // Decode's caller's vector (releases go there)
   void DecodeRecord(const capture::RecordView &v, std::vector<Record> &out);
   void ResolveCreate(std::uint64_t gp, Goid goid);
   void FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool drop_unresolved);
   // Per thread: p.syscalltick at syscall entry, which reentersyscall copies into
   // m.syscalltick; exitsyscall's "did I keep my P" test compares them (Go 1.26).
-  std::unordered_map<std::uint32_t, std::uint32_t> entry_tick_;
+  FlatMap<std::uint32_t, std::uint32_t> entry_tick_;
   // Per thread: the P held at syscall entry (Go <= 1.25 lostP check).
-  std::unordered_map<std::uint32_t, ProcId> syscall_p_;
+  FlatMap<std::uint32_t, ProcId> syscall_p_;
 };
 
 }  // namespace gotraced::model

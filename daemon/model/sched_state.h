@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 
+#include "daemon/model/flat_map.h"
 #include "daemon/model/record.h"
 #include "encoder/trace_types.h"
 
@@ -37,9 +37,9 @@ struct MState {
 };
 
 struct SchedState {
-  std::unordered_map<Goid, GoState> gs;
-  std::unordered_map<ProcId, ProcState> ps;
-  std::unordered_map<ThreadId, MState> ms;
+  FlatMap<Goid, GoState> gs;
+  FlatMap<ProcId, ProcState> ps;
+  FlatMap<ThreadId, MState> ms;
   std::int32_t gomaxprocs = 0;
 
   GoState *G(Goid g) {

@@ -12,9 +12,9 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "daemon/model/flat_map.h"
 #include "daemon/model/symbolizer.h"
 #include "encoder/trace_types.h"
 #include "encoder/trace_writer.h"
@@ -43,7 +43,7 @@ class StackBuilder {
 
   encoder::TraceWriter &writer_;
   Symbolizer *sym_;
-  std::unordered_map<std::uint64_t, std::vector<encoder::Frame>> pc_cache_;
+  FlatMap<std::uint64_t, std::vector<encoder::Frame>> pc_cache_;
   std::vector<std::uint64_t> key_;
   std::vector<encoder::Frame> scratch_;
 };

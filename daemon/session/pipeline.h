@@ -95,6 +95,7 @@ class RecordPipeline {
 
  private:
   PipelineConfig cfg_;
+  model::StackPool stack_pool_;  // the records' stack vectors, decoder -> model -> decoder
   std::unique_ptr<encoder::TraceWriter> writer_;
   std::unique_ptr<GobinSymbolizer> sym_;
   std::unique_ptr<model::Model> model_;
