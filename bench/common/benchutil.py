@@ -34,6 +34,25 @@ def proc_status_kb(pid, key):
     return None
 
 
+def bpf_map_rss_kb(pid):
+    """Resident kB of the BPF maps process pid has mapped (/proc/PID/smaps, the mappings
+    named anon_inode:bpf-map): the ring buffer, whose pages the kernel allocates when the
+    map is created and user space maps twice (kernel/bpf/ringbuf.c), so it counts twice
+    its size whatever the load."""
+    total, in_map = 0, False
+    try:
+        with open("/proc/%d/smaps" % pid) as f:
+            for line in f:
+                first = line.split(None, 1)[0]
+                if "-" in first and first[0] in "0123456789abcdef" and not first.endswith(":"):
+                    in_map = line.rstrip().endswith("anon_inode:bpf-map")
+                elif in_map and first == "Rss:":
+                    total += int(line.split()[1])
+    except OSError:
+        return None
+    return total
+
+
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -78,7 +97,9 @@ def tracecheck_events(tracecheck, path):
 
 
 def ratio(a, b):
-    return "%.2fx" % (a / b) if a is not None and b else "-"
+    """a / b as "1.23x"; "-" when either is missing or b is not positive (a CPU delta
+    below the clock tick)."""
+    return "%.2fx" % (a / b) if a is not None and b is not None and b > 1e-9 else "-"
 
 
 def fmt(v, spec="%.1f"):

@@ -10,7 +10,10 @@ client's achieved rate and p50/p99 latency (from each request's due time), and f
 gotraced its own CPU in the window, its RSS at the window's start and end and its peak
 (VmHWM). Daemon CPU per event = gotraced's CPU in the window / the events it wrote in the
 window, the latter from its summary line (events over the recorded seconds, times the
-window: the load is steady). For runtime/trace, its CPU per event is the server's CPU
+window: the load is steady). Daemon memory: its peak RSS (VmHWM), of which the BPF ring
+buffer's mapping (its pages are allocated at load and mapped twice: 2 x --ring-size
+whatever the load), and its own heap (RssAnon) at the window's start and end and the
+largest seen (sampled every 0.5 s): flat RSS is a heap that does not grow. For runtime/trace, its CPU per event is the server's CPU
 above the untraced run's, over the events tracecheck counts in its file, scaled the same
 way. Every trace written is checked with tracecheck.
 """
@@ -52,19 +55,29 @@ def run_mode(a, server, mode, work, tag):
     time.sleep(a.warmup + 0.01)
     s0 = bu.proc_cpu_s(srv.pid)
     d0 = bu.proc_cpu_s(gt.pid) if gt else None
-    rss0 = bu.proc_status_kb(gt.pid, "VmRSS") if gt else None
+    rss0 = bu.proc_status_kb(gt.pid, "RssAnon") if gt else None
+    anon_max = rss0
     t0 = time.monotonic()
-    time.sleep(a.seconds)
+    while True:
+        left = t0 + a.seconds - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(0.5, left))
+        if gt:
+            anon_max = max(anon_max or 0, bu.proc_status_kb(gt.pid, "RssAnon") or 0)
     s1 = bu.proc_cpu_s(srv.pid)
     d1 = bu.proc_cpu_s(gt.pid) if gt else None
-    rss1 = bu.proc_status_kb(gt.pid, "VmRSS") if gt else None
+    rss1 = bu.proc_status_kb(gt.pid, "RssAnon") if gt else None
     hwm = bu.proc_status_kb(gt.pid, "VmHWM") if gt else None
+    ring = bu.bpf_map_rss_kb(gt.pid) if gt else None
+    srv_hwm = bu.proc_status_kb(srv.pid, "VmHWM")
     window = time.monotonic() - t0
     out, _ = cl.communicate()
     client = dict(kv.split("=") for kv in out.split()[1:]) if out.startswith("RESULT") else {}
     res = {"mode": mode, "window_s": window, "server_cpu_s": (s1 - s0) if s0 is not None and s1 is not None else None,
            "achieved": float(client.get("achieved", 0)), "p50_us": int(client.get("p50_us", -1)),
-           "p99_us": int(client.get("p99_us", -1)), "errors": int(client.get("errors", -1))}
+           "p99_us": int(client.get("p99_us", -1)), "errors": int(client.get("errors", -1)),
+           "server_hwm_kb": srv_hwm}
     if gt:
         gt.send_signal(signal.SIGINT)
         _, err = gt.communicate(timeout=60)
@@ -75,7 +88,7 @@ def run_mode(a, server, mode, work, tag):
         win_events = events * window / summ["seconds"] if events and summ.get("seconds") else None
         res.update({"daemon_cpu_s": d1 - d0 if d0 is not None and d1 is not None else None, "events": events,
                     "window_events": win_events, "lost": summ.get("lost"), "rss0_kb": rss0, "rss1_kb": rss1,
-                    "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode})
+                    "anon_max_kb": anon_max, "ring_kb": ring, "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode})
         if gt.returncode != 0 or not summ:
             sys.stderr.write(err)
             res["error"] = "gotraced exited %d" % gt.returncode
@@ -130,23 +143,28 @@ def main():
             if m == "gotraced":
                 tracer_cpu = r.get("daemon_cpu_s")
             elif m == "runtime/trace" and r.get("server_cpu_s") is not None and base.get("server_cpu_s") is not None:
-                tracer_cpu = r["server_cpu_s"] - base["server_cpu_s"]  # the runtime's tracer runs in the server
+                # the runtime's tracer runs in the server: its CPU is the server's extra
+                tracer_cpu = max(0.0, r["server_cpu_s"] - base["server_cpu_s"])
             else:
                 tracer_cpu = None
             us_ev = tracer_cpu / r["window_events"] * 1e6 if tracer_cpu is not None and r.get("window_events") else None
             r["tracer_us_per_event"] = us_ev
             rows.append([m, bu.fmt(r["achieved"], "%.0f"), bu.fmt(r["p50_us"], "%.0f"), bu.fmt(r["p99_us"], "%.0f"),
                          bu.fmt(cpu_ms_s, "%.0f"), bu.ratio(r.get("server_cpu_s"), base.get("server_cpu_s")),
+                         bu.fmt(r.get("server_hwm_kb") and r["server_hwm_kb"] / 1024, "%.1f"),
                          bu.fmt(ev_s, "%.0f"), bu.fmt(us_ev, "%.3f"),
                          bu.fmt(r.get("hwm_kb") and r["hwm_kb"] / 1024, "%.1f"),
+                         bu.fmt(r.get("ring_kb") and r["ring_kb"] / 1024, "%.0f"),
                          bu.fmt(r.get("rss0_kb") and r["rss0_kb"] / 1024, "%.1f") + " -> " +
-                         bu.fmt(r.get("rss1_kb") and r["rss1_kb"] / 1024, "%.1f") if m == "gotraced" else "-",
+                         bu.fmt(r.get("rss1_kb") and r["rss1_kb"] / 1024, "%.1f") + " (max " +
+                         bu.fmt(r.get("anon_max_kb") and r["anon_max_kb"] / 1024, "%.1f") + ")"
+                         if m == "gotraced" else "-",
                          bu.fmt(r.get("lost"), "%d") if m == "gotraced" else "-"])
         bu.print_table(
             "HTTP server (%s), %g requests/s on loopback, %gs window after %gs warm-up, median of %d" %
             (label, a.rate, a.seconds, a.warmup, a.reps),
-            ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "events/s", "tracer CPU us/event",
-             "daemon peak RSS MB", "daemon RSS MB (window)", "lost"], rows)
+            ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "server peak RSS MB", "events/s", "tracer CPU us/event",
+             "daemon peak RSS MB", "of it ring MB", "daemon heap MB (window)", "lost"], rows)
         g, t = med["gotraced"], rt
         print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
               (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
