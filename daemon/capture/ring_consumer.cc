@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <poll.h>
 #include <time.h>
 
 #include <algorithm>
@@ -150,7 +151,16 @@ size_t RingConsumer::WaitAndDrain(const Callback &cb, std::chrono::milliseconds 
   auto now = std::chrono::steady_clock::now();
   if (next_drain_ > now) {
     auto wait = std::min<std::chrono::steady_clock::duration>(next_drain_ - now, max_wait);
-    std::this_thread::sleep_for(wait);
+    if (opts_.wake_fd >= 0 && !woken_) {
+      // Sleep on the wake fd (the target's pidfd): its exit ends the wait at once, so a
+      // long drain interval does not delay the end of a recording.
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
+      timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+      pollfd p{opts_.wake_fd, POLLIN, 0};
+      if (ppoll(&p, 1, &ts, nullptr) > 0 && p.revents != 0) woken_ = true;  // stays readable: poll it no more
+    } else {
+      std::this_thread::sleep_for(wait);
+    }
   }
   next_drain_ = std::chrono::steady_clock::now() + interval_;
   return Drain(cb);

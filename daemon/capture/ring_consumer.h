@@ -5,11 +5,14 @@
 // costs 1.7-9 us per record on these machines, shared/docs/perf-anchors.md §4), so the
 // consumer drains on a timer instead of sleeping in epoll. The timer adapts: a drain
 // that found the ring less than 1/32 full doubles the interval (up to
-// `max_drain_interval`, 16 ms), one that found it more than 1/8 full halves it (down to
-// `drain_interval`, 1 ms). Each drain costs a wake-up, a sort of the reorder buffer and
-// the session's bookkeeping, ~20 us: at a fixed 1 ms that alone was ~20 ms of CPU per
-// second, 0.5 us per event of a 40k events/s HTTP server, twice the daemon's budget; at
-// 16 ms a 64 MiB ring would need > 15 M records/s to fill between two drains.
+// `max_drain_interval`, 64 ms), one that found it more than 1/8 full halves it (down to
+// `drain_interval`, 1 ms). A drain costs a wake-up, a sort of the reorder buffer, the
+// session's bookkeeping and, mostly, re-reading the daemon's state after the target ran
+// on the CPU: at a fixed 1 ms that was ~20 ms of CPU per second idle, 0.5 us per event of
+// a 50k events/s HTTP server; 16 -> 32 -> 64 ms: 1.04 -> 0.92 -> 0.90 us per event there
+// (go1.26 server, 3,000 req/s). A 64 MiB ring at 64 ms fills only above ~4 M records/s,
+// and the interval halves long before. The wait ends early when `wake_fd` (the target's
+// pidfd) says the target exited, so the recording still ends promptly.
 //
 // Order: records of one thread are in program order in the ring; across threads they
 // are not sorted (ts is read after the reservation, so reservation order ≈ ts order,
@@ -44,7 +47,10 @@ namespace gotraced::capture {
 
 struct ConsumerOptions {
   std::chrono::microseconds drain_interval{1000};       // shortest interval (a busy ring)
-  std::chrono::microseconds max_drain_interval{16000};  // longest (a quiet one)
+  std::chrono::microseconds max_drain_interval{64000};  // longest (a quiet one)
+  // A file descriptor that becomes readable when waiting should end (the target's pidfd:
+  // its exit), or -1. WaitAndDrain sleeps on it instead of sleeping blind. Not owned.
+  int wake_fd = -1;
   // How far behind "now" records are held for sorting. 0 with sort=false: deliver in
   // ring order as soon as read.
   std::chrono::microseconds reorder_slack{2000};
@@ -128,6 +134,7 @@ class RingConsumer {
   size_t direct_n_ = 0;
   std::chrono::steady_clock::time_point next_drain_{};
   std::chrono::microseconds interval_{};  // the current drain interval (adaptive)
+  bool woken_ = false;                    // wake_fd fired (it stays readable)
   uint64_t ring_bytes_ = 0;               // the ring's size (0: unknown: interval stays short)
   ConsumerStats stats_;
 };
