@@ -29,6 +29,10 @@ class StackTable {
   // sighting of this pc list in the generation. Empty -> 0.
   template <typename Resolve>
   std::uint64_t InternPcs(std::span<const std::uint64_t> pcs, Resolve &&resolve);
+  // The same for the pc list [head, pcs...] (a caller's parameter word in front), without
+  // building it: the list is assembled only on a miss, for `resolve` and the table.
+  template <typename Resolve>
+  std::uint64_t InternPcs(std::uint64_t head, std::span<const std::uint64_t> pcs, Resolve &&resolve);
 
   bool Has(std::uint64_t id) const { return id < stacks_.size(); }
   std::size_t size() const { return stacks_.size() - 1; }
@@ -57,6 +61,7 @@ class StackTable {
   std::vector<PcsRef> pcs_refs_{PcsRef{0, 0, 0}};  // [0] unused (ids start at 1)
   std::vector<std::uint64_t> pcs_;
   std::vector<Frame> resolved_;  // scratch for the resolver's output
+  std::vector<std::uint64_t> joined_;  // scratch: [head, pcs...] on a miss
 };
 
 inline std::uint64_t HashPcs(std::span<const std::uint64_t> pcs) {
@@ -82,6 +87,32 @@ std::uint64_t StackTable::InternPcs(std::span<const std::uint64_t> pcs, Resolve 
   std::uint64_t stack = Intern(resolved_);
   PcsRef r{static_cast<std::uint32_t>(pcs_.size()), static_cast<std::uint32_t>(pcs.size()), stack};
   pcs_.insert(pcs_.end(), pcs.begin(), pcs.end());
+  pcs_refs_.push_back(r);
+  pcs_index_.Insert(h, static_cast<std::uint32_t>(pcs_refs_.size() - 1));
+  return stack;
+}
+
+template <typename Resolve>
+std::uint64_t StackTable::InternPcs(std::uint64_t head, std::span<const std::uint64_t> pcs, Resolve &&resolve) {
+  // HashPcs of the joined list, computed piecewise.
+  std::uint64_t h = MixHash(pcs.size() + 1, head);
+  for (std::uint64_t pc : pcs) h = MixHash(h, pc);
+  std::uint32_t ref = pcs_index_.Find(h, [&](std::uint32_t i) {
+    const PcsRef &r = pcs_refs_[i];
+    if (r.count != pcs.size() + 1 || pcs_[r.first] != head) return false;
+    for (std::size_t k = 0; k < pcs.size(); ++k)
+      if (pcs_[r.first + 1 + k] != pcs[k]) return false;
+    return true;
+  });
+  if (ref != IdHashMap::kNotFound) return pcs_refs_[ref].stack;
+  joined_.clear();
+  joined_.push_back(head);
+  joined_.insert(joined_.end(), pcs.begin(), pcs.end());
+  resolved_.clear();
+  resolve(std::span<const std::uint64_t>(joined_), resolved_);
+  std::uint64_t stack = Intern(resolved_);
+  PcsRef r{static_cast<std::uint32_t>(pcs_.size()), static_cast<std::uint32_t>(joined_.size()), stack};
+  pcs_.insert(pcs_.end(), joined_.begin(), joined_.end());
   pcs_refs_.push_back(r);
   pcs_index_.Insert(h, static_cast<std::uint32_t>(pcs_refs_.size() - 1));
   return stack;

@@ -393,6 +393,10 @@ StackId TraceWriter::InternStackPcs(std::span<const std::uint64_t> pcs, PcResolv
   return StackId{impl_->stacks.InternPcs(pcs, resolve)};
 }
 
+StackId TraceWriter::InternStackPcs(std::uint64_t head, std::span<const std::uint64_t> pcs, PcResolver resolve) {
+  return StackId{impl_->stacks.InternPcs(head, pcs, resolve)};
+}
+
 StringId TraceWriter::Str(const StringArg &a) {
   return a.is_id() ? a.id() : StringId{impl_->strings.Intern(TruncateStringHead(a.text()))};
 }

@@ -143,6 +143,9 @@ class TraceWriter {
   // first time this pc list is seen in the generation.
   using PcResolver = FunctionRef<void(std::span<const std::uint64_t> pcs, std::vector<Frame> &out)>;
   StackId InternStackPcs(std::span<const std::uint64_t> pcs, PcResolver resolve);
+  // The same for the pc list [head, pcs...] (the resolver gets it joined), without the
+  // caller building it for every lookup.
+  StackId InternStackPcs(std::uint64_t head, std::span<const std::uint64_t> pcs, PcResolver resolve);
 
   // ---- Events --------------------------------------------------------------------------
   // Every event takes the writing thread `m` (its batch; kNoThread for a "no thread"

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "daemon/capture/record_view.h"
@@ -104,6 +105,8 @@ class RingConsumer {
   static int OnSample(void *ctx, void *data, size_t size);
   void Account(const RecordView &v);
   size_t Release(uint64_t watermark, const Callback &cb);
+  struct Entry;
+  static void SortNearlySorted(std::span<Entry> v);
 
   ring_buffer *rb_ = nullptr;
   ConsumerOptions opts_;

@@ -60,20 +60,15 @@ void StackBuilder::Resolve(std::span<const std::uint64_t> key, std::vector<encod
 
 encoder::StackId StackBuilder::Build(std::span<const std::uint64_t> pcs, std::uint32_t skip, bool goroutine1) {
   if (pcs.empty() || sym_ == nullptr) return encoder::kNoStack;
-  key_.clear();
-  key_.push_back(std::uint64_t{skip} | (goroutine1 ? kG1Bit : 0));
-  key_.insert(key_.end(), pcs.begin(), pcs.end());
-  return writer_.InternStackPcs(key_, [this](std::span<const std::uint64_t> k, std::vector<encoder::Frame> &out) {
-    Resolve(k, out);
-  });
+  return writer_.InternStackPcs(std::uint64_t{skip} | (goroutine1 ? kG1Bit : 0), pcs,
+                                [this](std::span<const std::uint64_t> k, std::vector<encoder::Frame> &out) {
+                                  Resolve(k, out);
+                                });
 }
 
 encoder::StackId StackBuilder::BuildLogical(std::span<const std::uint64_t> pcs) {
   if (pcs.empty() || sym_ == nullptr) return encoder::kNoStack;
-  key_.clear();
-  key_.push_back(kLogicalBit);
-  key_.insert(key_.end(), pcs.begin(), pcs.end());
-  return writer_.InternStackPcs(key_, [this](std::span<const std::uint64_t> k, std::vector<encoder::Frame> &out) {
+  return writer_.InternStackPcs(kLogicalBit, pcs, [this](std::span<const std::uint64_t> k, std::vector<encoder::Frame> &out) {
     Resolve(k, out);
   });
 }

@@ -44,7 +44,6 @@ class StackBuilder {
   encoder::TraceWriter &writer_;
   Symbolizer *sym_;
   FlatMap<std::uint64_t, std::vector<encoder::Frame>> pc_cache_;
-  std::vector<std::uint64_t> key_;
   std::vector<encoder::Frame> scratch_;
 };
 

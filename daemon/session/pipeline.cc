@@ -18,6 +18,13 @@ namespace {
 // Records may wait this long behind the newest one delivered, so the model's ordering can
 // still put a record of another thread first (ns).
 constexpr std::uint64_t kModelSlackNs = 1'000'000;
+// The model is advanced every this many records within a batch, not only at its end:
+// a drain of a quiet ring's 64 ms holds ~3,000 records of a 50k events/s server, and
+// queueing them all before applying any kept ~1 MB of records in flight (decoded, queued,
+// applied, encoded), out of the caches: 0.63 us per event in the replay bench against
+// 0.35 us with the model kept within ~256 records of the decoder. The consumer delivers
+// in ts order, so everything up to the newest record less the slack is there.
+constexpr std::uint32_t kAdvanceEvery = 256;
 
 }  // namespace
 
@@ -80,6 +87,10 @@ void RecordPipeline::OnRecord(const capture::RecordView &v) {
   }
   for (model::Record &r : scratch_) model_->Push(std::move(r));
   max_ts_ = std::max(max_ts_, v.ts());
+  if (++since_advance_ >= kAdvanceEvery) {
+    since_advance_ = 0;
+    if (max_ts_ > kModelSlackNs) model_->Advance(max_ts_ - kModelSlackNs);
+  }
 }
 
 bool RecordPipeline::Advance(bool cut_requested) {

@@ -102,6 +102,7 @@ class RecordPipeline {
   std::unique_ptr<model::RecordDecoder> decoder_;
   std::vector<model::Record> scratch_;  // one record's model records, reused
   std::uint64_t max_ts_ = 0;
+  std::uint32_t since_advance_ = 0;  // records since the model last advanced
   bool finished_ = false;
 };
 

@@ -180,6 +180,7 @@ bool Session::Start(std::string *error) {
   if (std::getenv("GOTRACED_DEBUG")) spdlog::set_level(spdlog::level::debug);
   if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) I.record_log = std::fopen(f, "w");
   const char *record_file = std::getenv("GOTRACED_RECORD_FILE");
+  if (record_file && !*record_file) record_file = nullptr;
 
   capture::CaptureOptions co;
   co.pid = I.options.pid;
