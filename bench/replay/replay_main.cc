@@ -5,7 +5,7 @@
 // drain's worth of records. What it measures is the daemon's CPU per record and per event
 // without the kernel, the ring or the target: the part of a recording's cost that is ours.
 //
-//   gotraced-replay --records FILE [--passes N] [--out TRACE] [--drain-ms 10]
+//   gotraced-replay --records FILE [--passes N] [--out TRACE] [--drain-ms 64]
 //
 // Each pass starts a fresh pipeline (the binary analysis is done once) and writes to a
 // sink that only counts bytes; --out writes the first pass's trace to a file as well (for
@@ -64,7 +64,7 @@ std::string Meta(const session::RecordFile &f, const std::string &k, const std::
 int main(int argc, char **argv) {
   std::string records_path, out_path;
   int passes = 3;
-  double drain_ms = 10;
+  double drain_ms = 64;  // a quiet ring's drain interval (ring_consumer.h)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
