@@ -96,7 +96,7 @@ def run_mode(a, server, mode, work, tag):
     srv.wait(timeout=30)
     lifetime = time.monotonic() - started
     if mode != "none":
-        n = bu.tracecheck_events(a.tracecheck, trace)
+        n = bu.tracecheck_events(a.tracecheck, trace, validate=(mode == "gotraced"))
         res["trace_events"] = n
         if n is None:
             res["error"] = "%s: tracecheck failed" % trace

@@ -73,7 +73,7 @@ def main():
                 else:
                     r.update(v)
             if mode != "none":
-                if rep == 0 and bu.tracecheck_events(a.tracecheck, trace) is None:
+                if rep == 0 and bu.tracecheck_events(a.tracecheck, trace, validate=(mode == "gotraced")) is None:
                     failed.append("%s: %s trace does not parse (tracecheck)" % (trace, mode))
                 if os.path.exists(trace):
                     os.unlink(trace)
