@@ -5,6 +5,7 @@
 #include "daemon/gobin/buildinfo.h"
 #include "daemon/gobin/dwarf_layout.h"
 #include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/layout_cache.h"
 #include "daemon/gobin/layout_tables.h"
 #include "daemon/gobin/legacy_block_reasons.h"
 #include "daemon/gobin/runtime_strings.h"
@@ -36,11 +37,17 @@ void StringsFromBinary(const ElfFile &elf, const char *symbol, std::vector<std::
 Result<RuntimeLayout> ResolveRuntimeLayout(const ElfFile &elf, const GoVersion &version,
                                            std::vector<std::string> *notes) {
   std::optional<RuntimeLayout> table = LayoutFromTable(version);
-  auto dwarf = LayoutFromDwarf(elf);
+  // The DWARF's layout, from the cache when an earlier binary of the same toolchain was
+  // read (layout_cache.h: libdw's inflating of .debug_* was most of the analysis).
+  const std::string cache_key = DwarfLayoutCacheKey(elf);
+  std::optional<RuntimeLayout> cached = LoadCachedDwarfLayout(cache_key);
+  Result<RuntimeLayout> dwarf = cached ? Result<RuntimeLayout>(std::move(*cached)) : LayoutFromDwarf(elf);
+  if (!cached && dwarf) StoreCachedDwarfLayout(cache_key, *dwarf);
   RuntimeLayout l;
   if (dwarf) {
     l = std::move(*dwarf);
-    Note(notes, "struct offsets: from the binary's DWARF");
+    Note(notes, cached ? "struct offsets: from the binary's toolchain's DWARF layout, cached (layout_cache.h)"
+                       : "struct offsets: from the binary's DWARF");
     if (table) {
       auto diff = DiffLayouts(l, *table);
       // String tables are not in DWARF: compare only fields, sizes and constants here.
