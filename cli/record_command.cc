@@ -219,11 +219,11 @@ int RunRecord(const RecordOptions &o) {
   if (o.verbose)
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
-                 "attach %.0f for %llu uprobes, snapshot %.0f, self-check %.0f); stop %.0f ms (last records, "
-                 "model, flush); %llu records with an M on another thread\n",
+                 "attach %.0f for %llu uprobes, snapshot %.0f, self-check %.0f); stop %.0f ms (detach %.0f, last records, "
+                 "model and flush %.0f); %llu records with an M on another thread\n",
                  stats.start_ms, stats.plan_ms, stats.load_ms, (unsigned long long)stats.bpf_programs, stats.attach_ms,
                  (unsigned long long)stats.uprobes, stats.snapshot_ms, stats.self_check_ms, stats.stop_ms,
-                 (unsigned long long)stats.m_thread_changes);
+                 stats.detach_ms, stats.stop_ms - stats.detach_ms, (unsigned long long)stats.m_thread_changes);
 
   if (launch) {
     launcher.Wait();

@@ -64,9 +64,10 @@ SUMMARY_RE = re.compile(r"gotraced: pid (\d+) \(([^)]*)\) ([0-9.]+)s -> .*?: (\d
 LOST_RE = re.compile(r"LOST (\d+) records")
 VERBOSE_RE = re.compile(
     r"start-up ([0-9.]+) ms \(binary analysis ([0-9.]+), BPF load and verification ([0-9.]+) for (\d+) programs, "
-    r"attach ([0-9.]+) for (\d+) uprobes, snapshot ([0-9.]+), self-check ([0-9.]+)\); stop ([0-9.]+) ms")
+    r"attach ([0-9.]+) for (\d+) uprobes, snapshot ([0-9.]+), self-check ([0-9.]+)\); stop ([0-9.]+) ms"
+    r" \(detach ([0-9.]+)")
 VERBOSE_KEYS = ("start_ms", "plan_ms", "load_ms", "programs", "attach_ms", "uprobes", "snapshot_ms",
-                "self_check_ms", "stop_ms")
+                "self_check_ms", "stop_ms", "detach_ms")
 
 
 def parse_summary(text):

@@ -91,9 +91,10 @@ def main():
     g = med["gotraced"]
     if "start_ms" in g:
         print("  gotraced --verbose (medians): start-up %.0f ms = binary analysis %.0f + BPF load and verification "
-              "%.0f (%d programs) + attach %.0f (%d uprobes) + snapshot %.0f + self-check %.0f; stop %.0f ms" %
+              "%.0f (%d programs) + attach %.0f (%d uprobes) + snapshot %.0f + self-check %.0f; stop %.0f ms = detach "
+              "%.0f + last records, model and flush %.0f" %
               (g["start_ms"], g["plan_ms"], g["load_ms"], g["programs"], g["attach_ms"], g["uprobes"],
-               g["snapshot_ms"], g["self_check_ms"], g["stop_ms"]))
+               g["snapshot_ms"], g["self_check_ms"], g["stop_ms"], g["detach_ms"], g["stop_ms"] - g["detach_ms"]))
     if failed:
         print("FAIL: " + "; ".join(failed[:5]))
         return 1

@@ -323,6 +323,8 @@ bool Session::Stop(std::string *error) {
   I.stopped = true;
   const auto t_stop = std::chrono::steady_clock::now();
   I.cap->Stop();
+  const double detach_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
   I.cap->Flush([&I](const capture::RecordView &v) { I.OnRecord(v); });
   const capture::CaptureStats cs = I.cap->stats();
   I.NoteLoss(cs);
@@ -334,6 +336,7 @@ bool Session::Stop(std::string *error) {
   {
     std::lock_guard<std::mutex> lock(I.mu);
     I.stats.stop_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
+    I.stats.detach_ms = detach_ms;
   }
   const model::ModelStats ms = I.pipe->model().stats();
   const model::DecoderStats &ds = I.pipe->decoder().stats();

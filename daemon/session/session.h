@@ -123,7 +123,8 @@ struct SessionStats {
   double snapshot_ms = 0;    // runtime snapshot at attach (--pid)
   double self_check_ms = 0;  // first consistent record (--pid)
   double start_ms = 0;       // all of Session::Start
-  double stop_ms = 0;        // Session::Stop: last records, model, flush
+  double stop_ms = 0;        // Session::Stop: detach, last records, model, flush
+  double detach_ms = 0;      // of which detaching the probes (capture::Capture::Stop)
   std::uint64_t bpf_programs = 0, uprobes = 0;
   // Records whose M was last seen on another thread (DecoderStats::m_thread_changes).
   std::uint64_t m_thread_changes = 0;
