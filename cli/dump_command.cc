@@ -5,8 +5,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "cli/commands.h"
@@ -39,19 +41,27 @@ int Dump(const DumpOptions &o) {
     return 1;
   }
   std::uint64_t bytes = 0;
+  int write_errno = 0;  // why writing the output failed (disk full ...)
   service::ClientResult r = service::UnixGet(o.socket, target, [&](std::string_view b) {
     bytes += b.size();
-    return std::fwrite(b.data(), 1, b.size(), f) == b.size();
+    if (std::fwrite(b.data(), 1, b.size(), f) == b.size()) return true;
+    write_errno = errno;
+    return false;
   });
   bool write_ok = true;
   if (f != stdout) write_ok = std::fclose(f) == 0;
   else std::fflush(stdout);
+  if (!write_ok && !write_errno) write_errno = errno;
   auto discard = [&] {
     if (!partial.empty()) std::remove(partial.c_str());
   };
   if (!r.ok) {
     discard();
-    spdlog::error("{}: {}", target, r.error);
+    if (write_errno)
+      spdlog::error("{}: writing {} failed: {}; nothing kept (the file appears only when the whole trace arrived)",
+                    target, o.out, std::strerror(write_errno));
+    else
+      spdlog::error("{}: {}", target, r.error);
     return 1;
   }
   if (r.status != 200) {
@@ -62,7 +72,7 @@ int Dump(const DumpOptions &o) {
   }
   if (!write_ok || (!partial.empty() && std::rename(partial.c_str(), o.out.c_str()) != 0)) {
     discard();
-    spdlog::error("writing {} failed: {}", o.out, std::strerror(errno));
+    spdlog::error("writing {} failed: {}", o.out, std::strerror(write_errno ? write_errno : errno));
     return 1;
   }
   if (o.out != "-")

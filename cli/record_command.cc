@@ -53,6 +53,7 @@ struct RecordOptions {
   std::string trace_version = "auto";
   std::string ring_size = "64M";
   std::string generation_period = "1s";
+  std::string on_write_error = "stop";
   bool verbose = false;  // where start-up and stop time went
   bool quiet = false;
   bool no_gc = false;
@@ -110,6 +111,8 @@ int RunRecord(const RecordOptions &o) {
   if (!version) return Fail("--trace-version " + o.trace_version + ": expected auto, go1.22, go1.23, go1.25 or go1.26");
   auto ring = ParseSize(o.ring_size);
   if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
+  if (o.on_write_error != "stop" && o.on_write_error != "drop")
+    return Fail("--on-write-error " + o.on_write_error + ": expected stop or drop");
   auto period = ParseDuration(o.generation_period);
   if (!period) return Fail("--generation-period " + o.generation_period + ": not a duration");
   if (o.cpu_hz < 0 || o.cpu_hz > capture::kMaxCpuHz)
@@ -147,6 +150,7 @@ int RunRecord(const RecordOptions &o) {
   session::SessionOptions so;
   so.pid = pid;
   so.out_path = out;
+  so.on_write_error = o.on_write_error == "drop" ? encoder::WriteErrorPolicy::kDrop : encoder::WriteErrorPolicy::kStop;
   so.version = *version;
   so.ring_bytes = *ring;
   so.generation_period = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
@@ -207,7 +211,8 @@ int RunRecord(const RecordOptions &o) {
     }
   }
 
-  if (!session.Stats().output_error.empty()) why = "stopped: the output could not be written";
+  if (session.Stats().target_execed) why = "target exec'd another program";
+  if (session.Stats().output_stopped) why = "stopped: the output could not be written";
   std::string stop_err;
   bool ok = session.Stop(&stop_err);
   auto elapsed = std::chrono::steady_clock::now() - start;
@@ -245,6 +250,11 @@ std::function<int()> RegisterRecord(CLI::App &app) {
       ->capture_default_str();
   app.add_option("--ring-size", o->ring_size, "BPF ring buffer size")->capture_default_str();
   app.add_option("--generation-period", o->generation_period, "start a new trace generation this often")
+      ->capture_default_str();
+  app.add_option("--on-write-error", o->on_write_error,
+                 "when writing the trace fails (disk full, file removed): stop recording (the file keeps its whole "
+                 "generations), or drop that generation and go on in a continuation file FILE.N (each file parses "
+                 "on its own); either way the summary says what was lost and gotraced exits 1")
       ->capture_default_str();
   app.add_flag("--quiet,-q", o->quiet, "no live status line");
   app.add_flag("--verbose,-v", o->verbose,

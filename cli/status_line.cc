@@ -42,14 +42,31 @@ std::string FormatSummary(const std::string &out, pid_t pid, const session::Sess
   std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts)", s.records_lost,
                                                   s.generation_cuts)
                                     : "; nothing lost";
-  if (!s.output_error.empty())
-    lost = fmt::format("; OUTPUT FAILED, {} generation(s) lost, the file keeps the {} whole generation(s) before: {}",
-                       s.generations_lost, s.generations, s.output_error) +
+  std::string where = out;
+  if (!s.output_error.empty()) {
+    // The counts above are those of the file(s); say what the lost generations held.
+    const std::string gone = fmt::format(
+        "{} generation(s) lost ({} events, {} goroutines created, {} blocks, {} syscalls)", s.generations_lost,
+        s.events_lost, s.goroutines_created_lost, s.blocks_lost, s.syscalls_lost);
+    std::string kept;
+    if (s.output_files.empty()) {
+      kept = "no trace file was written";
+    } else if (s.output_files.size() == 1 && s.output_files[0].path == out) {
+      kept = fmt::format("the file keeps the {} whole generation(s) before", s.output_files[0].generations);
+    } else {
+      kept = fmt::format("the trace is in {} file(s), each parseable on its own:", s.output_files.size());
+      for (const auto &f : s.output_files)
+        kept += fmt::format(" {} ({} generation(s) from {})", f.path, f.generations, f.first_gen);
+    }
+    lost = fmt::format("; OUTPUT FAILED, {}, {}: {}", gone, kept, s.output_error) +
+           (s.output_write_errors > 1 ? fmt::format(" ({} write errors)", s.output_write_errors) : "") +
            (s.records_lost ? fmt::format("; and LOST {} records", s.records_lost) : "");
+    if (s.output_files.empty()) where = "(no file)";
+  }
   return fmt::format(
       "gotraced: pid {} ({}) {:.1f}s -> {} [{} format]: {} events, {} goroutines created, {} blocks, {} syscalls, "
       "{} generations, {:.2f} MB{}",
-      pid, s.go_version.empty() ? "?" : s.go_version, Seconds(elapsed), out, s.trace_format, s.events,
+      pid, s.go_version.empty() ? "?" : s.go_version, Seconds(elapsed), where, s.trace_format, s.events,
       s.goroutines_created, s.blocks, s.syscalls, s.generations, s.bytes_written / 1e6, lost);
 }
 

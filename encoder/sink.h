@@ -55,14 +55,35 @@ class CallbackSink final : public Sink {
   Fn fn_;
 };
 
-// Appends to a file (created/truncated on open). The file only ever holds whole
-// generations: a failed or short write (disk full, the file system gone, EIO) cuts the
-// file back to the end of the last complete generation (ftruncate), so what is on disk
-// still parses, and the error is sticky: error() returns the first one ("" if none),
-// that generation and every later one are counted as lost and skipped.
+// What a FileSink does when a write fails (gotraced --on-write-error).
+enum class WriteErrorPolicy : std::uint8_t {
+  // The file keeps its whole generations; that generation and every later one are lost
+  // (the session stops recording).
+  kStop,
+  // That generation is lost; the next one is tried again, in a continuation file
+  // (ContinuationPath): a file that skipped a generation would not parse, since Go's
+  // reader carries goroutine and P state from one generation to the next
+  // (internal/trace/order.go: "found goroutine status for new goroutine after the first
+  // generation"), while a file that starts at generation k parses on its own (the first
+  // generation's leniency, as runtime/trace's FlightRecorder relies on).
+  kDrop,
+};
+
+// "dir/t.trace", 2 -> "dir/t.2.trace"; "dir/t" -> "dir/t.2".
+std::string ContinuationPath(const std::string &path, unsigned n);
+
+// Writes the trace to a file (created/truncated on open). Every file it leaves holds
+// the header and whole generations, nothing else, so it parses whatever happened:
+// - the header is written with the first generation, in one write;
+// - a failed or short write (disk full, EIO ...) cuts the file back to the end of its
+//   last whole generation (ftruncate); a file left without a generation is removed;
+// - the file being removed (unlinked) while written is noticed at the next generation
+//   and at Close (fstat), and counts as an error: its generations are lost.
+// Then the policy says what happens to the later generations. error() keeps the first
+// error ("" if none); the counts below say what is on disk and what was lost.
 class FileSink final : public Sink {
  public:
-  explicit FileSink(const std::string &path);
+  explicit FileSink(const std::string &path, WriteErrorPolicy policy = WriteErrorPolicy::kStop);
   ~FileSink() override;
   FileSink(const FileSink &) = delete;
   FileSink &operator=(const FileSink &) = delete;
@@ -70,22 +91,49 @@ class FileSink final : public Sink {
   void WriteHeader(std::span<const std::uint8_t> header) override;
   void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override;
   void Close() override;
+
   const std::string &error() const { return error_; }
-  // Generations on disk, whole; generations handed over but not kept (the failed one
-  // and every one after it).
-  std::uint64_t generations_written() const { return written_; }
+  const std::string &latest_error() const { return latest_error_; }  // the last one
+  // kStop after an error: nothing more will be written (the session stops).
+  bool stopped() const { return policy_ == WriteErrorPolicy::kStop && !error_.empty(); }
+  std::uint64_t write_errors() const { return write_errors_; }  // failed writes and removals
+
+  // One file the trace went to, in order (more than one only with kDrop after an error).
+  struct File {
+    std::string path;
+    std::uint64_t generations = 0;  // whole generations in it
+    std::uint64_t bytes = 0;        // its size: header and whole generations
+    std::uint64_t first_gen = 0;    // number of its first generation (0: none yet)
+    bool removed = false;           // unlinked while written: its generations are lost
+  };
+  const std::vector<File> &files() const { return files_; }
+  // Index in files() of the file the last generation went to; -1 if it was lost.
+  int last_file() const { return last_file_; }
+
+  // Whole generations in files still on disk; generations handed over and not kept
+  // (failed, skipped after a kStop error, or in a removed file); their bytes.
+  std::uint64_t generations_written() const;
   std::uint64_t generations_lost() const { return lost_; }
-  // Bytes of whole generations on disk (the file's size after a cut).
-  std::uint64_t good_bytes() const { return good_end_; }
+  std::uint64_t good_bytes() const;
 
  private:
-  // Writes all of `bytes` at the end; on failure cuts back to good_end_ and records why.
-  bool Append(std::span<const std::uint8_t> bytes, const char *what);
+  bool OpenFile(const std::string &path);
+  void NoteError(std::string msg);
+  void CheckRemoved();
+  // Writes `parts` at the end of the open file; on failure cuts back to its last whole
+  // generation and records why.
+  bool Append(std::span<const std::span<const std::uint8_t>> parts, std::uint64_t gen);
+  void CloseFd();
+
   std::string path_;
+  WriteErrorPolicy policy_;
   int fd_ = -1;
-  std::uint64_t good_end_ = 0;  // end of the header or of the last whole generation
-  std::uint64_t written_ = 0, lost_ = 0;
-  std::string error_;
+  bool regular_ = false;  // a regular file (not a pipe or a tty): can be cut back and checked
+  std::vector<std::uint8_t> header_;
+  std::vector<File> files_;
+  int last_file_ = -1;
+  std::uint64_t lost_ = 0, write_errors_ = 0;
+  std::string error_, latest_error_;
 };
 
 }  // namespace gotraced::encoder

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -93,6 +95,54 @@ std::string ExeOf(pid_t pid, const std::string &exe_path) {
   return ec ? std::string() : p.string();
 }
 
+// The file sink, counting what each generation held: the summary's counts must be those
+// of the file(s), without the generations a failed write lost. At each generation the
+// pipeline's counters are read (`now`); the difference since the last one is that
+// generation's, and goes to the file it was written to or to the lost ones.
+class TallySink final : public encoder::Sink {
+ public:
+  struct Counts {
+    std::uint64_t events = 0, created = 0, blocks = 0, syscalls = 0;
+    Counts &operator+=(const Counts &o) {
+      events += o.events, created += o.created, blocks += o.blocks, syscalls += o.syscalls;
+      return *this;
+    }
+    Counts operator-(const Counts &o) const {
+      return {events - o.events, created - o.created, blocks - o.blocks, syscalls - o.syscalls};
+    }
+  };
+  TallySink(encoder::FileSink &file, std::function<Counts()> now) : file_(file), now_(std::move(now)) {}
+  void WriteHeader(std::span<const std::uint8_t> header) override { file_.WriteHeader(header); }
+  void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override {
+    file_.WriteGeneration(gen, bytes);
+    const Counts c = now_();
+    const Counts delta = c - prev_;
+    prev_ = c;
+    const int i = file_.last_file();
+    if (i < 0) {
+      lost_ += delta;
+      return;
+    }
+    if (per_file_.size() <= std::size_t(i)) per_file_.resize(std::size_t(i) + 1);
+    per_file_[std::size_t(i)] += delta;
+  }
+  void Close() override { file_.Close(); }
+  // Counts of the generations not on disk: lost at their write, or in a removed file.
+  Counts Lost() const {
+    Counts c = lost_;
+    const auto &files = file_.files();
+    for (std::size_t i = 0; i < per_file_.size() && i < files.size(); ++i)
+      if (files[i].removed) c += per_file_[i];
+    return c;
+  }
+
+ private:
+  encoder::FileSink &file_;
+  std::function<Counts()> now_;
+  Counts prev_, lost_;
+  std::vector<Counts> per_file_;
+};
+
 }  // namespace
 
 struct Session::Impl {
@@ -106,7 +156,10 @@ struct Session::Impl {
 
   std::unique_ptr<capture::Capture> cap;
   std::unique_ptr<encoder::FileSink> file_sink;
+  std::unique_ptr<TallySink> tally;  // around file_sink
   encoder::Sink *sink = nullptr;
+  std::uint64_t write_errors_logged = 0;
+  std::size_t files_logged = 1;
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::uint64_t lost_seen = 0;
   std::uint64_t repairs_logged = 0;
@@ -120,42 +173,103 @@ struct Session::Impl {
   std::FILE *record_log = nullptr;  // GOTRACED_DEBUG_RECORDS=FILE: decoded records, one a line
   std::unique_ptr<RecordFileWriter> record_file;  // GOTRACED_RECORD_FILE=FILE: the raw records
 
+  bool execed = false;  // the target's exec record was seen: nothing after it is the program's
+
   void OnRecord(const capture::RecordView &v) {
+    if (execed) return;
+    if (v.header().kind == GT_REC_EXEC && int(v.header().tgid) == options.pid) {
+      // execve replaced the traced program (sched_process_exec, after the kernel ended its
+      // other threads): what its pid does next is another program's, even when it is the
+      // same binary again (a new runtime, goroutine ids from 1).
+      execed = true;
+      spdlog::info("gotraced: pid {} exec'd another program; the recording ends there", options.pid);
+      return;
+    }
     if (record_file) record_file->Write(v);
     pipe->OnRecord(v);
   }
 
-  // Loss as the capture counts it (the consumer's seq gaps and the BPF side's failed
-  // reservations, `cs`): the model cuts the generation.
-  void NoteLoss(const capture::CaptureStats &cs) {
-    std::uint64_t lost = cs.consumer.lost() + cs.consumer.seq_gaps;
+  // Records lost, as far as they are known to be (SessionStats::records_lost). While
+  // recording: the BPF side's failed reservations, exact when they happen. A gap in a
+  // CPU's sequence numbers is no loss yet: the record may still be being written (a BPF
+  // program preempted between its reservation and its commit while the next one on that
+  // CPU committed; a preemptible kernel's uprobe), and counting it made a recording warn
+  // "1 records lost" and then sum up "nothing lost" once it arrived. A failed
+  // reservation leaves a gap too, so the two are not added. `final`: the probes are
+  // detached and every record was read, so the gaps that remain are records that never
+  // came.
+  static std::uint64_t KnownLost(const capture::CaptureStats &cs, bool final) {
+    const std::uint64_t refused = cs.consumer.lost();
+    return final ? std::max(refused, cs.consumer.seq_gaps) : refused;
+  }
+
+  // A loss the model must hear of: it cuts the generation.
+  void NoteLoss(const capture::CaptureStats &cs, bool final) {
+    const std::uint64_t lost = KnownLost(cs, final);
     if (lost > lost_seen) {
       pipe->NoteLoss(lost - lost_seen);
-      spdlog::warn("gotraced: {} records lost (ring buffer full?); the generation is cut", lost - lost_seen);
+      if (cs.consumer.lost() > lost_seen)
+        spdlog::warn("gotraced: {} records lost (the ring buffer was full); the generation is cut",
+                     cs.consumer.lost() - lost_seen);
+      if (lost > std::max(cs.consumer.lost(), lost_seen))
+        spdlog::warn("gotraced: {} records missing by their sequence numbers, beyond those the ring refused; "
+                     "the generation is cut",
+                     lost - std::max(cs.consumer.lost(), lost_seen));
       lost_seen = lost;
     }
   }
 
-  void UpdateStats(const capture::CaptureStats &cs) {
+  void UpdateStats(const capture::CaptureStats &cs, bool final = false) {
     std::lock_guard<std::mutex> lock(mu);
     const model::Model *model = &pipe->model();
     const encoder::TraceWriter *writer = &pipe->writer();
     const model::RecordDecoder *decoder = &pipe->decoder();
     stats.records = cs.consumer.records;
-    stats.records_lost = cs.consumer.lost() + cs.consumer.seq_gaps;
+    stats.records_lost = std::max(lost_seen, KnownLost(cs, final));
     stats.ring_bytes_read = cs.consumer.bytes;
     stats.target_exited = cs.target_exited;
+    stats.target_execed = execed;
     model::ModelStats ms = model->stats();
     FillModelCounters(ms, writer->stats(), stats);
     stats.events = writer->stats().events;
     stats.records_discarded = ms.records_discarded + decoder->stats().unusable;
     if (file_sink) {
       stats.output_error = file_sink->error();
+      stats.output_stopped = file_sink->stopped();
+      stats.output_write_errors = file_sink->write_errors();
       stats.generations_lost = file_sink->generations_lost();
-      if (!stats.output_error.empty()) {
-        stats.generations = file_sink->generations_written();
-        stats.bytes_written = file_sink->good_bytes();
-      }
+      stats.generations = file_sink->generations_written();
+      stats.bytes_written = file_sink->good_bytes();
+      const TallySink::Counts lost = tally->Lost();
+      stats.events_lost = lost.events;
+      stats.goroutines_created_lost = lost.created;
+      stats.blocks_lost = lost.blocks;
+      stats.syscalls_lost = lost.syscalls;
+      stats.events -= std::min(stats.events, lost.events);
+      stats.goroutines_created -= std::min(stats.goroutines_created, lost.created);
+      stats.blocks -= std::min(stats.blocks, lost.blocks);
+      stats.syscalls -= std::min(stats.syscalls, lost.syscalls);
+      stats.output_files.clear();
+      for (const auto &f : file_sink->files())
+        if (!f.removed && f.generations) stats.output_files.push_back({f.path, f.generations, f.first_gen});
+    }
+  }
+
+  // --on-write-error drop: each lost generation and each continuation file, logged.
+  void LogOutput() {
+    if (!file_sink) return;
+    if (file_sink->write_errors() > write_errors_logged) {
+      write_errors_logged = file_sink->write_errors();
+      spdlog::warn("gotraced: {}; {} generation(s) lost so far{}", file_sink->latest_error(),
+                   file_sink->generations_lost(),
+                   file_sink->stopped() ? "; recording stops" : "; recording goes on (--on-write-error drop)");
+    }
+    if (file_sink->files().size() > files_logged) {
+      files_logged = file_sink->files().size();
+      const auto &f = file_sink->files().back();
+      if (f.generations)
+        spdlog::warn("gotraced: the trace goes on in {} from generation {} (a file of its own, parseable on its own)",
+                     f.path, f.first_gen);
     }
   }
 };
@@ -218,9 +332,13 @@ bool Session::Start(std::string *error) {
     I.sink = I.options.sink;
   } else {
     if (I.options.out_path.empty()) return fail("session: no output (out_path or sink)");
-    I.file_sink = std::make_unique<encoder::FileSink>(I.options.out_path);
+    I.file_sink = std::make_unique<encoder::FileSink>(I.options.out_path, I.options.on_write_error);
     if (!I.file_sink->error().empty()) return fail(I.file_sink->error());
-    I.sink = I.file_sink.get();
+    I.tally = std::make_unique<TallySink>(*I.file_sink, [&I] {
+      const model::ModelStats ms = I.pipe->model().stats();
+      return TallySink::Counts{I.pipe->writer().stats().events, ms.goroutines_created, ms.blocks, ms.syscalls};
+    });
+    I.sink = I.tally.get();
   }
   PipelineConfig pc;
   pc.bin = &bin;
@@ -294,12 +412,13 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
   std::optional<capture::CaptureStats> cs;
   if (stats_due) {
     cs = I.cap->stats();
-    I.NoteLoss(*cs);
+    I.NoteLoss(*cs, false);
   }
   if (I.pipe->Advance(I.advance.load())) I.advance = false;
-  // The output failed (disk full ...): the file was cut back to whole generations and
-  // recording stops, saying why (SessionStats::output_error).
-  const bool more = !(I.file_sink && !I.file_sink->error().empty()) && !I.cap->target_exited();
+  I.LogOutput();
+  // The output failed (disk full ...) under --on-write-error stop: the file was cut back
+  // to whole generations and recording stops, saying why (SessionStats::output_error).
+  const bool more = !(I.file_sink && I.file_sink->stopped()) && !I.cap->target_exited() && !I.execed;
   if (stats_due || !more) {
     I.next_stats = now + kStatsEvery;
     if (!cs) cs = I.cap->stats();
@@ -327,12 +446,13 @@ bool Session::Stop(std::string *error) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
   I.cap->Flush([&I](const capture::RecordView &v) { I.OnRecord(v); });
   const capture::CaptureStats cs = I.cap->stats();
-  I.NoteLoss(cs);
+  I.NoteLoss(cs, true);
   I.pipe->Finish(MonoNow());
+  I.LogOutput();
   if (I.record_log) std::fclose(I.record_log);
   I.record_log = nullptr;
   I.record_file.reset();
-  I.UpdateStats(cs);
+  I.UpdateStats(cs, true);
   {
     std::lock_guard<std::mutex> lock(I.mu);
     I.stats.stop_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
@@ -371,7 +491,8 @@ bool Session::Stop(std::string *error) {
   if (I.pipe->writer().stats().dropped)
     spdlog::warn("gotraced: the writer refused {} events (model bug): {}", I.pipe->writer().stats().dropped,
                  I.pipe->writer().last_error());
-  if (I.file_sink && !I.file_sink->error().empty()) {
+  // Anything lost on the way to the disk fails the recording, whatever the policy.
+  if (I.file_sink && (I.file_sink->stopped() || I.file_sink->generations_lost() > 0)) {
     if (error) *error = I.file_sink->error();
     std::lock_guard<std::mutex> lock(I.mu);
     I.last_error = I.file_sink->error();

@@ -24,10 +24,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
-namespace gotraced::encoder {
-class Sink;
-}
+#include "encoder/sink.h"
 
 namespace gotraced::session {
 
@@ -47,6 +46,10 @@ struct SessionOptions {
   // recorder ring, endpoint stream, tests), else a file created/truncated at `out_path`.
   std::string out_path;
   encoder::Sink *sink = nullptr;
+  // What a failed write of out_path does (--on-write-error): stop recording (the file
+  // keeps its whole generations), or drop that generation and go on in a continuation
+  // file (encoder/sink.h).
+  encoder::WriteErrorPolicy on_write_error = encoder::WriteErrorPolicy::kStop;
 
   TraceVersion version = TraceVersion::kAuto;
 
@@ -90,13 +93,22 @@ struct SessionStats {
   std::string trace_format; // e.g. "go1.26": the header actually written
   std::string probe_plan;   // name of the attached probe plan
   bool target_exited = false;
+  // The target called execve: the program traced is gone (its pid runs another one).
+  // The recording ends at the exec; records after it are not the traced program's.
+  bool target_execed = false;
 
   // Capture.
   std::uint64_t records = 0;        // records read from the ring buffer
-  std::uint64_t records_lost = 0;   // records the kernel side could not submit (drop counters)
+  // Records the kernel side could not submit (its per-CPU counters of failed
+  // reservations) while recording; after Stop, the larger of that and the records
+  // missing by their per-CPU sequence numbers once every record was read (a gap may be
+  // a record still being written while recording: not a loss until the end).
+  std::uint64_t records_lost = 0;
   std::uint64_t ring_bytes_read = 0;
 
-  // Model.
+  // Model. The counts of what the output holds: events, goroutines_created, blocks,
+  // syscalls, generations and bytes_written leave out the generations a failed write
+  // lost (events_lost ... below), so they are what a reader of the file(s) finds.
   std::uint64_t events = 0;                 // trace events emitted
   std::uint64_t goroutines_live = 0;        // goroutines the model currently tracks
   std::uint64_t goroutines_created = 0;     // GoCreate* emitted
@@ -110,11 +122,24 @@ struct SessionStats {
 
   // Output.
   std::uint64_t bytes_written = 0;
-  // The first failed write of the output file ("" if none): the file was cut back to its
-  // whole generations (generations, bytes_written count only those) and recording
-  // stopped; generations_lost were finished but not kept.
+  // The first failed write of the output file ("" if none; a removed file counts): the
+  // file was cut back to its whole generations, and recording stopped (output_stopped,
+  // --on-write-error stop) or went on into continuation files (drop).
+  // generations_lost were finished but are not on disk; the events, goroutines
+  // created, blocks and syscalls in them:
   std::string output_error;
+  bool output_stopped = false;
+  std::uint64_t output_write_errors = 0;
   std::uint64_t generations_lost = 0;
+  std::uint64_t events_lost = 0, goroutines_created_lost = 0, blocks_lost = 0, syscalls_lost = 0;
+  // The files that hold the trace, each parseable on its own (more than one only after
+  // a drop): path, whole generations, number of the first.
+  struct OutputFile {
+    std::string path;
+    std::uint64_t generations = 0;
+    std::uint64_t first_gen = 0;
+  };
+  std::vector<OutputFile> output_files;
 
   // Where start-up and stop time went, in milliseconds (gotraced --verbose).
   double plan_ms = 0;        // binary analysis: ELF, pclntab, runtime layout, probe plan
