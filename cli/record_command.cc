@@ -43,6 +43,9 @@ void InstallSignalHandlers() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // A file size limit (ulimit -f) makes a write past it fail with EFBIG, which the
+  // output handles like a full disk, instead of killing gotraced (SIGXFSZ's default).
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 struct RecordOptions {

@@ -716,6 +716,48 @@ case_16_traced_binary_replaced_on_disk() {
   finish
 }
 
+case_18_launch_out_dir_disk_full() {
+begin "launch, --out-dir, disk full"
+# go test -exec 'gotraced --out-dir DIR --': the program's exit status is gotraced's, the
+# output failure is in the summary, and DIR holds whole generations only.
+fresh_tmpfs 200k
+"$GOTRACED" --quiet --out-dir "$MNT/traces" --generation-period $GEN -- "$T" -mode child -n 3000 \
+  >"$WORK/$SLUG.out" 2>&1
+rc=$?
+summary=$(grep -E "^gotraced: pid [0-9]+ " "$WORK/$SLUG.out" | tail -1)
+fig "exit $rc"
+[[ $rc == 0 ]] || problem "exit $rc, want the program's 0"
+grep -q "^child .* ran" "$WORK/$SLUG.out" && fig "the program ran to its end" || problem "the program did not finish"
+says "OUTPUT FAILED, [0-9]+ generation\(s\) lost .* the file keeps the [0-9]+ whole generation" "what was lost and kept"
+local files=("$MNT"/traces/*.trace)
+if ((${#files[@]} == 1)) && [[ -e ${files[0]} ]]; then
+  cp "${files[0]}" "$WORK/outdir.trace"
+  parses "$WORK/outdir.trace" && { fig "$(basename "${files[0]}"): $(gens "$WORK/outdir.trace") whole generations"; counts_true "$WORK/outdir.trace"; }
+else
+  problem "want one trace in the directory: $(ls "$MNT/traces")"
+fi
+umount "$MNT"
+no_leftovers
+finish
+}
+
+case_19_file_size_limit() {
+begin "file size limit (ulimit -f)"
+start_target
+(ulimit -f 256  # KiB
+ "$GOTRACED" --quiet --pid "$tpid" --out "$WORK/fsize.trace" --generation-period $GEN --duration 5s \
+   >"$WORK/$SLUG.out" 2>&1
+ echo $? >"$WORK/$SLUG.rc") &
+gpid=$!
+wait_record
+[[ $rc == 1 ]] || problem "gotraced exit $rc, want 1"
+says "OUTPUT FAILED, .*File too large" "that the file grew past the limit"
+parses "$WORK/fsize.trace" && { fig "$(bytes "$WORK/fsize.trace") bytes (limit 262144)"; counts_true "$WORK/fsize.trace"; }
+unharmed "$tpid"
+no_leftovers
+finish
+}
+
 case_17_serve_dump_to_a_full_disk() {
 begin "serve: dump to a full disk"
 # gotraced serve holds its windows in memory only (no spool on disk); what reaches a
@@ -762,9 +804,17 @@ if "$GOTRACED" dump --socket "$sock" --pid "$tpid" --out "$WORK/serve-after.trac
 else
   problem "the window could not be dumped after the full disk"
 fi
-kill -TERM "$dpid"
+# The daemon killed in the middle of a response: the client keeps nothing either.
+"$GOTRACED" dump --socket "$sock" --pid "$tpid" --seconds 3 --out "$WORK/serve-cut.trace" >"$WORK/$SLUG.cut.out" 2>&1 &
+local dump=$!
+sleep 1.2
+kill -9 "$dpid"
 wait "$dpid" 2>/dev/null
-fig "daemon exit $? on SIGTERM"
+wait "$dump"
+rc=$?
+[[ $rc == 1 ]] || problem "dump exit $rc when the daemon died mid-response, want 1"
+if [[ -e $WORK/serve-cut.trace || -e $WORK/serve-cut.trace.partial ]]; then problem "a cut response left a file"
+else fig "daemon SIGKILLed mid-response: dump exit $rc ($(grep -o 'error\] .*' "$WORK/$SLUG.cut.out" | sed 's/^error\] //' | head -1)), no file"; fi
 unharmed "$tpid"
 no_leftovers
 finish

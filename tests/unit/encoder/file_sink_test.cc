@@ -185,6 +185,21 @@ TEST_F(FileSinkTest, RemovedFileIsAnErrorAndItsGenerationsAreLost) {
   EXPECT_FALSE(Exists(path));
 }
 
+TEST_F(FileSinkTest, RemovedFileWithDropGoesOnInAContinuationFile) {
+  FileSink s(path, WriteErrorPolicy::kDrop);
+  s.WriteHeader(header);
+  s.WriteGeneration(1, g1);
+  std::remove(path.c_str());
+  s.WriteGeneration(2, g2);
+  s.Close();
+  EXPECT_FALSE(s.stopped());
+  EXPECT_EQ(s.generations_lost(), 1u);  // generation 1, gone with its file
+  EXPECT_EQ(s.generations_written(), 1u);
+  EXPECT_EQ(ReadFile(ContinuationPath(path, 1)), Cat({&header, &g2}));
+  ASSERT_EQ(s.files().size(), 2u);
+  EXPECT_TRUE(s.files()[0].removed);
+}
+
 TEST_F(FileSinkTest, RemovedFileNoticedAtClose) {
   FileSink s(path);
   s.WriteHeader(header);
