@@ -36,9 +36,13 @@ if [[ $EUID -ne 0 ]]; then
   echo "FAIL $SUITE: needs root (mounts tmpfs file systems to fill, runs gotraced as another user)"
   exit 1
 fi
-for t in python3 setpriv mount; do
-  command -v $t >/dev/null || { echo "FAIL $SUITE: $t is not installed"; exit 1; }
+for t in python3 setpriv mount bpftool; do
+  command -v $t >/dev/null || { echo "FAIL $SUITE: $t is not installed (scripts/install-deps.sh)"; exit 1; }
 done
+# The leftover checks read these; without them a check would pass by seeing nothing.
+[[ -r /sys/kernel/tracing/uprobe_events ]] ||
+  { echo "FAIL $SUITE: /sys/kernel/tracing is not mounted (mount -t tracefs tracefs /sys/kernel/tracing)"; exit 1; }
+bpftool perf list >/dev/null 2>&1 || { echo "FAIL $SUITE: bpftool perf list fails: $(bpftool perf list 2>&1 | head -1)"; exit 1; }
 [[ -x $REPLAY ]] || { echo "FAIL $SUITE: $REPLAY is not built"; exit 1; }
 
 rm -rf "$WORK"
@@ -300,12 +304,15 @@ PY
 # leftovers: anything of a gotraced still attached to a file under $WORK (a uprobe_multi
 # link held by a process, a perf-event uprobe, a tracefs uprobe event). Waits up to 3 s
 # for the kernel to finish the teardown of a killed gotraced.
+attached_now() {
+  (grep -F "$WORK" /sys/kernel/tracing/uprobe_events 2>/dev/null
+   grep -l "^path:.*$WORK" /proc/[0-9]*/fdinfo/* 2>/dev/null
+   bpftool perf list 2>/dev/null | grep -F "$WORK") | head -3
+}
 leftovers() {
   local i left
   for ((i = 0; i < 30; i++)); do
-    left=$( (grep -F "$WORK" /sys/kernel/tracing/uprobe_events 2>/dev/null
-             grep -l "^path:.*$WORK" /proc/[0-9]*/fdinfo/* 2>/dev/null
-             bpftool perf list 2>/dev/null | grep -F "$WORK") | head -3)
+    left=$(attached_now)
     [[ -z $left ]] && return 0
     sleep 0.1
   done
@@ -382,6 +389,9 @@ case_02_target_sigstop_sigcont() {
   sleep 0.3
   # The check's own control: while gotraced is attached the breakpoints are there.
   if out=$(python3 "$TEXT_CHECK" "$tpid" "$T"); then problem "no breakpoint seen while attached: $out"; else fig "while attached ${out%% of*} text bytes were breakpoints"; fi
+  # ... and the leftover check sees the attachment (else it could not see a leftover).
+  [[ -n $(attached_now) ]] && fig "and $(attached_now | wc -l)+ attachments on the target's file" ||
+    problem "the leftover check sees nothing while gotraced is attached"
   sleep 0.9
   kill -CONT "$tpid"
   wait_record
