@@ -170,7 +170,19 @@ int RunRecord(const RecordOptions &o) {
       launcher.Signal(SIGKILL);  // a stopped tracee dies on SIGKILL; nothing of it ran
       launcher.Wait();
     }
-    return Fail(fmt::format("cannot trace pid {}: {}", pid, err));
+    // Another user's process refused for want of privilege: say whose it is and what
+    // would do (the capture names what its own refusals need).
+    const probes::BpfPrivileges priv = probes::CurrentPrivileges();
+    struct stat st {};
+    std::string hint;
+    if (!priv.can_attach() && (err.find("Permission denied") != std::string::npos ||
+                               err.find("not permitted") != std::string::npos) &&
+        ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0 && st.st_uid != geteuid())
+      hint = fmt::format(" (pid {} belongs to uid {}; gotraced runs as uid {} without {}: run it as root, or "
+                         "give it CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)",
+                         pid, st.st_uid, geteuid(),
+                         !priv.can_load() ? "CAP_BPF and CAP_PERFMON" : "CAP_SYS_PTRACE");
+    return Fail(fmt::format("cannot trace pid {}: {}{}", pid, err, hint));
   }
   if (launch && !launcher.Resume(&err)) {
     launcher.Signal(SIGKILL);

@@ -694,10 +694,25 @@ case_15_another_user_without_capabilities() {
   fig "exit $rc"
   [[ $rc == 1 ]] || problem "gotraced exit $rc as nobody, want 1"
   grep -q "without root's capabilities" "$WORK/$SLUG.out" || problem "no warning that the capabilities are missing"
-refusal=$(grep -E "error" "$WORK/$SLUG.out" | tail -1)
-  if grep -qiE "permission|not permitted|capabilit|root" <<<"$refusal"; then fig "refused: ${refusal#*] }"
+  local refusal
+  refusal=$(grep -E "error" "$WORK/$SLUG.out" | tail -1)
+  if grep -qiE "CAP_BPF|root" <<<"$refusal"; then fig "refused: ${refusal#*] }"
   else problem "no clear refusal: $(tail -2 "$WORK/$SLUG.out" | tr '\n' ' ')"; fi
   [[ ! -e $WORK/nobody/t.trace ]] || problem "a file was left: $(bytes "$WORK/nobody/t.trace") bytes"
+  unharmed "$tpid"
+  # nobody tracing its own process: the BPF load is what needs the capabilities.
+  setpriv --reuid nobody --regid nogroup --clear-groups "$T" >"$WORK/$SLUG.target.log" 2>&1 &
+  tpid=$!
+  PIDS+=("$tpid")
+  sleep 0.4
+  setpriv --reuid nobody --regid nogroup --clear-groups "$GOTRACED" --quiet --pid "$tpid" --out "$WORK/nobody/own.trace" \
+    --duration 2s >"$WORK/$SLUG.own.out" 2>&1
+  rc=$?
+  refusal=$(grep -E "error" "$WORK/$SLUG.own.out" | tail -1)
+  [[ $rc == 1 ]] || problem "gotraced exit $rc as nobody on its own process, want 1"
+  if grep -qiE "CAP_BPF|root" <<<"$refusal"; then fig "its own process: exit $rc, refused: $(cut -c1-160 <<<"${refusal#*] }")"
+  else problem "no clear refusal on its own process: $(tail -2 "$WORK/$SLUG.own.out" | tr '\n' ' ')"; fi
+  [[ ! -e $WORK/nobody/own.trace ]] || problem "a file was left: $(bytes "$WORK/nobody/own.trace") bytes"
   unharmed "$tpid"
   no_leftovers
   finish
