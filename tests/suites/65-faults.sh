@@ -129,7 +129,7 @@ func right(n, bits int) { walk(n-1, bits>>1) }
 func main() {
 	mode := flag.String("mode", "busy", "busy, burst, stacks, goroutines, exec, fork, child")
 	n := flag.Int("n", 0, "goroutines: how many blocked goroutines; child: milliseconds to run")
-	after := flag.Duration("after", time.Second, "exec: when to exec")
+	after := flag.Duration("after", time.Minute, "exec: when to exec at the latest")
 	flag.Parse()
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
@@ -158,9 +158,14 @@ func main() {
 		time.Sleep(time.Duration(*n) * time.Millisecond)
 		fmt.Printf("child %d ran %d rounds\n", os.Getpid(), rounds.Load())
 		os.Exit(0)
-	case "exec": // exec this binary again, as a child-mode program of 2 s
+	case "exec": // on SIGUSR1 (or after -after), exec this binary again, as a child-mode program of 2 s
 		go busy()
-		time.Sleep(*after)
+		usr1 := make(chan os.Signal, 1)
+		signal.Notify(usr1, syscall.SIGUSR1)
+		select {
+		case <-usr1:
+		case <-time.After(*after):
+		}
 		fmt.Printf("exec after %d rounds\n", rounds.Load())
 		err := syscall.Exec("/proc/self/exe", []string{os.Args[0], "-mode", "child", "-n", "2000"}, os.Environ())
 		fmt.Println("exec failed:", err)
@@ -256,6 +261,18 @@ wait_record() {
 }
 # The real gotraced's pid in the subshell record started (for signals to it).
 gotraced_pid() { pgrep -P "$gpid" -f "$GOTRACED" | head -1; }
+
+# recording FILE [SECONDS]: waits until FILE holds a generation (gotraced is attached and
+# writing: start-up takes 0.3-0.7 s on a loaded 2-core machine), then SECONDS more.
+recording() {
+  local i
+  for ((i = 0; i < 150; i++)); do
+    [[ -s $1 ]] && break
+    sleep 0.1
+  done
+  [[ -s $1 ]] || problem "$1 got no generation in 15 s"
+  sleep "${2:-0}"
+}
 
 # parses FILE...: tracecheck accepts each (counted as unparseable otherwise).
 parses() {
@@ -369,7 +386,7 @@ case_01_target_sigkill() {
   begin "target SIGKILL"
   start_target
   record "$WORK/tkill.trace" --duration 20s
-  sleep 1.5
+  recording "$WORK/tkill.trace" 1
   kill -9 "$tpid"
   wait "$tpid" 2>/dev/null
   wait_record
@@ -384,7 +401,7 @@ case_02_target_sigstop_sigcont() {
   begin "target SIGSTOP/SIGCONT"
   start_target
   record "$WORK/stop.trace" --duration 3s
-  sleep 0.8
+  recording "$WORK/stop.trace" 0.5
   kill -STOP "$tpid"
   sleep 0.3
   # The check's own control: while gotraced is attached the breakpoints are there.
@@ -405,8 +422,10 @@ case_02_target_sigstop_sigcont() {
 
 case_03_target_exec_s() {
   begin "target exec()s"
-  start_target -mode exec -after 1s
+  start_target -mode exec
   record "$WORK/exec.trace" --duration 20s
+  recording "$WORK/exec.trace" 0.5
+  kill -USR1 "$tpid"  # exec now
   wait_record
   [[ $rc == 0 ]] || problem "gotraced exit $rc, want 0"
   says "target exec'd" "the target exec'd"
@@ -443,7 +462,7 @@ case_05_gotraced_sigkill() {
   begin "gotraced SIGKILL"
   start_target
   record "$WORK/gkill.trace" --duration 20s
-  sleep 1.5
+  recording "$WORK/gkill.trace" 1
   kill -9 "$(gotraced_pid)"
   wait_record
   [[ $rc == 137 ]] || problem "gotraced exit $rc, want 137 (killed)"
@@ -458,7 +477,7 @@ case_06_gotraced_sigterm() {
   begin "gotraced SIGTERM"
   start_target
   record "$WORK/gterm.trace" --duration 20s
-  sleep 1.5
+  recording "$WORK/gterm.trace" 1
   kill -TERM "$(gotraced_pid)"
   wait_record
   [[ $rc == 0 ]] || problem "gotraced exit $rc, want 0"
@@ -608,7 +627,7 @@ case_11_output_file_removed() {
   mkdir -p "$WORK/rm"
   start_target
   record "$WORK/rm/t.trace" --duration 10s
-  sleep 1.2
+  recording "$WORK/rm/t.trace" 0.5
   rm "$WORK/rm/t.trace"
   t0=$(date +%s%N)
   wait_record
@@ -665,7 +684,7 @@ case_14_two_gotraced_on_one_target() {
   start_target
   record "$WORK/two-a.trace" --duration 3s
   gpid_a=$gpid
-  sleep 0.7
+  recording "$WORK/two-a.trace" 0.3
   SLUG_A=$SLUG
   SLUG="$SLUG_A-b"
   record "$WORK/two-b.trace" --duration 1500ms
@@ -728,11 +747,11 @@ case_16_traced_binary_replaced_on_disk() {
   PIDS+=("$tpid")
   sleep 0.4
   record "$WORK/repl.trace" --duration 2500ms
-  sleep 0.8
+  recording "$WORK/repl.trace" 0.5
   if cp /bin/true "$WORK/repl/prog" 2>"$WORK/repl.cp"; then problem "cp over the running binary worked?"
   else fig "cp over it: $(sed 's/.*: //' "$WORK/repl.cp")"; fi
   cp /bin/true "$WORK/repl/prog.new" && mv -f "$WORK/repl/prog.new" "$WORK/repl/prog"  # replaced by rename
-  fig "replaced by rename at 0.8 s"
+  fig "replaced by rename mid-recording"
   wait_record
   [[ $rc == 0 ]] || problem "gotraced exit $rc, want 0"
   says "nothing lost \(duration reached\)" "nothing lost"
