@@ -865,6 +865,53 @@ no_leftovers
 finish
 }
 
+case_20_serve_target_execs_itself() {
+  begin "serve: a traced process exec()s itself"
+  # The recording of the old program ends at the exec (its window kept, "exited"); the
+  # new program, the same binary, is a new target with a recording of its own.
+  local sock=$WORK/serve2.sock conf=$WORK/serve2.toml dpid i
+  cat >"$conf" <<EOF
+[flight]
+window_seconds = 3
+memory_mb = 256
+generation_ms = 200
+ring_mb = 4
+[endpoint]
+socket = "$sock"
+[discovery]
+rescan_seconds = 1
+[[watch]]
+exe = "$T"
+EOF
+  "$GOTRACED" serve --config "$conf" >"$WORK/$SLUG.serve.log" 2>&1 &
+  dpid=$!
+  PIDS+=("$dpid")
+  for ((i = 0; i < 100; i++)); do [[ -S $sock ]] && break; sleep 0.1; done
+  start_target -mode exec
+  states() { curl -s --max-time 10 --unix-socket "$sock" http://gotraced/processes | grep "\"pid\":$tpid," |
+    grep -o '"state":"[a-z]*"' | cut -d'"' -f4 | tr '\n' ' '; }
+  for ((i = 0; i < 100; i++)); do [[ $(states) == "recording " ]] && break; sleep 0.1; done
+  sleep 0.5
+  kill -USR1 "$tpid"
+  for ((i = 0; i < 100; i++)); do [[ $(states) == "exited recording " ]] && break; sleep 0.1; done
+  [[ $(states) == "exited recording " ]] && fig "pid $tpid: the old program's recording exited, the new one records" ||
+    problem "pid $tpid's recordings after the exec: $(states), want: exited recording"
+  sleep 0.5
+  if "$GOTRACED" dump --socket "$sock" --pid "$tpid" --out "$WORK/serve-exec.trace" >/dev/null 2>"$WORK/$SLUG.out"; then
+    parses "$WORK/serve-exec.trace" && fig "the new program's window parses ($(gens "$WORK/serve-exec.trace") generations)"
+  else
+    problem "dump after the exec: $(tail -1 "$WORK/$SLUG.out")"
+  fi
+  wait "$tpid"
+  rc=$?
+  ((rc == 0)) && fig "the exec'd program exit 0" || { problem "the exec'd program exit $rc"; crashes=$((crashes + 1)); }
+  kill -TERM "$dpid"
+  wait "$dpid" 2>/dev/null
+  fig "daemon exit $? on SIGTERM"
+  no_leftovers
+  finish
+}
+
 # GOTRACED_FAULT_CASES=REGEX runs only the cases whose name matches (for working on one).
 for c in $(declare -F | awk '$3 ~ /^case_[0-9][0-9]_/ {print $3}'); do
   name=$(declare -f "$c" | grep -m1 -oE 'begin "[^"]*"' | cut -d'"' -f2)
