@@ -191,11 +191,14 @@ size_t RingConsumer::WaitAndDrain(const Callback &cb, std::chrono::milliseconds 
 ConsumerStats RingConsumer::stats() const {
   ConsumerStats s = stats_;
   s.seq_gaps = 0;
-  for (const auto &t : seq_)
-    if (t.any) {
-      uint64_t span = uint64_t(t.max) + 1;  // a fresh BPF object numbers from 0
-      if (span > t.seen) s.seq_gaps += span - t.seen;
-    }
+  s.seq_gaps_per_cpu.assign(seq_.size(), 0);
+  for (size_t cpu = 0; cpu < seq_.size(); ++cpu) {
+    const SeqTrack &t = seq_[cpu];
+    if (!t.any) continue;
+    uint64_t span = uint64_t(t.max) + 1;  // a fresh BPF object numbers from 0
+    if (span > t.seen) s.seq_gaps_per_cpu[cpu] = span - t.seen;
+    s.seq_gaps += s.seq_gaps_per_cpu[cpu];
+  }
   if (lost_counter_) s.lost_per_cpu = lost_counter_();
   return s;
 }

@@ -65,6 +65,7 @@ struct ConsumerStats {
   uint64_t invalid = 0;             // samples too short / unknown kind (dropped, counted)
   uint64_t late = 0;                // delivered below an already released watermark
   uint64_t seq_gaps = 0;            // records missing per the per-CPU header.seq
+  std::vector<uint64_t> seq_gaps_per_cpu;  // the same by CPU (index = header.cpu)
   std::vector<uint64_t> lost_per_cpu;  // kernel-side failed reservations, per CPU
   uint64_t lost() const {
     uint64_t n = 0;

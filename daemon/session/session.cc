@@ -199,8 +199,15 @@ struct Session::Impl {
   // detached and every record was read, so the gaps that remain are records that never
   // came.
   static std::uint64_t KnownLost(const capture::CaptureStats &cs, bool final) {
-    const std::uint64_t refused = cs.consumer.lost();
-    return final ? std::max(refused, cs.consumer.seq_gaps) : refused;
+    const capture::ConsumerStats &c = cs.consumer;
+    if (!final) return c.lost();
+    // Per CPU (the counters and the sequence numbers are both per CPU): a refused
+    // reservation is a gap too, unless it was that CPU's last.
+    std::uint64_t n = 0;
+    for (std::size_t cpu = 0; cpu < std::max(c.lost_per_cpu.size(), c.seq_gaps_per_cpu.size()); ++cpu)
+      n += std::max(cpu < c.lost_per_cpu.size() ? c.lost_per_cpu[cpu] : 0,
+                    cpu < c.seq_gaps_per_cpu.size() ? c.seq_gaps_per_cpu[cpu] : 0);
+    return n;
   }
 
   // A loss the model must hear of: it cuts the generation.
