@@ -205,6 +205,7 @@ PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   mountpoint -q "$MNT" && umount "$MNT" || true
+  [[ ${NOBODY_DIR:-} == /tmp/gotraced-faults.* ]] && rm -rf "$NOBODY_DIR" || true
 }
 trap cleanup EXIT
 
@@ -321,10 +322,11 @@ PY
 # leftovers: anything of a gotraced still attached to a file under $WORK (a uprobe_multi
 # link held by a process, a perf-event uprobe, a tracefs uprobe event). Waits up to 3 s
 # for the kernel to finish the teardown of a killed gotraced.
+NOBODY_DIR=$WORK  # the other user's case adds a directory under /tmp
 attached_now() {
-  (grep -F "$WORK" /sys/kernel/tracing/uprobe_events 2>/dev/null
-   grep -l "^path:.*$WORK" /proc/[0-9]*/fdinfo/* 2>/dev/null
-   bpftool perf list 2>/dev/null | grep -F "$WORK") | head -3
+  (grep -F -e "$WORK" -e "$NOBODY_DIR" /sys/kernel/tracing/uprobe_events 2>/dev/null
+   grep -H "^path:" /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -F -e "$WORK" -e "$NOBODY_DIR"
+   bpftool perf list 2>/dev/null | grep -F -e "$WORK" -e "$NOBODY_DIR") | head -3
 }
 leftovers() {
   local i left
@@ -704,10 +706,15 @@ case_14_two_gotraced_on_one_target() {
 
 case_15_another_user_without_capabilities() {
   begin "another user without capabilities"
-  mkdir -p "$WORK/nobody"
-  chmod 777 "$WORK/nobody"
+  # nobody must reach gotraced and the target: the build may be in a directory only
+  # root can enter (/root/...), so both run from a directory of their own under /tmp.
+  NOBODY_DIR=$(mktemp -d /tmp/gotraced-faults.XXXXXX)
+  chmod 755 "$NOBODY_DIR"
+  cp "$GOTRACED" "$T" "$NOBODY_DIR/"
+  mkdir -m 777 "$NOBODY_DIR/out"
+  local gt=$NOBODY_DIR/gotraced
   start_target
-  setpriv --reuid nobody --regid nogroup --clear-groups "$GOTRACED" --quiet --pid "$tpid" --out "$WORK/nobody/t.trace" \
+  setpriv --reuid nobody --regid nogroup --clear-groups "$gt" --quiet --pid "$tpid" --out "$NOBODY_DIR/out/t.trace" \
     --duration 2s >"$WORK/$SLUG.out" 2>&1
   rc=$?
   fig "exit $rc"
@@ -717,22 +724,22 @@ case_15_another_user_without_capabilities() {
   refusal=$(grep -E "error" "$WORK/$SLUG.out" | tail -1)
   if grep -qiE "CAP_BPF|root" <<<"$refusal"; then fig "refused: ${refusal#*] }"
   else problem "no clear refusal: $(tail -2 "$WORK/$SLUG.out" | tr '\n' ' ')"; fi
-  [[ ! -e $WORK/nobody/t.trace ]] || problem "a file was left: $(bytes "$WORK/nobody/t.trace") bytes"
+  [[ ! -e $NOBODY_DIR/out/t.trace ]] || problem "a file was left: $(bytes "$NOBODY_DIR/out/t.trace") bytes"
   unharmed "$tpid"
   # nobody tracing its own process: the BPF load is what needs the capabilities.
-  setpriv --reuid nobody --regid nogroup --clear-groups "$T" >"$WORK/$SLUG.target.log" 2>&1 &
+  setpriv --reuid nobody --regid nogroup --clear-groups "$NOBODY_DIR/target" >"$WORK/$SLUG.target.log" 2>&1 &
   tpid=$!
   PIDS+=("$tpid")
   sleep 0.4
-  setpriv --reuid nobody --regid nogroup --clear-groups "$GOTRACED" --quiet --pid "$tpid" --out "$WORK/nobody/own.trace" \
+  setpriv --reuid nobody --regid nogroup --clear-groups "$gt" --quiet --pid "$tpid" --out "$NOBODY_DIR/out/own.trace" \
     --duration 2s >"$WORK/$SLUG.own.out" 2>&1
   rc=$?
   refusal=$(grep -E "error" "$WORK/$SLUG.own.out" | tail -1)
   [[ $rc == 1 ]] || problem "gotraced exit $rc as nobody on its own process, want 1"
   if grep -qiE "CAP_BPF|root" <<<"$refusal"; then fig "its own process: exit $rc, refused: $(cut -c1-160 <<<"${refusal#*] }")"
   else problem "no clear refusal on its own process: $(tail -2 "$WORK/$SLUG.own.out" | tr '\n' ' ')"; fi
-  [[ ! -e $WORK/nobody/own.trace ]] || problem "a file was left: $(bytes "$WORK/nobody/own.trace") bytes"
-  unharmed "$tpid"
+  [[ ! -e $NOBODY_DIR/out/own.trace ]] || problem "a file was left: $(bytes "$NOBODY_DIR/out/own.trace") bytes"
+  unharmed "$tpid" "$NOBODY_DIR/target"
   no_leftovers
   finish
 }
