@@ -50,7 +50,7 @@ std::string FormatSummary(const std::string &out, pid_t pid, const session::Sess
         s.events_lost, s.goroutines_created_lost, s.blocks_lost, s.syscalls_lost);
     std::string kept;
     if (s.output_files.empty()) {
-      kept = "no trace file was written";
+      kept = "no trace file is left";
     } else if (s.output_files.size() == 1 && s.output_files[0].path == out) {
       kept = fmt::format("the file keeps the {} whole generation(s) before", s.output_files[0].generations);
     } else {

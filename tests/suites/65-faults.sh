@@ -499,7 +499,7 @@ case_07_disk_full_at_the_header() {
   record "$MNT/t.trace" --duration 3s
   wait_record
   [[ $rc == 1 ]] || problem "gotraced exit $rc, want 1"
-  says "OUTPUT FAILED, .* no trace file was written: write .*No space left on device \(0 of the [0-9]+ bytes of generation 1 and the header" \
+  says "OUTPUT FAILED, .* no trace file is left: write .*No space left on device \(0 of the [0-9]+ bytes of generation 1 and the header" \
     "that nothing could be written"
   [[ ! -e $MNT/t.trace ]] && fig "no file left (an empty file is no trace)" || problem "$MNT/t.trace was left ($(bytes "$MNT/t.trace") bytes)"
   says_nothing_lost_only_if_true
@@ -635,7 +635,7 @@ case_11_output_file_removed() {
   wait_record
   fig "stopped $(( ($(date +%s%N) - t0) / 1000000 )) ms after the removal"
   [[ $rc == 1 ]] || problem "gotraced exit $rc, want 1"
-  says "OUTPUT FAILED, .*no trace file was written: $WORK/rm/t.trace was removed while being written" "that the file was removed"
+  says "OUTPUT FAILED, .*no trace file is left: $WORK/rm/t.trace was removed while being written" "that the file was removed"
   [[ ! -e $WORK/rm/t.trace ]] || problem "a file reappeared at the path"
   says_nothing_lost_only_if_true
   unharmed "$tpid"
