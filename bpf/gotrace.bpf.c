@@ -11,7 +11,8 @@
 //   gt_go_ctx.bpf.h  saved registers and the Go context of a hit (g, m, curg, p)
 //   gt_stack.bpf.h   frame-pointer walks of m->curg
 //   gt_record.bpf.h  ring records: reservation, header, stack tail
-//   gt_gstatus.bpf.h / gt_call.bpf.h / gt_user.bpf.h / gt_kernel.bpf.h / gt_cpu.bpf.h
+//   gt_gstatus.bpf.h / gt_call.bpf.h / gt_user.bpf.h / gt_kernel.bpf.h / gt_cpu.bpf.h /
+//   gt_syscall_tp.bpf.h
 //                    the bodies of the site classes
 //
 // Verifier budget (docs/preemption.md, `gotraced selftest`): every program far below the
@@ -30,6 +31,7 @@
 #include "bpf/gt_call.bpf.h"
 #include "bpf/gt_user.bpf.h"
 #include "bpf/gt_kernel.bpf.h"
+#include "bpf/gt_syscall_tp.bpf.h"
 #include "bpf/gt_cpu.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -38,6 +38,7 @@ static __always_inline void save_regs(struct pt_regs *ctx, struct scratch *s) {
   r->r14 = GT_CTX_LOAD(ctx, r14);
   r->sp = GT_CTX_LOAD(ctx, sp);
   r->bp = GT_CTX_LOAD(ctx, bp);
+  r->ip = GT_CTX_LOAD(ctx, ip);
   r->cookie = bpf_get_attach_cookie(ctx);
 }
 
@@ -168,6 +169,8 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
   __u32 flags = site_flags(s);
   if ((opts & GT_CTX_PC_NONE) || ((opts & GT_CTX_PC_LATER) && c->curg == g))
     c->caller_pc = 0;
+  else if (flags & GT_SITE_AT_CALL)
+    c->caller_pc = s->regs.ip + 5;
   else if (flags & GT_SITE_FRAME_READY)
     c->caller_pc = rd64(s->regs.bp + 8);
   else

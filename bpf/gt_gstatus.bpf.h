@@ -93,8 +93,8 @@ __noinline int gt_gstatus_hit(struct scratch *s) {
   bool want_stack = false;
   if (oldval < 16 && newval < 16) want_stack = (cfg.stack_for_old[oldval & 15] >> (newval & 15)) & 1;
   // ready (GT_READ_SPILL) at an entry site: caller_pc comes with the spill slots.
-  bool frame_ready = site_flags(s) & GT_SITE_FRAME_READY;
-  bool pc_spill = (groups & GT_READ_SPILL) && !frame_ready;
+  bool frame_ready = site_flags(s) & GT_SITE_FRAME_READY, at_call = site_flags(s) & GT_SITE_AT_CALL;
+  bool pc_spill = (groups & GT_READ_SPILL) && !frame_ready && !at_call;
   __u32 opts = ((groups & GT_READ_SYSCALL) ? GT_CTX_SYS : 0) | ((groups & GT_READ_BLOCK) ? GT_CTX_BLOCK : 0) |
                (pc_spill ? GT_CTX_PC_NONE : 0);
   s->mw.reason = s->mw.skip = 0;
@@ -113,7 +113,7 @@ __noinline int gt_gstatus_hit(struct scratch *s) {
   if (pc_spill) {
     read_pc_spill(s);
   } else if (groups & GT_READ_SPILL) {
-    __u64 caller_fp = frame_ready ? rd64(s->regs.bp) : s->regs.bp;
+    __u64 caller_fp = frame_ready && !at_call ? rd64(s->regs.bp) : s->regs.bp;
     if (caller_fp && bpf_probe_read_user(s->spill, sizeof(s->spill), (const void *)(caller_fp + 16)) != 0)
       count_fault();
   }

@@ -83,6 +83,7 @@ struct gt_regs {
   __u64 r[16];  // GT_REG_AX .. GT_REG_R15 (r[0] = 0)
   __u64 r14;    // the running g (Go ABIInternal)
   __u64 sp, bp;
+  __u64 ip;     // the probed instruction (GT_SITE_AT_CALL sites)
   __u64 cookie; // the attach cookie (probe id | flags << 16 | hi << 32)
 };
 

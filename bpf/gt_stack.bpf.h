@@ -113,12 +113,21 @@ __noinline int gt_walk_curg(struct scratch *s) {
   struct walk *w = &s->w;
   __builtin_memset(w, 0, sizeof(*w));
   __u32 start = 1;
-  if (s->regs.r14 == g) {
+  if (site_flags(s) & GT_CALL_STACK_FROM_ARGS) {
+    // A syscall's stack from the argument registers (proto/records.h): pc, sp, bp.
+    s->tail.source = GT_STACK_SYSCALL;
+    s->pcs[0] = s->regs.r[GT_REG_AX];
+    __u64 fp = s->regs.r[GT_REG_CX], sp = s->regs.r[GT_REG_BX];
+    w->fp = fp;
+    swin_load(s, sp && sp < fp ? sp : fp);
+  } else if (s->regs.r14 == g) {
     s->tail.source = GT_STACK_REGS;
     swin_load(s, s->regs.sp);
     w->fp = s->regs.bp;
     if (site_flags(s) & GT_SITE_FRAME_READY)
       start = 0;
+    else if (site_flags(s) & GT_SITE_AT_CALL)
+      s->pcs[0] = s->regs.ip + 5;
     else
       s->pcs[0] = swin_word(s, s->regs.sp);
   } else {
@@ -155,7 +164,10 @@ static __always_inline void caller_pc_from_walk(struct scratch *s) {
     s->c.caller_pc = s->pcs[0];
     return;
   }
-  s->c.caller_pc = (site_flags(s) & GT_SITE_FRAME_READY) ? rd64(s->regs.bp + 8) : rd64(s->regs.sp);
+  __u32 flags = site_flags(s);
+  s->c.caller_pc = (flags & GT_SITE_AT_CALL)       ? s->regs.ip + 5
+                   : (flags & GT_SITE_FRAME_READY) ? rd64(s->regs.bp + 8)
+                                                   : rd64(s->regs.sp);
 }
 
 // The context, then (want_stack) the walk; returns whether a stack was walked.

@@ -51,6 +51,17 @@ struct gt_bpf_config {
   // m instead of two or three (go1.26: 184..792, 608 bytes; go1.22: 192..956). 0: the
   // span is unaligned or over GT_MWIN bytes, read those fields on their own.
   gt_u32 m_big_len;
+  // Goroutine syscalls from the raw_syscalls tracepoints (bpf/gt_syscall_tp.bpf.h), when
+  // sys_tp != 0: a syscall made from Go text [go_text_lo, go_text_hi) (runtime addresses)
+  // outside [sys_skip_lo, sys_skip_hi) (runtime.futex: entersyscallblock's futex sleep,
+  // whose syscall the runtime traces at entersyscallblock itself) by a thread whose g
+  // (TLS) is in _Gsyscall writes a CALL record as the plan site sys_enter_probe_id /
+  // sys_exit_probe_id would have (reentersyscall / exitsyscall entry).
+  gt_u8 sys_tp;
+  gt_u8 pad3[3];
+  gt_u32 sys_enter_probe_id, sys_exit_probe_id;
+  gt_u32 pad4;
+  gt_u64 go_text_lo, go_text_hi, sys_skip_lo, sys_skip_hi;
 };
 
 // Size of the scratch copy of m that m_big_len may use (bpf/gotrace.bpf.c).

@@ -231,6 +231,21 @@ struct gt_gstatus_record {
                                    // the stack is walked for the bracket's first such hit only
 #define GT_CALL_SWEEP_CLOSE 0x1000 // closes the bracket; recorded only when a GT_CALL_SWEEP_IN
                                    // hit was recorded inside it
+// The stack is walked from the argument registers as a syscall's: pcs[0] = RAX, then the
+// chain from RCX, the first copy at RBX (source GT_STACK_SYSCALL). For the
+// reentersyscall(pc, sp, bp) call of cgocallbackg, and for the syscall tracepoints,
+// which put curg's syscallpc/syscallsp/syscallbp there (bpf/gt_syscall_tp.bpf.h).
+#define GT_CALL_STACK_FROM_ARGS 0x2000
+// The site is a `CALL rel32` inside the caller (probes/syscall_sites.h): the record is the
+// one the callee's entry would write. caller_pc = the call's return address (the site's
+// IP + 5; uprobe handlers see IP = the probed instruction), a walk from the registers
+// starts with it and follows the chain from RBP (the caller's own frame pointer), and
+// ready's spill slots are above RBP.
+#define GT_SITE_AT_CALL 0x4000
+// The record was written by a syscall tracepoint (bpf/gt_syscall_tp.bpf.h), standing for
+// the plan site it names: at the kernel's syscall entry / exit of a goroutine in
+// _Gsyscall, instead of a uprobe at entersyscall / exitsyscall.
+#define GT_CALL_FROM_TRACEPOINT 0x8000
 // Register numbers of GT_CALL_SPAN_REGS (cookie nibbles): 0 = none.
 enum gt_reg {
   GT_REG_NONE = 0, GT_REG_AX, GT_REG_BX, GT_REG_CX, GT_REG_DX, GT_REG_SI, GT_REG_DI, GT_REG_R8,

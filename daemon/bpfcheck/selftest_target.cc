@@ -45,6 +45,11 @@ gobin::Result<SelftestTarget> BuiltinTarget() {
   // runtime trace.enabled (a bool since 1.21) at a placeholder link-time address.
   p.user_tracing_flag_vaddr = 0x400000;
   p.user_tracing_flag_size = 1;
+  // Goroutine syscalls from the tracepoints (probes/syscall_sites.h), with placeholder
+  // ranges: otherwise the verifier sees those programs return at once.
+  p.syscall_tp = true;
+  p.go_text = {0x401000, 0x800000};
+  p.sys_skip = {0x410000, 0x410100};
   t.description = fmt::format("built-in: {} runtime layout table ({})", p.name, layout->go_version);
   return t;
 }

@@ -6,7 +6,7 @@
 
 namespace gotraced::capture {
 
-void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
+void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint64_t load_bias) {
   std::memset(c, 0, sizeof(*c));
   const auto &o = plan.offsets;
   c->target_tgid = uint32_t(pid);
@@ -72,6 +72,22 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c) {
   }
   c->p_id_status_adjacent = o.p_id >= 0 && o.p_status == o.p_id + 4;
   std::memcpy(c->gstatus_groups, plan.gstatus_groups, sizeof(c->gstatus_groups));
+  // Syscalls from the tracepoints (probes/syscall_sites.h): the sites they stand for and
+  // the ranges of runtime addresses they filter by.
+  if (plan.syscall_tp) {
+    for (const auto &s : plan.sites) {
+      if (!s.via_tracepoint) continue;
+      if (s.role == probes::ProbeRole::kExitSyscall)
+        c->sys_exit_probe_id = s.id;
+      else
+        c->sys_enter_probe_id = s.id;
+    }
+    c->sys_tp = 1;
+    c->go_text_lo = plan.go_text.lo + load_bias;
+    c->go_text_hi = plan.go_text.hi + load_bias;
+    c->sys_skip_lo = plan.sys_skip.lo + load_bias;
+    c->sys_skip_hi = plan.sys_skip.hi + load_bias;
+  }
 }
 
 }  // namespace gotraced::capture

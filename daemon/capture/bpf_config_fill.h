@@ -14,6 +14,6 @@
 namespace gotraced::capture {
 
 // Fills *c from `plan` for a recording of `pid` (the tracepoints' tgid filter).
-void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c);
+void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint64_t load_bias = 0);
 
 }  // namespace gotraced::capture

@@ -218,7 +218,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   auto open_configured = [&]() -> gotrace * {
     gotrace *skel = gotrace__open();
     if (!skel) return nullptr;
-    FillConfig(I.plan, opts.pid, &skel->rodata->cfg);
+    FillConfig(I.plan, opts.pid, &skel->rodata->cfg, I.bias);
     // User annotations: the runtime's tracer flag, read at StartRegion/Logf (bpf/gt_user.bpf.h).
     if (I.plan.user_tracing_flag_vaddr) {
       skel->rodata->gt_user_tracing_addr = I.plan.user_tracing_flag_vaddr + I.bias;
@@ -230,6 +230,9 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
       bpf_program__set_autoload(skel->progs.gt_sys_exit, false);
     }
     if (!opts.plan.sched_switch) bpf_program__set_autoload(skel->progs.gt_sched_switch, false);
+    // Goroutine syscalls from sys_enter/sys_exit (probes/syscall_sites.h).
+    bpf_program__set_autoload(skel->progs.gt_go_sys_enter, I.plan.syscall_tp);
+    bpf_program__set_autoload(skel->progs.gt_go_sys_exit, I.plan.syscall_tp);
     if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
     // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
     // target without user annotations or sweeps does not load their programs.
@@ -286,6 +289,14 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
   attach_tp(I.skel->progs.gt_exec, "sched_process_exec", false);
   attach_tp(I.skel->progs.gt_task_new, "task_newtask", false);
   if (opts.plan.sched_switch) attach_tp(I.skel->progs.gt_sched_switch, "sched_switch", false);
+  if (I.plan.syscall_tp) {
+    // The plan has no uprobes at entersyscall/exitsyscall: without these, no syscall.
+    for (auto [p, what] : {std::pair{I.skel->progs.gt_go_sys_enter, "raw_syscalls/sys_enter"},
+                           std::pair{I.skel->progs.gt_go_sys_exit, "raw_syscalls/sys_exit"}})
+      if (!attach_tp(p, what, true))
+        return gobin::Error{fmt::format("attaching {} (goroutine syscalls) failed: {}", what,
+                                        probes::ExplainAttachErrno(errno))};
+  }
   if (opts.plan.syscall_tracepoints) {
     attach_tp(I.skel->progs.gt_sys_enter, "raw_syscalls/sys_enter", false);
     attach_tp(I.skel->progs.gt_sys_exit, "raw_syscalls/sys_exit", false);

@@ -660,9 +660,24 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // Go 1.26 reentersyscall(pc, sp, bp) entry: GoSysCall writes stack(1) from
       // gp.syscallpc = pc, gp.syscallbp = bp. Our walk at entry starts at the return address
       // into entersyscall; the runtime's starts at `pc`, found further up.
+      // The same record comes from the sys_enter tracepoint (GT_CALL_FROM_TRACEPOINT,
+      // probes/syscall_sites.h), whose walk starts at syscallpc already, and from CALL
+      // sites of entersyscall (cgocall: the walk starts at the call's return address,
+      // which is entersyscall's syscallpc).
+      if (c.flags & GT_CALL_FROM_TRACEPOINT) {
+        auto open = in_syscall_.find(c.ctx.curg);
+        if (open != in_syscall_.end() && open->second.tid == v.tid()) {
+          // Entered again with no exit in between: a syscall restarted after a signal
+          // handler (its first exit wrote no record, bpf/gt_syscall_tp.bpf.h).
+          ++stats_.ignored;
+          return;
+        }
+      }
       Record r = Base(v, RecordKind::kGoSyscallBegin);
-      auto at = std::find(pcs.begin(), pcs.end(), c.args[0]);
-      if (at != pcs.end()) pcs.erase(pcs.begin(), at);
+      if (site->kind != probes::SiteKind::kCall || (c.flags & GT_CALL_STACK_FROM_ARGS)) {
+        auto at = std::find(pcs.begin(), pcs.end(), c.args[0]);
+        if (at != pcs.end()) pcs.erase(pcs.begin(), at);
+      }
       r.stack = std::move(pcs);
       r.stack_skip = 1;
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
@@ -733,6 +748,7 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
         pending_fast_.erase(pf);
         pending_exit_[static_cast<std::uint32_t>(r.victim_m)] = pe;
         ++stats_.exits_no_p;
+        in_syscall_.erase(c.args[0]);  // the exit is seen: the goroutine's next entry is a new syscall
       }
       Emit(out, std::move(r));
       return;

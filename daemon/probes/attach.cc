@@ -70,6 +70,7 @@ gobin::Result<std::unique_ptr<AttachedProbes>> AttachPlan(const ProbePlan &plan,
   // them) get one link for all their sites; the others one perf-event uprobe per site.
   std::map<bpf_program *, std::vector<const ProbeSite *>> multi;
   for (const ProbeSite &s : plan.sites) {
+    if (s.via_tracepoint) continue;  // the capture attaches the syscall tracepoints
     const char *prog_name = SiteProgram(s);
     bpf_program *prog = bpf_object__find_program_by_name(obj, prog_name);
     if (!prog || bpf_program__fd(prog) < 0)

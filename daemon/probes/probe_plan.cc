@@ -13,6 +13,7 @@
 #include "daemon/probes/user_sites.h"
 #include "daemon/probes/gc_sites.h"
 #include "daemon/probes/sweep_sites.h"
+#include "daemon/probes/syscall_sites.h"
 #include "daemon/probes/version_support.h"
 #include "proto/bpf_config.h"
 
@@ -363,13 +364,18 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
+  if (opts.syscalls_from_tracepoints) UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
   return plan;
 }
 
 std::string DescribePlan(const ProbePlan &plan) {
   std::string out = fmt::format("probe plan {} ({} sites)\n", plan.name, plan.sites.size());
   for (const auto &s : plan.sites) {
-    const char *kind = s.kind == SiteKind::kEntry ? "entry" : s.kind == SiteKind::kAfterStackCheck ? "after-check" : "ret";
+    const char *kind = s.via_tracepoint                      ? "tracepoint"
+                       : s.kind == SiteKind::kEntry           ? "entry"
+                       : s.kind == SiteKind::kAfterStackCheck ? "after-check"
+                       : s.kind == SiteKind::kCall            ? "call"
+                                                              : "ret";
     out += fmt::format("  [{:2}] {:<18} {:<36} {:<11} vaddr={:#x} off={:#x} flags={:#x} insn={}{}\n", s.id,
                        ProbeRoleName(s.role), s.function, kind, s.vaddr, s.file_offset, s.flags, s.insn,
                        s.required ? "" : " (optional)");

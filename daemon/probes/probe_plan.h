@@ -95,6 +95,7 @@ enum class SiteKind : uint8_t {
   kEntry,            // the function's first instruction (must be emulatable: PUSHQ BP)
   kAfterStackCheck,  // the JBE after CMPQ SP, 16(R14) (entry+4): flags has CHECK_MORESTACK
   kRet,              // a RET instruction
+  kCall,             // a CALL of the role's function inside another (syscall_sites.h)
 };
 
 struct ProbeSite {
@@ -108,6 +109,8 @@ struct ProbeSite {
   bool required = true;      // attach failure of a required site fails the plan
   std::string insn;          // the probed instruction, for humans ("PUSHQ BP", "JBE")
   uint32_t cookie_hi = 0;    // cookie bits 32..63 (GT_USER_COOKIE_* >> 32 for user sites)
+  // No uprobe: the syscall tracepoints write this site's records (syscall_sites.h).
+  bool via_tracepoint = false;
 };
 
 // The .rodata the BPF program reads (bpf/gotrace.bpf.c `cfg`). Offsets in bytes, -1 when
@@ -163,6 +166,13 @@ struct ProbePlan {
   // own, skip 1 (systemstack_switch). Empty: GCSweepBegin is written without a stack.
   std::vector<uint64_t> sweep_begin_prefix;
   uint32_t sweep_begin_skip = 0;
+  // Syscalls from the tracepoints (syscall_sites.h): Go text and the range inside it whose
+  // syscalls are not the goroutine's (runtime.futex), link-time [lo, hi).
+  bool syscall_tp = false;
+  struct Range {
+    uint64_t lo = 0, hi = 0;
+  };
+  Range go_text, sys_skip;
   std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
   // The target's Go version is outside the range the plan was written for
   // (version_support.h): Capture::Start then insists on a conclusive self-check.
@@ -180,6 +190,9 @@ struct PlanOptions {
   bool sweep_probes = true;          // GC sweeps (sweep_sites.cc; only with gc_probes)
   bool stacks = true;                // stack walks for the events that carry one
   bool user_probes = true;           // runtime/trace tasks, regions, logs (user_sites.cc)
+  // Goroutine syscalls from the sys_enter/sys_exit tracepoints instead of uprobes at
+  // entersyscall/exitsyscall where the version allows (syscall_sites.h).
+  bool syscalls_from_tracepoints = true;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

@@ -62,7 +62,8 @@ TEST_P(PlanTest, EverySiteIsEmulated) {
     bool push_bp = b[0] == 0x55;
     bool nop = b[0] == 0x90;
     bool jcc = (b[0] >= 0x70 && b[0] <= 0x7f) || (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
-    EXPECT_TRUE(push_bp || nop || jcc) << s.function << " probed at " << s.insn;
+    bool call = s.kind == SiteKind::kCall && b[0] == 0xe8;  // CALL rel32: emulated
+    EXPECT_TRUE(push_bp || nop || jcc || call) << s.function << " probed at " << s.insn;
     if (s.kind == SiteKind::kAfterStackCheck) {
       EXPECT_TRUE(b[0] == 0x76 || (b[0] == 0x0f && b[1] == 0x86)) << s.function << ": expected JBE, got " << s.insn;
       EXPECT_TRUE(s.flags & (GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12)) << s.function;
@@ -213,6 +214,43 @@ TEST_P(PlanTest, NoStacksOption) {
     EXPECT_NE(s.role, ProbeRole::kGCSweepDone);
   }
   EXPECT_LT(plan->sites.size(), plan_.sites.size());
+}
+
+// Go 1.26+: the syscall sites are written by the sys_enter/sys_exit tracepoints (no
+// uprobe), and the runtime's own calls of entersyscall/exitsyscall around C code and the
+// futex sleep are probed at their CALL instructions (syscall_sites.h).
+TEST_P(PlanTest, SyscallTracepoints) {
+  if (plan_.go_minor < 26) {
+    EXPECT_FALSE(plan_.syscall_tp);
+    for (const auto &s : plan_.sites) EXPECT_FALSE(s.via_tracepoint) << s.function;
+    return;
+  }
+  ASSERT_TRUE(plan_.syscall_tp);
+  int via = 0, calls = 0;
+  for (const auto &s : plan_.sites) {
+    if (s.via_tracepoint) {
+      ++via;
+      EXPECT_TRUE(s.role == ProbeRole::kEnterSyscall || s.role == ProbeRole::kExitSyscall) << s.function;
+    }
+    if (s.kind == SiteKind::kCall) {
+      ++calls;
+      EXPECT_TRUE(s.flags & GT_SITE_AT_CALL) << s.function;
+      EXPECT_EQ(Bytes(s.vaddr, 1), std::vector<uint8_t>{0xe8}) << s.insn;
+      EXPECT_EQ((s.flags & GT_CALL_STACK) != 0, s.role == ProbeRole::kEnterSyscall) << s.insn;
+    }
+  }
+  EXPECT_EQ(via, 2);
+  // cgocall (enter + exit) and notetsleepg (exit) are in every binary; cgocallbackg
+  // (exit + reenter) with cgo.
+  EXPECT_GE(calls, 3);
+  EXPECT_LT(plan_.go_text.lo, plan_.sys_skip.lo);
+  EXPECT_LT(plan_.sys_skip.hi, plan_.go_text.hi);
+  PlanOptions off;
+  off.syscalls_from_tracepoints = false;
+  auto plan = PlanFor(*bin_, layout_, off);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->syscall_tp);
+  for (const auto &s : plan->sites) EXPECT_FALSE(s.via_tracepoint || s.kind == SiteKind::kCall) << s.function;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllGo, PlanTest, ::testing::ValuesIn(Cases()), [](const auto &i) {

@@ -1,0 +1,82 @@
+// Goroutine syscalls seen by the kernel: tp_btf sys_enter / sys_exit programs that write
+// the CALL records the uprobes at reentersyscall / exitsyscall entry wrote before (Go
+// 1.26+), without a uprobe trap per syscall (~0.8 us each here; a tracepoint program
+// ~0.1-0.3 us). Stands on its own.
+//
+// Which syscalls: those of a traced thread whose user IP is in Go text (C code's syscalls
+// in a cgo call are not the goroutine's; the cgo call itself is probed at its
+// entersyscall / exitsyscall calls, probes/call_sites.h) but not in runtime.futex (the
+// runtime's futex sleep inside entersyscallblock, traced there), and whose g (the
+// thread's TLS word: R14 means nothing in C or ABI0 code) is in _Gsyscall: the runtime
+// sets that status in entersyscall before the SYSCALL instruction and leaves it in
+// exitsyscall after it, for the goroutine only (g0 and gsignal are never _Gsyscall).
+// So sys_enter stands for entersyscall's GoSyscallBegin (~0.1-0.3 us later) and sys_exit
+// for exitsyscall's entry (~0.1 us earlier), with the same context the uprobes read: the
+// M, its P and their syscall ticks. The stack is curg's from syscallpc/syscallbp, which
+// entersyscall saved (traceStack's own case for a goroutine in a syscall).
+//
+// A syscall the kernel restarts after a signal handler (sys_exit with -ERESTARTSYS,
+// -ERESTARTNOINTR or -ERESTART_RESTARTBLOCK: Go installs its handlers with SA_RESTART)
+// enters again without returning to Go: its first exit is not the goroutine's, no record.
+#pragma once
+
+#include "bpf/gt_maps.bpf.h"
+#include "bpf/gt_read.bpf.h"
+#include "bpf/gt_go_ctx.bpf.h"
+#include "bpf/gt_stack.bpf.h"
+#include "bpf/gt_record.bpf.h"
+#include "bpf/gt_call.bpf.h"
+
+#define GT_GSCAN 0x1000   // runtime2.go _Gscan
+#define GT_GSYSCALL 3     // runtime2.go _Gsyscall
+
+// The thread's scratch with the registers a CALL record needs, for a syscall of a
+// goroutine of the target; NULL for any other syscall.
+static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __u32 probe_id, __u32 flags) {
+  if (!cfg.sys_tp || !cfg.tls_g_off || cfg.g_atomicstatus < 0) return NULL;
+  if (!tgid_traced(bpf_get_current_pid_tgid() >> 32)) return NULL;
+  __u64 ip = BPF_CORE_READ(regs, ip);
+  if (ip < cfg.go_text_lo || ip >= cfg.go_text_hi || (ip >= cfg.sys_skip_lo && ip < cfg.sys_skip_hi)) return NULL;
+  struct task_struct *task = bpf_get_current_task_btf();
+  __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
+  if (!fsbase) return NULL;
+  __u64 g = rd64(fsbase + (__s64)cfg.tls_g_off);
+  if (!g || (rdf32(g, cfg.g_atomicstatus) & ~GT_GSCAN) != GT_GSYSCALL) return NULL;
+  struct gt_cpu_counters *cc = cpu_counters();
+  struct scratch *s = bpf_task_storage_get(&scratch_map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!s) {
+    if (cc) __sync_fetch_and_add(&cc->lost, 1);
+    return NULL;
+  }
+  __builtin_memset(&s->regs, 0, sizeof(s->regs));
+  s->regs.r14 = g;
+  s->regs.sp = BPF_CORE_READ(regs, sp);
+  s->regs.bp = BPF_CORE_READ(regs, bp);
+  s->regs.cookie = (__u64)probe_id | ((__u64)(flags | GT_CALL_FROM_TRACEPOINT) << 16);
+  return s;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
+  struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id, GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS);
+  if (!s) return 0;
+  // reentersyscall(pc, sp, bp)'s arguments, as entersyscall saved them in the g.
+  __u64 g = s->regs.r14;
+  s->regs.r[GT_REG_AX] = rdf64(g, cfg.g_syscallpc);
+  s->regs.r[GT_REG_BX] = rdf64(g, cfg.g_syscallsp);
+  s->regs.r[GT_REG_CX] = cfg.g_syscallbp >= 0 ? rdf64(g, cfg.g_syscallbp) : 0;
+  s->regs.r[GT_REG_DI] = (__u64)id;
+  go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, true);
+  return gt_call_emit(s, s->tail.source != GT_STACK_NONE);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(gt_go_sys_exit, struct pt_regs *regs, long ret) {
+  // -ERESTARTSYS, -ERESTARTNOINTR, -ERESTART_RESTARTBLOCK: entered again (see above).
+  if (ret == -512 || ret == -513 || ret == -516) return 0;
+  struct scratch *s = go_syscall_begin(regs, cfg.sys_exit_probe_id, 0);
+  if (!s) return 0;
+  s->regs.r[GT_REG_AX] = (__u64)ret;
+  go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, false);
+  return gt_call_emit(s, 0);
+}
