@@ -81,14 +81,14 @@ static __always_inline void fill_call(struct scratch *s, struct gt_call_record *
 __noinline int gt_call_emit(struct scratch *s, __u32 want_stack) {
   if (!s) return 0;
   __u32 flags = site_flags(s);
-  __u64 a0 = s->regs.r[GT_REG_AX];
+  __u64 a0 = (flags & GT_CALL_DEREF_OLDP) ? s->c.m_oldp : s->regs.r[GT_REG_AX];
   __u64 *d = s->deref;
   if (flags & GT_CALL_ARG0_G) {
     d[0] = rdf64(a0, cfg.g_goid);
     d[1] = rdf32(a0, cfg.g_atomicstatus);
     d[2] = rdf8(a0, cfg.g_waitreason);
     d[3] = rdf64(a0, cfg.g_m);
-  } else if (flags & GT_CALL_ARG0_P) {
+  } else if (flags & (GT_CALL_ARG0_P | GT_CALL_DEREF_OLDP)) {
     d[0] = rdf32(a0, cfg.p_id);
     d[1] = rdf32(a0, cfg.p_status);
     d[2] = rdf64(a0, cfg.p_m);

@@ -52,6 +52,8 @@ static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __
   s->regs.r14 = g;
   s->regs.sp = BPF_CORE_READ(regs, sp);
   s->regs.bp = BPF_CORE_READ(regs, bp);
+  // Go <= 1.25 (sys_tp 2): m.p is 0 in a syscall; its P is m.oldp's, read with the record.
+  if (cfg.sys_tp == 2) flags |= GT_CALL_DEREF_OLDP;
   s->regs.cookie = (__u64)probe_id | ((__u64)(flags | GT_CALL_FROM_TRACEPOINT) << 16);
   return s;
 }
@@ -64,7 +66,17 @@ int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
   __u64 g = s->regs.r14;
   s->regs.r[GT_REG_AX] = rdf64(g, cfg.g_syscallpc);
   s->regs.r[GT_REG_BX] = rdf64(g, cfg.g_syscallsp);
-  s->regs.r[GT_REG_CX] = cfg.g_syscallbp >= 0 ? rdf64(g, cfg.g_syscallbp) : 0;
+  // Before 1.23 the g has no syscallbp: the frame pointer of the function that called
+  // entersyscall is the first one of the chain from the SYSCALL's RBP at or above
+  // syscallsp (frames below it are that function's callees: RawSyscall6, when not
+  // inlined; 1.19's frameless asm syscall.Syscall leaves RBP as it found it).
+  if (cfg.g_syscallbp >= 0) {
+    s->regs.r[GT_REG_CX] = rdf64(g, cfg.g_syscallbp);
+  } else {
+    __u64 fp = s->regs.bp, sp = s->regs.r[GT_REG_BX];
+    for (int i = 0; i < 3 && fp && fp < sp; i++) fp = rd64(fp);
+    s->regs.r[GT_REG_CX] = fp;
+  }
   s->regs.r[GT_REG_DI] = (__u64)id;
   go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, true);
   return gt_call_emit(s, s->tail.source != GT_STACK_NONE);

@@ -56,7 +56,8 @@ struct gt_bpf_config {
   // outside [sys_skip_lo, sys_skip_hi) (runtime.futex: entersyscallblock's futex sleep,
   // whose syscall the runtime traces at entersyscallblock itself) by a thread whose g
   // (TLS) is in _Gsyscall writes a CALL record as the plan site sys_enter_probe_id /
-  // sys_exit_probe_id would have (reentersyscall / exitsyscall entry).
+  // sys_exit_probe_id would have (reentersyscall / exitsyscall entry). 2: Go <= 1.25, the
+  // records also carry m.oldp's P (GT_CALL_DEREF_OLDP).
   gt_u8 sys_tp;
   gt_u8 pad3[3];
   gt_u32 sys_enter_probe_id, sys_exit_probe_id;

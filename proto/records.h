@@ -218,7 +218,9 @@ struct gt_gstatus_record {
                                   // and a REGS walk starts at fp = RBP (pcs[0] = [RBP+8])
 #define GT_CALL_GUARD_STACKGUARD1 0x80  // the prologue compares against g->stackguard1
                                         // (16+8(R14): //go:systemstack functions)
-// 0x100: unused (was GT_CALL_ARG0_SPAN, the *sweepLocked at sweep's entry).
+// deref = {id, status, m, syscalltick} of m->oldp (the P a Go <= 1.25 syscall left: m.p is
+// 0 until exitsyscall), as GT_CALL_ARG0_P reads a P. (0x100 was GT_CALL_ARG0_SPAN.)
+#define GT_CALL_DEREF_OLDP 0x100
 #define GT_CALL_SPAN_REGS 0x200  // the span and its freed-object count are in registers named
                                  // by cookie bits 48..51 (span) and 52..55 (count)
                                  // (GT_REG_*): deref = {npages, the count register (raw),

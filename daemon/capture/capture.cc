@@ -168,7 +168,9 @@ gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, con
   auto layout = gobin::ResolveRuntimeLayout(t.bin->elf(), t.bin->go_version(), &notes);
   if (!layout) return gobin::Error{layout.error()};
   t.layout = std::move(*layout);
-  auto plan = probes::PlanFor(*t.bin, t.layout, opts);
+  probes::PlanOptions po = opts;
+  po.uprobe_multi = probes::KernelHasUprobeMulti();
+  auto plan = probes::PlanFor(*t.bin, t.layout, po);
   if (!plan) return gobin::Error{plan.error()};
   t.plan = std::move(*plan);
   return t;

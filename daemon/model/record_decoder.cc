@@ -258,9 +258,14 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
         ++stats_.ignored;
         return;
       }
+      // The thread's P: Go <= 1.25's next syscall entry shows it as m.oldp (m.p is 0 there).
+      std::int64_t pid = c != nullptr ? c->p_id : -1;
+      if (const gt_call_record *call = v.call();
+          call && (call->flags & GT_CALL_DEREF_OLDP) && pid < 0 && call->ctx.m_oldp != 0)
+        pid = static_cast<std::int32_t>(call->deref[0]);
       const bool lost = c != nullptr && ((gsr && Classify(gsr->ctx.caller_pc) == Site::kExitSyscallSlow) ||
-                                         (c->p_id >= 0 && c->p_id != pf->second.base.p) ||
-                                         (c->p_id < 0 && c->curg && c->curg_goid == pf->second.base.g));
+                                         (pid >= 0 && pid != pf->second.base.p) ||
+                                         (pid < 0 && c->curg && c->curg_goid == pf->second.base.g));
       if (lost) {
         Record st = pf->second.base;
         st.kind = RecordKind::kProcSteal;
@@ -674,6 +679,9 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
         }
       }
       Record r = Base(v, RecordKind::kGoSyscallBegin);
+      // Go <= 1.25 cleared m.p in entersyscall: the syscall's P is m.oldp.
+      if ((c.flags & GT_CALL_DEREF_OLDP) && c.ctx.p_id < 0 && c.ctx.m_oldp != 0)
+        r.p = static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]));
       if (site->kind != probes::SiteKind::kCall || (c.flags & GT_CALL_STACK_FROM_ARGS)) {
         auto at = std::find(pcs.begin(), pcs.end(), c.args[0]);
         if (at != pcs.end()) pcs.erase(pcs.begin(), at);
@@ -712,6 +720,29 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // shows the P here; seen with cgo calls on 1.26): the exit is a slow one.
       auto sys = in_syscall_.find(c.ctx.curg);
       const bool stolen = sys != in_syscall_.end() && sys->second.p == kNoP;
+      if (c.flags & GT_CALL_DEREF_OLDP) {
+        // Go <= 1.25 (the sys_exit tracepoint, or a CALL of exitsyscall): m.p is 0 and
+        // the syscall's P is m.oldp, deref = {id, status, m, syscalltick}. exitsyscallfast
+        // gets it back iff it is still _Psyscall (its CAS): then GoSyscallEnd, or, if its
+        // tick moved (it was taken and given back), the "lost and regained" events; the
+        // thread's next record, or a steal of that P before it, decides (PendingFast).
+        // Otherwise the exit waits for a P like a 1.26 slow one (PendingExit).
+        constexpr std::uint64_t kPsyscall = 2;
+        if (c.ctx.m_oldp != 0 && c.deref[1] == kPsyscall && !stolen) {
+          PendingFast pf;
+          pf.base = Base(v, RecordKind::kGoSyscallEnd);
+          pf.base.p = static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]));
+          pf.kept = static_cast<std::uint32_t>(c.deref[3]) == c.ctx.m_syscalltick;
+          pf.gp = c.ctx.curg;
+          pf.steal_from_holder = true;
+          pending_fast_[v.tid()] = std::move(pf);
+          return;
+        }
+        in_syscall_.erase(c.ctx.curg);
+        ++stats_.exits_no_p;
+        pending_exit_[v.tid()] = {g, v.ts()};
+        return;
+      }
       if (c.ctx.p_id < 0 || stolen) {
         in_syscall_.erase(c.ctx.curg);
         ++stats_.exits_no_p;
@@ -763,6 +794,16 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       Record r = Base(v, RecordKind::kProcSteal);
       r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
       r.victim_m = 0;  // the model knows which M the P's syscall is on
+      // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
+      // exit is a slow one after all.
+      for (auto &[tid, pf] : pending_fast_) {
+        if (pf.base.p != r.target_p) continue;
+        pending_exit_[tid] = {pf.base.g, pf.base.ts};
+        in_syscall_.erase(pf.gp);
+        pending_fast_.erase(tid);
+        ++stats_.exits_no_p;
+        break;
+      }
       Emit(out, std::move(r));
       return;
     }
@@ -842,7 +883,7 @@ void RecordDecoder::EmitFastExit(const PendingFast &pf, std::vector<Record> &out
   Record st = pf.base;
   st.kind = RecordKind::kProcSteal;
   st.target_p = pf.base.p;
-  st.victim_m = pf.base.m;
+  st.victim_m = pf.steal_from_holder ? 0 : pf.base.m;  // 0: the model knows the P's syscall M
   Emit(out, st);
   Record ps = pf.base;
   ps.kind = RecordKind::kProcStart;

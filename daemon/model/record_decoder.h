@@ -192,6 +192,9 @@ class RecordDecoder {
     Record base;          // ts, m, p, g of the exitsyscall record
     bool kept = true;     // p.syscalltick unchanged since the entry
     std::uint64_t gp = 0; // the goroutine's g pointer
+    // Go <= 1.25: a P regained with another tick is taken from the syscall of whichever
+    // M holds it now (exitsyscallfast_reacquired: ProcSteal(pp, true)), not from this one.
+    bool steal_from_holder = false;
   };
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(const PendingFast &pf, std::vector<Record> &out);

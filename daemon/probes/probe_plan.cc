@@ -364,7 +364,8 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
-  if (opts.syscalls_from_tracepoints) UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
+  if (opts.syscalls_from_tracepoints && (v.minor >= 26 || opts.uprobe_multi))
+    UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
   return plan;
 }
 

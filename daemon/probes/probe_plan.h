@@ -193,6 +193,9 @@ struct PlanOptions {
   // Goroutine syscalls from the sys_enter/sys_exit tracepoints instead of uprobes at
   // entersyscall/exitsyscall where the version allows (syscall_sites.h).
   bool syscalls_from_tracepoints = true;
+  // The kernel has uprobe multi links (uprobe_multi.h, 6.6+): Go <= 1.25 syscalls from the
+  // tracepoints need casgstatus probed at its ~45 call sites, affordable only as one link.
+  bool uprobe_multi = false;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

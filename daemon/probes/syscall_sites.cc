@@ -3,11 +3,13 @@
 #include <capstone/capstone.h>
 #include <fmt/format.h>
 
+#include <cstring>
 #include <string_view>
 
 #include "daemon/gobin/elf_file.h"
 #include "daemon/gobin/function_disasm.h"
 #include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/runtime_layout.h"
 
 namespace gotraced::probes {
 namespace {
@@ -43,37 +45,101 @@ ProbeRole RoleOfCallee(std::string_view callee) {
   return callee == "runtime.exitsyscall" ? ProbeRole::kExitSyscall : ProbeRole::kEnterSyscall;
 }
 
+
+// Every verified `CALL runtime.casgstatus` in Go text, by caller: a byte scan for e8
+// rel32 aimed at its entry, each candidate confirmed by decoding its function.
+gobin::Result<std::vector<CallSite>> CasgstatusCalls(const gobin::GoBinary &bin, uint64_t entry) {
+  const uint64_t start = bin.text_start(), end = bin.pclntab().text_end();
+  if (end <= start || end - start > (1ull << 31)) return gobin::Error{"no Go text"};
+  auto text = bin.elf().ReadVirtual(start, end - start);
+  if (!text) return gobin::Error{"Go text not in the file"};
+  std::vector<std::string_view> callers;
+  const uint8_t *t = text->data();
+  for (size_t i = 0; i + 5 <= text->size(); ++i) {
+    if (t[i] != 0xe8) continue;
+    int32_t rel;
+    std::memcpy(&rel, t + i + 1, 4);
+    if (start + i + 5 + static_cast<int64_t>(rel) != entry) continue;
+    const gobin::FunctionSym *f = bin.FuncForPC(start + i);
+    if (f && (callers.empty() || callers.back() != f->name)) callers.push_back(f->name);
+  }
+  std::vector<CallSite> out;
+  for (std::string_view c : callers) {
+    auto calls = CallsIn(bin, c, {"runtime.casgstatus"});
+    if (!calls) return gobin::Error{calls.error()};
+    for (CallSite &cs : *calls) {
+      cs.callee = c;  // here: the caller's name
+      out.push_back(cs);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
-  if (plan.go_minor < 26 || plan.tls_g_offset == 0 || plan.offsets.g_atomicstatus < 0 || plan.offsets.g_syscallpc < 0)
-    return false;
-  ProbeSite *enter = nullptr, *exit = nullptr;
+  if (plan.tls_g_offset == 0 || plan.offsets.g_atomicstatus < 0 || plan.offsets.g_syscallpc < 0) return false;
+  // Go <= 1.25: entersyscall and exitsyscall change the status through casgstatus, whose
+  // entry uprobe would still trap at every syscall: casgstatus is probed at its call
+  // sites instead, all but those of reentersyscall (GoSyscallBegin: sys_enter), exitsyscall
+  // (the fast exit: sys_exit) and newstack (_Gcopystack around every stack growth, which
+  // the tracer ignores).
+  const bool old = plan.go_minor <= 25;
+  ProbeSite *enter = nullptr, *exit = nullptr, *cas = nullptr;
   for (ProbeSite &s : plan.sites) {
     if (s.role == ProbeRole::kEnterSyscall && s.kind != SiteKind::kCall) enter = &s;
     if (s.role == ProbeRole::kExitSyscall && s.kind != SiteKind::kCall) exit = &s;
+    if (s.role == ProbeRole::kCasgstatus && s.kind == SiteKind::kEntry) cas = &s;
   }
   const gobin::FunctionSym *futex = bin.FindFunction("runtime.futex");
-  if (!enter || !exit || !futex) {
+  if ((old ? !cas : (!enter || !exit)) || !futex) {
     plan.notes.push_back("syscalls: kept the uprobes at entersyscall/exitsyscall (runtime.futex not found)");
     return false;
   }
-  // The call sites first: if one caller's code is not as expected, nothing changes.
+  std::vector<ProbeSite> added;
+  if (old) {
+    const gobin::FunctionSym *f = bin.FindFunction("runtime.casgstatus");
+    auto calls = f ? CasgstatusCalls(bin, f->entry) : gobin::Result<std::vector<CallSite>>(gobin::Error{"no casgstatus"});
+    if (!calls || calls->size() < 10) {
+      plan.notes.push_back(fmt::format("syscalls: kept the uprobes at casgstatus ({})",
+                                       calls ? fmt::format("{} calls of casgstatus", calls->size()) : calls.error()));
+      return false;
+    }
+    for (const CallSite &c : *calls) {
+      if (c.callee == "runtime.reentersyscall" || c.callee == "runtime.exitsyscall" || c.callee == "runtime.newstack")
+        continue;
+      ProbeSite s;
+      s.role = ProbeRole::kCasgstatus;
+      s.function = std::string(c.callee);
+      s.kind = SiteKind::kCall;
+      s.vaddr = c.vaddr;
+      auto off = bin.elf().VaddrToFileOffset(c.vaddr);
+      if (!off) return false;
+      s.file_offset = *off;
+      s.required = false;
+      s.flags = GT_SITE_AT_CALL;
+      s.insn = fmt::format("call runtime.casgstatus (at {:#x})", c.vaddr);
+      added.push_back(std::move(s));
+    }
+  }
+  // The runtime's own calls of the syscall functions; if one caller's code is not as
+  // expected, nothing changes.
   struct Want {
     const char *caller;
     std::initializer_list<std::string_view> callees;
-    size_t expected;  // calls the runtime source makes (0: any)
+    size_t expected;  // calls the runtime source makes
   };
   const Want wants[] = {
       {"runtime.cgocall", {"runtime.entersyscall", "runtime.exitsyscall"}, 2},
       {"runtime.cgocallbackg", {"runtime.reentersyscall", "runtime.exitsyscall"}, 2},
       {"runtime.notetsleepg", {"runtime.exitsyscall"}, 1},
   };
-  std::vector<ProbeSite> added;
+  const uint32_t stack = (old ? cas->flags : enter->flags) & GT_CALL_STACK ? GT_CALL_STACK : 0;
+  const bool stacks = old ? plan.stack_for_old[gobin::kGrunning] != 0 : stack != 0;
   for (const Want &w : wants) {
     if (!bin.FindFunction(w.caller)) continue;  // not linked in (no cgo: no cgocallbackg)
     auto calls = CallsIn(bin, w.caller, w.callees);
-    if (!calls || (w.expected && calls->size() != w.expected)) {
+    if (!calls || calls->size() != w.expected) {
       plan.notes.push_back(fmt::format("syscalls: kept the uprobes at entersyscall/exitsyscall ({}: {})", w.caller,
                                        calls ? fmt::format("{} calls of the syscall functions, expected {}",
                                                            calls->size(), w.expected)
@@ -93,16 +159,38 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
       // The record of the callee's entry (GT_SITE_AT_CALL). reentersyscall(pc, sp, bp)
       // gets the stack of its arguments, as traceStack takes it from syscallpc/bp.
       s.flags = GT_SITE_AT_CALL;
-      if (s.role == ProbeRole::kEnterSyscall && (enter->flags & GT_CALL_STACK)) {  // not with --no-stacks
+      if (s.role == ProbeRole::kEnterSyscall && stacks) {  // not with --no-stacks
         s.flags |= GT_CALL_STACK;
         if (c.callee == "runtime.reentersyscall") s.flags |= GT_CALL_STACK_FROM_ARGS;
       }
+      if (old && s.role == ProbeRole::kExitSyscall) s.flags |= GT_CALL_DEREF_OLDP;  // m.p is 0 there
       s.insn = fmt::format("call {} (at {:#x})", c.callee, c.vaddr);
       added.push_back(std::move(s));
     }
   }
-  enter->via_tracepoint = true;
-  exit->via_tracepoint = true;
+  if (old) {
+    // The casgstatus entry site becomes the sys_enter tracepoint's (site ids are indexes:
+    // none moves), and the sys_exit one is added.
+    const gobin::FunctionSym *rs = bin.FindFunction("runtime.reentersyscall");
+    const gobin::FunctionSym *es = bin.FindFunction("runtime.exitsyscall");
+    cas->role = ProbeRole::kEnterSyscall;
+    cas->function = "runtime.reentersyscall";
+    cas->vaddr = rs ? rs->entry : 0;
+    cas->flags = stacks ? GT_CALL_STACK : 0;
+    cas->insn = "sys_enter tracepoint";
+    cas->file_offset = 0;
+    cas->via_tracepoint = true;
+    ProbeSite x;
+    x.role = ProbeRole::kExitSyscall;
+    x.function = "runtime.exitsyscall";
+    x.vaddr = es ? es->entry : 0;
+    x.insn = "sys_exit tracepoint";
+    x.via_tracepoint = true;
+    added.insert(added.begin(), std::move(x));
+  } else {
+    enter->via_tracepoint = true;
+    exit->via_tracepoint = true;
+  }
   plan.syscall_tp = true;
   plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
   plan.sys_skip = {futex->entry, futex->end};

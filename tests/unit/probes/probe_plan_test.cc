@@ -221,8 +221,31 @@ TEST_P(PlanTest, NoStacksOption) {
 // futex sleep are probed at their CALL instructions (syscall_sites.h).
 TEST_P(PlanTest, SyscallTracepoints) {
   if (plan_.go_minor < 26) {
+    // Without uprobe multi links (the default here), Go <= 1.25 keeps casgstatus' entry.
     EXPECT_FALSE(plan_.syscall_tp);
     for (const auto &s : plan_.sites) EXPECT_FALSE(s.via_tracepoint) << s.function;
+    // With them: casgstatus at its call sites, none in reentersyscall / exitsyscall /
+    // newstack, its entry site turned into the sys_enter one.
+    PlanOptions multi;
+    multi.uprobe_multi = true;
+    auto plan = PlanFor(*bin_, layout_, multi);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan->syscall_tp);
+    int cas_calls = 0, via = 0;
+    for (const auto &s : plan->sites) {
+      EXPECT_EQ(s.id, &s - plan->sites.data());
+      via += s.via_tracepoint;
+      if (s.role != ProbeRole::kCasgstatus) continue;
+      EXPECT_EQ(s.kind, SiteKind::kCall) << s.function;
+      EXPECT_EQ(Bytes(s.vaddr, 1), std::vector<uint8_t>{0xe8}) << s.insn;
+      EXPECT_NE(s.function, "runtime.reentersyscall");
+      EXPECT_NE(s.function, "runtime.exitsyscall");
+      EXPECT_NE(s.function, "runtime.newstack");
+      ++cas_calls;
+    }
+    EXPECT_EQ(via, 2);
+    EXPECT_GE(cas_calls, 20);
+    EXPECT_EQ(plan->sites[0].role, ProbeRole::kEnterSyscall);
     return;
   }
   ASSERT_TRUE(plan_.syscall_tp);
