@@ -111,7 +111,7 @@ int RunRecord(const RecordOptions &o) {
       return Fail("--duration " + o.duration + ": not a duration (examples: 10s, 500ms, 2m)");
   }
   auto version = session::ParseTraceVersion(o.trace_version);
-  if (!version) return Fail("--trace-version " + o.trace_version + ": expected auto, go1.22, go1.23, go1.25 or go1.26");
+  if (!version) return Fail("--trace-version " + o.trace_version + ": expected auto, go1.19, go1.21, go1.22, go1.23, go1.25 or go1.26");
   auto ring = ParseSize(o.ring_size);
   if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
   if (o.on_write_error != "stop" && o.on_write_error != "drop")
@@ -261,7 +261,8 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--out-dir", o->out_dir, "write one trace per traced process into DIR, named <binary>-<pid>.trace");
   app.add_option("--duration,-d", o->duration, "stop after this long (10s, 2m ...); default: until Ctrl-C or exit");
   app.add_option("--trace-version", o->trace_version,
-                 "trace format: auto (what the target's runtime writes), go1.22, go1.23, go1.25, go1.26")
+                 "trace format: auto (what the target's runtime writes: the legacy go1.19/go1.21 format for Go <= 1.21), "
+                 "go1.19, go1.21, go1.22, go1.23, go1.25, go1.26")
       ->capture_default_str();
   app.add_option("--ring-size", o->ring_size, "BPF ring buffer size")->capture_default_str();
   app.add_option("--generation-period", o->generation_period, "start a new trace generation this often")

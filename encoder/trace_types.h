@@ -10,10 +10,18 @@ namespace gotraced::encoder {
 // Trace format version written in the 16-byte header ("go 1.NN trace").
 // go1.24 wrote "go 1.23" (no format change), so there is no kGo124.
 // Authority: internal/trace/version/version.go.
-enum class Version : std::uint8_t { kGo122 = 22, kGo123 = 23, kGo125 = 25, kGo126 = 26 };
+// kGo119 and kGo121 are the pre-1.22 ("v1") format: per-P batches, no generations
+// (legacy_writer.h; runtime/trace.go and internal/trace/parser.go of Go 1.19 / 1.21).
+// go1.20 wrote "go 1.19" and the format did not change from 1.19 to 1.21 but for the
+// meaning of the STW kind, so these two are all the legacy headers a Go of 1.19+ wrote.
+enum class Version : std::uint8_t { kGo119 = 19, kGo121 = 21, kGo122 = 22, kGo123 = 23, kGo125 = 25, kGo126 = 26 };
 
+// The v2 versions (TraceWriter).
 inline constexpr Version kAllVersions[] = {Version::kGo122, Version::kGo123, Version::kGo125,
                                            Version::kGo126};
+// The legacy versions (LegacyTraceWriter).
+inline constexpr Version kLegacyVersions[] = {Version::kGo119, Version::kGo121};
+constexpr bool IsLegacy(Version v) { return v == Version::kGo119 || v == Version::kGo121; }
 
 // Thread (M), processor (P) and goroutine (G) ids as the trace carries them. Any uint64
 // except kNoId; G id 0 means "no goroutine" in CPU samples and is never a real goroutine.

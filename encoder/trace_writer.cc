@@ -92,6 +92,7 @@ std::string_view EmitStatusName(EmitStatus s) {
     case EmitStatus::kBadStackId: return "bad stack id";
     case EmitStatus::kBadStatus: return "bad status";
     case EmitStatus::kClosed: return "writer closed";
+    case EmitStatus::kBadState: return "contradicts the writer's state";
   }
   return "?";
 }
@@ -135,7 +136,8 @@ struct TraceWriter::Impl {
       case EmitStatus::kBadStackId: detail = fmt::format("stack id {} not in generation {}", value, gen); break;
       case EmitStatus::kBadStatus: detail = fmt::format("status {}", value); break;
       case EmitStatus::kClosed: detail = "after Close()"; break;
-      case EmitStatus::kOk: break;
+      case EmitStatus::kOk:
+      case EmitStatus::kBadState: break;
     }
     last_error = fmt::format("{} dropped ({}): {}", name, EmitStatusName(s), detail);
     return s;

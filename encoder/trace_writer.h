@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "encoder/event_table.h"
+#include "encoder/event_writer.h"
 #include "encoder/sink.h"
 #include "encoder/trace_types.h"
 
@@ -42,71 +43,11 @@ struct WriterOptions {
   std::int64_t wall_minus_mono_ns = 0;
 };
 
-// Result of one emit call. Anything but kOk means the event was dropped.
-enum class EmitStatus : std::uint8_t {
-  kOk = 0,
-  kUnsupportedEvent,  // not in this version, or not a caller-emittable timed event
-  kBadStringId,       // string id not defined in the current generation
-  kBadStackId,        // stack id not defined in the current generation
-  kBadStatus,         // status 0 (Bad) or out of range
-  kClosed,            // Close() was called
-};
-std::string_view EmitStatusName(EmitStatus s);
-
-// A string-typed event argument: either an id from InternString (this generation) or the
-// text itself, interned on the spot. Implicit from both so event calls read naturally.
-class StringArg {
- public:
-  constexpr StringArg(StringId id) : id_(id), is_id_(true) {}  // NOLINT(implicit)
-  constexpr StringArg(std::string_view s) : text_(s) {}       // NOLINT(implicit)
-  constexpr StringArg(const char *s) : text_(s) {}            // NOLINT(implicit)
-  StringArg(const std::string &s) : text_(s) {}               // NOLINT(implicit)
-  constexpr bool is_id() const { return is_id_; }
-  constexpr StringId id() const { return id_; }
-  constexpr std::string_view text() const { return text_; }
-
- private:
-  StringId id_{};
-  std::string_view text_;
-  bool is_id_ = false;
-};
-
-// Non-owning callable reference (for the stack resolver; avoids std::function allocs).
-template <typename Sig>
-class FunctionRef;
-template <typename R, typename... A>
-class FunctionRef<R(A...)> {
- public:
-  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef>>>
-  FunctionRef(F &&f)  // NOLINT(implicit)
-      : obj_(const_cast<void *>(static_cast<const void *>(&f))),
-        call_([](void *o, A... a) -> R {
-          return (*static_cast<std::remove_reference_t<F> *>(o))(std::forward<A>(a)...);
-        }) {}
-  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
-
- private:
-  void *obj_;
-  R (*call_)(void *, A...);
-};
-
-struct WriterStats {
-  std::uint64_t events = 0;           // timed events written (incl. CPU samples)
-  std::uint64_t cpu_samples = 0;
-  std::uint64_t dropped = 0;          // emit calls that returned != kOk
-  std::uint64_t clamped_timestamps = 0;  // events earlier than their M's previous one (written at that time)
-  std::uint64_t generations = 0;      // finished generations handed to the sink
-  std::uint64_t batches = 0;          // event batches of finished generations
-  std::uint64_t bytes = 0;            // bytes handed to the sink
-  std::uint64_t strings = 0;          // strings defined in finished generations
-  std::uint64_t stacks = 0;           // stacks defined in finished generations
-};
-
-class TraceWriter {
+class TraceWriter final : public EventWriter {
  public:
   // The sink must outlive the writer. Nothing is written until the first generation ends.
   TraceWriter(Sink &sink, WriterOptions options = {});
-  ~TraceWriter();  // does NOT Close(); call Close() to finish the file
+  ~TraceWriter() override;  // does NOT Close(); call Close() to finish the file
   TraceWriter(const TraceWriter &) = delete;
   TraceWriter &operator=(const TraceWriter &) = delete;
 
@@ -116,15 +57,15 @@ class TraceWriter {
   // no sequence state. What the sink holds afterwards is a complete file. The caller must
   // then write statuses for every live G and P again before their next sequenced event.
   // An empty generation is still written (timing batch only).
-  void EndGeneration();
+  void EndGeneration() override;
   void Flush() { EndGeneration(); }  // same thing; name for callers that think in flushes
   // Ends the current generation if anything was emitted in it (or if no generation was
   // ever written, so the file is never empty), then closes the sink. Later calls are
   // dropped with kClosed.
-  void Close();
+  void Close() override;
 
-  std::uint64_t generation() const;         // number of the current (open) generation
-  Version version() const;
+  std::uint64_t generation() const override;         // number of the current (open) generation
+  Version version() const override;
   std::uint64_t tick_divisor() const;
   // Optional: the clock reading for this generation's ClockSnapshot (v25+). Default:
   // mono = earliest event time of the generation, wall = mono + wall_minus_mono_ns.
@@ -133,19 +74,18 @@ class TraceWriter {
   // ---- Tables (current generation) ---------------------------------------------------
   // Interns a string (truncated to its first 1024 bytes, runtime/tracestring.go
   // writeString). "" is always id 0.
-  StringId InternString(std::string_view s);
+  StringId InternString(std::string_view s) override;
   // Interns a stack, leaf frame first. Func/file names are cut to their last 1024 bytes
   // (runtime/tracestack.go makeTraceFrame); at most 128 frames are kept, leaf-most
   // (tracev2.MaxFramesPerStack). An empty stack is kNoStack.
-  StackId InternStack(std::span<const Frame> frames);
+  StackId InternStack(std::span<const Frame> frames) override;
   // Fast path for callers holding raw PCs: the key is the pc list; `resolve` (pcs ->
   // frames, e.g. symbolize and expand inlining, appending to `out`) is called only the
   // first time this pc list is seen in the generation.
-  using PcResolver = FunctionRef<void(std::span<const std::uint64_t> pcs, std::vector<Frame> &out)>;
-  StackId InternStackPcs(std::span<const std::uint64_t> pcs, PcResolver resolve);
+  StackId InternStackPcs(std::span<const std::uint64_t> pcs, PcResolver resolve) override;
   // The same for the pc list [head, pcs...] (the resolver gets it joined), without the
   // caller building it for every lookup.
-  StackId InternStackPcs(std::uint64_t head, std::span<const std::uint64_t> pcs, PcResolver resolve);
+  StackId InternStackPcs(std::uint64_t head, std::span<const std::uint64_t> pcs, PcResolver resolve) override;
 
   // ---- Events --------------------------------------------------------------------------
   // Every event takes the writing thread `m` (its batch; kNoThread for a "no thread"
@@ -158,61 +98,61 @@ class TraceWriter {
   EmitStatus Emit(EventType type, MId m, std::uint64_t ts_ns, std::span<const std::uint64_t> args);
 
   // Procs.
-  EmitStatus ProcsChange(MId m, std::uint64_t ts, std::uint64_t procs, StackId stack = kNoStack);
-  EmitStatus ProcStart(MId m, std::uint64_t ts, PId p, Seq p_seq);
-  EmitStatus ProcStop(MId m, std::uint64_t ts);
-  EmitStatus ProcSteal(MId m, std::uint64_t ts, PId p, Seq p_seq, MId victim);
-  EmitStatus ProcStatusEvent(MId m, std::uint64_t ts, PId p, ProcStatus status);
+  EmitStatus ProcsChange(MId m, std::uint64_t ts, std::uint64_t procs, StackId stack = kNoStack) override;
+  EmitStatus ProcStart(MId m, std::uint64_t ts, PId p, Seq p_seq) override;
+  EmitStatus ProcStop(MId m, std::uint64_t ts) override;
+  EmitStatus ProcSteal(MId m, std::uint64_t ts, PId p, Seq p_seq, MId victim) override;
+  EmitStatus ProcStatusEvent(MId m, std::uint64_t ts, PId p, ProcStatus status) override;
   // Goroutines.
-  EmitStatus GoCreate(MId m, std::uint64_t ts, GId new_g, StackId new_stack, StackId stack);
-  EmitStatus GoCreateSyscall(MId m, std::uint64_t ts, GId new_g);
-  EmitStatus GoCreateBlocked(MId m, std::uint64_t ts, GId new_g, StackId new_stack, StackId stack);  // v23+
-  EmitStatus GoStart(MId m, std::uint64_t ts, GId g, Seq g_seq);
-  EmitStatus GoDestroy(MId m, std::uint64_t ts);
-  EmitStatus GoDestroySyscall(MId m, std::uint64_t ts);
-  EmitStatus GoStop(MId m, std::uint64_t ts, StringArg reason, StackId stack);
-  EmitStatus GoBlock(MId m, std::uint64_t ts, StringArg reason, StackId stack);
-  EmitStatus GoUnblock(MId m, std::uint64_t ts, GId g, Seq g_seq, StackId stack);
-  EmitStatus GoSwitch(MId m, std::uint64_t ts, GId g, Seq g_seq);         // v23+
-  EmitStatus GoSwitchDestroy(MId m, std::uint64_t ts, GId g, Seq g_seq);  // v23+
-  EmitStatus GoSyscallBegin(MId m, std::uint64_t ts, Seq p_seq, StackId stack);
-  EmitStatus GoSyscallEnd(MId m, std::uint64_t ts);
-  EmitStatus GoSyscallEndBlocked(MId m, std::uint64_t ts);
+  EmitStatus GoCreate(MId m, std::uint64_t ts, GId new_g, StackId new_stack, StackId stack) override;
+  EmitStatus GoCreateSyscall(MId m, std::uint64_t ts, GId new_g) override;
+  EmitStatus GoCreateBlocked(MId m, std::uint64_t ts, GId new_g, StackId new_stack, StackId stack) override;  // v23+
+  EmitStatus GoStart(MId m, std::uint64_t ts, GId g, Seq g_seq) override;
+  EmitStatus GoDestroy(MId m, std::uint64_t ts) override;
+  EmitStatus GoDestroySyscall(MId m, std::uint64_t ts) override;
+  EmitStatus GoStop(MId m, std::uint64_t ts, StringArg reason, StackId stack) override;
+  EmitStatus GoBlock(MId m, std::uint64_t ts, StringArg reason, StackId stack) override;
+  EmitStatus GoUnblock(MId m, std::uint64_t ts, GId g, Seq g_seq, StackId stack) override;
+  EmitStatus GoSwitch(MId m, std::uint64_t ts, GId g, Seq g_seq) override;         // v23+
+  EmitStatus GoSwitchDestroy(MId m, std::uint64_t ts, GId g, Seq g_seq) override;  // v23+
+  EmitStatus GoSyscallBegin(MId m, std::uint64_t ts, Seq p_seq, StackId stack) override;
+  EmitStatus GoSyscallEnd(MId m, std::uint64_t ts) override;
+  EmitStatus GoSyscallEndBlocked(MId m, std::uint64_t ts) override;
   // `g_m`: the thread G runs on / is in a syscall on; kNoThread for runnable/waiting.
-  EmitStatus GoStatusEvent(MId m, std::uint64_t ts, GId g, MId g_m, GoStatus status);
-  EmitStatus GoStatusStack(MId m, std::uint64_t ts, GId g, MId g_m, GoStatus status, StackId stack);  // v23+
+  EmitStatus GoStatusEvent(MId m, std::uint64_t ts, GId g, MId g_m, GoStatus status) override;
+  EmitStatus GoStatusStack(MId m, std::uint64_t ts, GId g, MId g_m, GoStatus status, StackId stack) override;  // v23+
   // STW, GC.
-  EmitStatus STWBegin(MId m, std::uint64_t ts, StringArg kind, StackId stack);
-  EmitStatus STWEnd(MId m, std::uint64_t ts);
-  EmitStatus GCActive(MId m, std::uint64_t ts, Seq gc_seq);
-  EmitStatus GCBegin(MId m, std::uint64_t ts, Seq gc_seq, StackId stack);
-  EmitStatus GCEnd(MId m, std::uint64_t ts, Seq gc_seq);
-  EmitStatus GCSweepActive(MId m, std::uint64_t ts, PId p);
-  EmitStatus GCSweepBegin(MId m, std::uint64_t ts, StackId stack);
-  EmitStatus GCSweepEnd(MId m, std::uint64_t ts, std::uint64_t swept_bytes, std::uint64_t reclaimed_bytes);
-  EmitStatus GCMarkAssistActive(MId m, std::uint64_t ts, GId g);
-  EmitStatus GCMarkAssistBegin(MId m, std::uint64_t ts, StackId stack);
-  EmitStatus GCMarkAssistEnd(MId m, std::uint64_t ts);
-  EmitStatus HeapAlloc(MId m, std::uint64_t ts, std::uint64_t bytes);
-  EmitStatus HeapGoal(MId m, std::uint64_t ts, std::uint64_t bytes);
+  EmitStatus STWBegin(MId m, std::uint64_t ts, StringArg kind, StackId stack) override;
+  EmitStatus STWEnd(MId m, std::uint64_t ts) override;
+  EmitStatus GCActive(MId m, std::uint64_t ts, Seq gc_seq) override;
+  EmitStatus GCBegin(MId m, std::uint64_t ts, Seq gc_seq, StackId stack) override;
+  EmitStatus GCEnd(MId m, std::uint64_t ts, Seq gc_seq) override;
+  EmitStatus GCSweepActive(MId m, std::uint64_t ts, PId p) override;
+  EmitStatus GCSweepBegin(MId m, std::uint64_t ts, StackId stack) override;
+  EmitStatus GCSweepEnd(MId m, std::uint64_t ts, std::uint64_t swept_bytes, std::uint64_t reclaimed_bytes) override;
+  EmitStatus GCMarkAssistActive(MId m, std::uint64_t ts, GId g) override;
+  EmitStatus GCMarkAssistBegin(MId m, std::uint64_t ts, StackId stack) override;
+  EmitStatus GCMarkAssistEnd(MId m, std::uint64_t ts) override;
+  EmitStatus HeapAlloc(MId m, std::uint64_t ts, std::uint64_t bytes) override;
+  EmitStatus HeapGoal(MId m, std::uint64_t ts, std::uint64_t bytes) override;
   // Annotations (runtime/trace user API).
-  EmitStatus GoLabel(MId m, std::uint64_t ts, StringArg label);
+  EmitStatus GoLabel(MId m, std::uint64_t ts, StringArg label) override;
   EmitStatus UserTaskBegin(MId m, std::uint64_t ts, TaskId task, TaskId parent, StringArg name,
-                           StackId stack);
-  EmitStatus UserTaskEnd(MId m, std::uint64_t ts, TaskId task, StackId stack);
-  EmitStatus UserRegionBegin(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack);
-  EmitStatus UserRegionEnd(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack);
-  EmitStatus UserLog(MId m, std::uint64_t ts, TaskId task, StringArg key, StringArg value, StackId stack);
+                           StackId stack) override;
+  EmitStatus UserTaskEnd(MId m, std::uint64_t ts, TaskId task, StackId stack) override;
+  EmitStatus UserRegionBegin(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack) override;
+  EmitStatus UserRegionEnd(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack) override;
+  EmitStatus UserLog(MId m, std::uint64_t ts, TaskId task, StringArg key, StringArg value, StackId stack) override;
   // CPU profile sample (absolute time; p = kNoProc, g = kNoGoroutine when none).
-  EmitStatus CPUSample(std::uint64_t ts, MId m, PId p, GId g, StackId stack);
+  EmitStatus CPUSample(std::uint64_t ts, MId m, PId p, GId g, StackId stack) override;
 
   // Bytes held for the current generation (event batches and tables), e.g. to end a
   // generation by size as well as by time.
-  std::size_t buffered_bytes() const;
+  std::size_t buffered_bytes() const override;
 
-  const WriterStats &stats() const;
+  const WriterStats &stats() const override;
   // Text of the last dropped event's problem ("" if none), for logs.
-  const std::string &last_error() const;
+  const std::string &last_error() const override;
 
  private:
   struct Impl;

@@ -6,12 +6,16 @@
 // without the kernel, the ring or the target: the part of a recording's cost that is ours.
 //
 //   gotraced-replay --records FILE [--passes N] [--out TRACE] [--drain-ms 64]
+//                   [--generation-ms MS] [--flight DUMP --flight-from K]
 //
 // Each pass starts a fresh pipeline (the binary analysis is done once) and writes to a
 // sink that only counts bytes; --out writes the first pass's trace to a file as well (for
 // tracecheck). Prints per pass and a last line for scripts:
 //   RESULT records=R events=E events_per_sec=X records_per_sec=Y us_per_event=Z dropped=0
 // (best pass by thread CPU time; dropped = events the writer refused: exit 1 if any).
+// --flight: the first pass also feeds a flight recorder (service/flight_recorder.h) and
+// writes the dump its endpoint would serve when its oldest generation is K (for the
+// legacy formats: restart prelude + rebased generations; tests/suites/51-fidelity-legacy.sh).
 #include <fmt/format.h>
 #include <time.h>
 
@@ -20,6 +24,7 @@
 #include <string>
 
 #include "daemon/capture/capture.h"
+#include "daemon/service/flight_recorder.h"
 #include "daemon/session/pipeline.h"
 #include "daemon/session/record_file.h"
 #include "encoder/sink.h"
@@ -65,6 +70,9 @@ int main(int argc, char **argv) {
   std::string records_path, out_path;
   int passes = 3;
   double drain_ms = 64;  // a quiet ring's drain interval (ring_consumer.h)
+  double generation_ms = 1000;
+  std::string flight_path;
+  std::uint64_t flight_from = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -72,6 +80,9 @@ int main(int argc, char **argv) {
     else if (a == "--out") out_path = next();
     else if (a == "--passes") passes = std::atoi(next().c_str());
     else if (a == "--drain-ms") drain_ms = std::atof(next().c_str());
+    else if (a == "--generation-ms") generation_ms = std::atof(next().c_str());
+    else if (a == "--flight") flight_path = next();
+    else if (a == "--flight-from") flight_from = std::strtoull(next().c_str(), nullptr, 10);
     else {
       std::fprintf(stderr, "usage: %s --records FILE [--passes N] [--out TRACE] [--drain-ms MS]\n", argv[0]);
       return 2;
@@ -109,6 +120,7 @@ int main(int argc, char **argv) {
   pc.version = static_cast<encoder::Version>(std::atoi(Meta(*file, "version", "26").c_str()));
   pc.launched = Meta(*file, "launched") == "1";
   pc.cpu_samples = Meta(*file, "cpu_samples") == "1";
+  pc.generation_period = std::chrono::nanoseconds(static_cast<std::int64_t>(generation_ms * 1e6));
   const auto drain_ns = static_cast<std::uint64_t>(drain_ms * 1e6);
 
   double best = 0;
@@ -116,7 +128,11 @@ int main(int argc, char **argv) {
   for (int pass = 0; pass < passes; ++pass) {
     std::unique_ptr<encoder::FileSink> fs;
     if (pass == 0 && !out_path.empty()) fs = std::make_unique<encoder::FileSink>(out_path);
-    CountingSink sink(fs.get());
+    service::FlightStore store(std::size_t{1} << 32);
+    std::shared_ptr<service::FlightRecorder> rec;
+    if (pass == 0 && !flight_path.empty()) rec = store.Create(1, service::FlightWindow{1e9, std::size_t{1} << 32});
+    CountingSink sink(rec ? static_cast<encoder::Sink *>(rec.get()) : fs.get());
+    pc.legacy_restart = rec.get();
     const double t0 = ThreadCpuSeconds();
     {
       session::RecordPipeline p(sink, pc);
@@ -134,6 +150,24 @@ int main(int argc, char **argv) {
       p.Finish(p.max_ts());
       events = p.writer().stats().events;
       dropped = p.writer().stats().dropped;
+    }
+    if (rec) {
+      service::FlightRecorder::Dump d = rec->Snapshot();
+      const std::size_t held = d.generations.size();
+      while (!d.generations.empty() && d.generations.front().gen < flight_from) d.generations.erase(d.generations.begin());
+      std::vector<std::uint8_t> bytes = service::Concatenate(d);
+      std::FILE *f = std::fopen(flight_path.c_str(), "wb");
+      const bool ok = f && !bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+      if (f) std::fclose(f);
+      std::printf("flight dump: generations %llu..%llu of %zu held, %zu bytes -> %s\n",
+                  static_cast<unsigned long long>(d.generations.empty() ? 0 : d.generations.front().gen),
+                  static_cast<unsigned long long>(d.generations.empty() ? 0 : d.generations.back().gen), held,
+                  bytes.size(), flight_path.c_str());
+      if (!ok || d.generations.empty()) {
+        std::fprintf(stderr, "gotraced-replay: no flight dump from generation %llu\n",
+                     static_cast<unsigned long long>(flight_from));
+        return 1;
+      }
     }
     const double dt = ThreadCpuSeconds() - t0;
     const double eps = static_cast<double>(events) / dt;

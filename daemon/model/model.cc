@@ -50,7 +50,7 @@ std::string_view RecordKindName(RecordKind k) {
   return "?";
 }
 
-Model::Model(encoder::TraceWriter &writer, Symbolizer *symbolizer, ModelOptions options)
+Model::Model(encoder::EventWriter &writer, Symbolizer *symbolizer, ModelOptions options)
     : w_(writer), stacks_(writer, symbolizer), opt_(options) {
   first_gen_ = w_.generation();
 }

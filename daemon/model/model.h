@@ -44,7 +44,7 @@
 #include "daemon/model/stack_pool.h"
 #include "daemon/model/stack_builder.h"
 #include "daemon/model/symbolizer.h"
-#include "encoder/trace_writer.h"
+#include "encoder/event_writer.h"
 
 namespace gotraced::model {
 
@@ -84,7 +84,7 @@ struct ModelStats {
 
 class Model {
  public:
-  Model(encoder::TraceWriter &writer, Symbolizer *symbolizer, ModelOptions options = {});
+  Model(encoder::EventWriter &writer, Symbolizer *symbolizer, ModelOptions options = {});
   ~Model();
   Model(const Model &) = delete;
   Model &operator=(const Model &) = delete;
@@ -195,7 +195,7 @@ class Model {
   bool IntroduceG(const Record &r, Goid g, encoder::GoStatus want);
   bool EnsureKnownTarget(const Record &r, Goid g);
 
-  encoder::TraceWriter &w_;
+  encoder::EventWriter &w_;
   StackBuilder stacks_;
   ModelOptions opt_;
   SchedState st_;

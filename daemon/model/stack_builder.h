@@ -17,13 +17,13 @@
 #include "daemon/model/flat_map.h"
 #include "daemon/model/symbolizer.h"
 #include "encoder/trace_types.h"
-#include "encoder/trace_writer.h"
+#include "encoder/event_writer.h"
 
 namespace gotraced::model {
 
 class StackBuilder {
  public:
-  StackBuilder(encoder::TraceWriter &writer, Symbolizer *symbolizer) : writer_(writer), sym_(symbolizer) {}
+  StackBuilder(encoder::EventWriter &writer, Symbolizer *symbolizer) : writer_(writer), sym_(symbolizer) {}
 
   // kNoStack for an empty stack or when there is no symbolizer.
   encoder::StackId Build(std::span<const std::uint64_t> pcs, std::uint32_t skip, bool goroutine1);
@@ -41,7 +41,7 @@ class StackBuilder {
   void Resolve(std::span<const std::uint64_t> key, std::vector<encoder::Frame> &out);
   const std::vector<encoder::Frame> &FramesFor(std::uint64_t pc);
 
-  encoder::TraceWriter &writer_;
+  encoder::EventWriter &writer_;
   Symbolizer *sym_;
   FlatMap<std::uint64_t, std::vector<encoder::Frame>> pc_cache_;
   std::vector<encoder::Frame> scratch_;

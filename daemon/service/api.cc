@@ -87,23 +87,32 @@ void Forbidden(Service &svc, ResponseWriter &w, const Peer &peer, pid_t pid) {
   Error(w, 403, fmt::format("forbidden: only root and the owner of pid {} may read its trace", pid));
 }
 
-// Streams header + chunks; Begin() only once there is something valid to send.
+// Streams header + chunks; Begin() only once there is something valid to send. The
+// chunker adds a legacy format's restart prelude and rebases its generations when the
+// stream starts after the first one (flight_recorder.h TraceChunker).
 struct TraceStream {
   ResponseWriter &w;
   pid_t pid;
   std::string_view kind;
   bool begun = false;
   std::uint64_t last_gen = 0;
+  TraceChunker chunker{};
+  std::vector<std::uint8_t> buf{};
 
   bool Send(const std::vector<std::uint8_t> &header, const GenerationChunk &c) {
     if (!begun) {
       if (header.empty()) return false;
       begun = true;
       if (!w.Begin(200, kTrace, TraceHeaders(pid, kind))) return false;
-      if (!w.Chunk(header)) return false;
     }
     last_gen = c.gen;
-    return w.Chunk(*c.bytes);
+    buf.clear();
+    std::string err;
+    if (!chunker.Next(header, c, buf, &err)) {
+      spdlog::warn("endpoint: pid {}: generation {}: {}", pid, c.gen, err);
+      return false;
+    }
+    return w.Chunk(buf);
   }
 };
 

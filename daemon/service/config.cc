@@ -189,7 +189,7 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");
     auto v = TraceVersionFromText(*text);
-    if (!v) Fail(*n, fmt::format("flight.trace_version: \"{}\" is not one of auto, go1.22, go1.23, go1.25, go1.26", *text));
+    if (!v) Fail(*n, fmt::format("flight.trace_version: \"{}\" is not one of auto, go1.19, go1.21, go1.22, go1.23, go1.25, go1.26", *text));
     c.trace_version = *v;
   }
   if (auto v = s.Positive("ring_mb", 4096)) c.ring_bytes = Megabytes(*v);

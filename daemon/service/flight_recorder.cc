@@ -33,7 +33,9 @@ void FlightRecorder::WriteGeneration(std::uint64_t gen, std::span<const std::uin
   const Clock::time_point now = Clock::now();
   {
     std::lock_guard<std::mutex> lock(store_.mu_);
-    GenerationChunk c{gen, std::move(copy), last_end_, now};
+    GenerationChunk c{gen, std::move(copy), last_end_, now, nullptr};
+    if (pending_restart_ && pending_restart_gen_ == gen) c.legacy_restart = std::move(pending_restart_);
+    pending_restart_.reset();
     last_end_ = now;
     counters_.generations_received++;
     counters_.bytes_received += c.size();
@@ -53,6 +55,13 @@ void FlightRecorder::WriteGeneration(std::uint64_t gen, std::span<const std::uin
     store_.EnforceLocked();
   }
   store_.cv_.notify_all();
+}
+
+void FlightRecorder::WriteLegacyPrelude(std::uint64_t gen, const encoder::LegacyRestart &restart) {
+  auto stored = std::make_shared<const encoder::StoredLegacyRestart>(encoder::StoredLegacyRestart::From(restart));
+  std::lock_guard<std::mutex> lock(store_.mu_);
+  pending_restart_ = std::move(stored);
+  pending_restart_gen_ = gen;
 }
 
 void FlightRecorder::Close() {
@@ -213,9 +222,27 @@ StoreStats FlightStore::Stats() const {
 }
 
 std::vector<std::uint8_t> Concatenate(const FlightRecorder::Dump &d) {
-  std::vector<std::uint8_t> out = d.header;
-  for (const GenerationChunk &g : d.generations) out.insert(out.end(), g.bytes->begin(), g.bytes->end());
+  std::vector<std::uint8_t> out;
+  TraceChunker chunker;
+  for (const GenerationChunk &g : d.generations)
+    if (!chunker.Next(d.header, g, out)) return {};
+  if (d.generations.empty()) out = d.header;
   return out;
+}
+
+bool TraceChunker::Next(const std::vector<std::uint8_t> &header, const GenerationChunk &c,
+                        std::vector<std::uint8_t> &out, std::string *error) {
+  if (!started_) {
+    started_ = true;
+    out.insert(out.end(), header.begin(), header.end());
+    if (c.legacy_restart) {
+      rebaser_ = std::make_unique<encoder::LegacyRebaser>(*c.legacy_restart);
+      out.insert(out.end(), c.legacy_restart->prelude.begin(), c.legacy_restart->prelude.end());
+    }
+  }
+  if (rebaser_) return rebaser_->Rewrite(*c.bytes, out, error);
+  out.insert(out.end(), c.bytes->begin(), c.bytes->end());
+  return true;
 }
 
 }  // namespace gotraced::service

@@ -34,6 +34,8 @@
 #include <span>
 #include <vector>
 
+#include "encoder/legacy_rebase.h"
+#include "encoder/legacy_writer.h"
 #include "encoder/sink.h"
 
 namespace gotraced::service {
@@ -46,7 +48,12 @@ struct GenerationChunk {
   Bytes bytes;
   Clock::time_point started;   // when the previous generation ended (or recording began)
   Clock::time_point finished;  // when the writer handed it over
-  std::size_t size() const { return bytes ? bytes->size() : 0; }
+  // Legacy formats (go1.19/go1.21), generations after the first: what a trace that starts
+  // here needs before it (encoder/legacy_rebase.h). Null otherwise.
+  std::shared_ptr<const encoder::StoredLegacyRestart> legacy_restart;
+  std::size_t size() const {
+    return (bytes ? bytes->size() : 0) + (legacy_restart ? legacy_restart->prelude.size() : 0);
+  }
 };
 
 struct FlightWindow {
@@ -69,7 +76,9 @@ struct FlightStats {
 
 class FlightStore;
 
-class FlightRecorder final : public encoder::Sink {
+// Also a LegacyRestartSink: a legacy-format writer hands it each generation's restart
+// prelude, so a dump or a stream may start at any generation held.
+class FlightRecorder final : public encoder::Sink, public encoder::LegacyRestartSink {
  public:
   ~FlightRecorder() override;
   FlightRecorder(const FlightRecorder &) = delete;
@@ -79,6 +88,8 @@ class FlightRecorder final : public encoder::Sink {
   void WriteHeader(std::span<const std::uint8_t> header) override;
   void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override;
   void Close() override;
+  // encoder::LegacyRestartSink (called right before WriteGeneration of `gen`).
+  void WriteLegacyPrelude(std::uint64_t gen, const encoder::LegacyRestart &restart) override;
 
   void SetWindow(FlightWindow w);
   FlightWindow window() const;
@@ -130,6 +141,8 @@ class FlightRecorder final : public encoder::Sink {
   std::size_t ring_bytes_ = 0;
   Clock::time_point last_end_;
   bool closed_ = false;
+  std::shared_ptr<const encoder::StoredLegacyRestart> pending_restart_;  // for generation pending_restart_gen_
+  std::uint64_t pending_restart_gen_ = 0;
   FlightStats counters_;
   std::vector<Subscription *> subs_;
 };
@@ -167,7 +180,24 @@ class FlightStore {
   std::uint64_t evicted_bytes_ = 0;
 };
 
-// The bytes of a dump as one trace file (header + generations), for tests and tools.
+// The bytes of a dump as one trace file (header + generations, or for a legacy format
+// that starts after its first generation, header + restart prelude + the generations
+// rebased: encoder/legacy_rebase.h), for tests and tools.
 std::vector<std::uint8_t> Concatenate(const FlightRecorder::Dump &d);
+
+// Turns a run of consecutive generations into trace bytes as they are streamed: the
+// first Next() returns the header (and, legacy formats, the restart prelude) with the
+// first generation; legacy generations after a late start are rebased.
+class TraceChunker {
+ public:
+  // The bytes to send for `c`, after those of the chunks before it. False on a legacy
+  // generation that cannot be rebased (*error says why).
+  bool Next(const std::vector<std::uint8_t> &header, const GenerationChunk &c, std::vector<std::uint8_t> &out,
+            std::string *error = nullptr);
+
+ private:
+  bool started_ = false;
+  std::unique_ptr<encoder::LegacyRebaser> rebaser_;
+};
 
 }  // namespace gotraced::service

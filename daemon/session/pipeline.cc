@@ -11,6 +11,7 @@
 #include "daemon/procmem/snapshot.h"
 #include "daemon/session/gobin_symbolizer.h"
 #include "daemon/session/snapshot_convert.h"
+#include "encoder/trace_writer.h"
 
 namespace gotraced::session {
 namespace {
@@ -31,10 +32,23 @@ constexpr std::uint32_t kAdvanceEvery = 256;
 RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) : cfg_(cfg) {
   const gobin::GoBinary &bin = *cfg.bin;
   const gobin::RuntimeLayout &layout = *cfg.layout;
-  encoder::WriterOptions wo;
-  wo.version = cfg.version;
-  wo.tick_divisor = cfg.tick_divisor ? cfg.tick_divisor : 64;
-  writer_ = std::make_unique<encoder::TraceWriter>(sink, wo);
+  if (encoder::IsLegacy(cfg.version)) {
+    encoder::LegacyWriterOptions lo;
+    lo.version = cfg.version;
+    lo.tick_divisor = cfg.tick_divisor ? cfg.tick_divisor : 64;
+    if (!cfg.launched && cfg.snapshot && cfg.snapshot->gomaxprocs > 0)
+      lo.gomaxprocs = static_cast<std::uint64_t>(cfg.snapshot->gomaxprocs);
+    // A sink that keeps a window of generations (the flight recorder) takes each one's
+    // restart prelude by being a LegacyRestartSink too.
+    encoder::LegacyRestartSink *restart = cfg.legacy_restart;
+    if (!restart) restart = dynamic_cast<encoder::LegacyRestartSink *>(&sink);
+    writer_ = std::make_unique<encoder::LegacyTraceWriter>(sink, lo, restart);
+  } else {
+    encoder::WriterOptions wo;
+    wo.version = cfg.version;
+    wo.tick_divisor = cfg.tick_divisor ? cfg.tick_divisor : 64;
+    writer_ = std::make_unique<encoder::TraceWriter>(sink, wo);
+  }
   sym_ = std::make_unique<GobinSymbolizer>(bin, cfg.load_bias);
 
   model::ModelOptions mo;

@@ -25,7 +25,8 @@
 #include "daemon/model/model.h"
 #include "daemon/model/record_decoder.h"
 #include "encoder/sink.h"
-#include "encoder/trace_writer.h"
+#include "encoder/event_writer.h"
+#include "encoder/legacy_writer.h"
 
 namespace gotraced::gobin {
 class GoBinary;
@@ -62,6 +63,9 @@ struct PipelineConfig {
   bool cpu_samples = false;                        // --cpu-hz > 0
   // Every repair the model makes, described (debug logs); may be empty.
   std::function<void(const std::string &)> on_repair;
+  // Legacy formats: where a generation's restart prelude goes (encoder/legacy_writer.h),
+  // or null: then the sink, if it is a LegacyRestartSink (the flight recorder). Caller-owned.
+  encoder::LegacyRestartSink *legacy_restart = nullptr;
   // GOTRACED_DEBUG_RECORDS: each capture record and its decoded model records, a line
   // each (caller-owned, may be null).
   std::FILE *record_log = nullptr;
@@ -90,13 +94,15 @@ class RecordPipeline {
 
   const model::Model &model() const { return *model_; }
   const model::RecordDecoder &decoder() const { return *decoder_; }
-  const encoder::TraceWriter &writer() const { return *writer_; }
+  const encoder::EventWriter &writer() const { return *writer_; }
   std::uint64_t max_ts() const { return max_ts_; }
 
  private:
   PipelineConfig cfg_;
   model::StackPool stack_pool_;  // the records' stack vectors, decoder -> model -> decoder
-  std::unique_ptr<encoder::TraceWriter> writer_;
+  // TraceWriter for the v2 versions, LegacyTraceWriter for go1.19 / go1.21: the same
+  // model feeds either (encoder/event_writer.h).
+  std::unique_ptr<encoder::EventWriter> writer_;
   std::unique_ptr<GobinSymbolizer> sym_;
   std::unique_ptr<model::Model> model_;
   std::unique_ptr<model::RecordDecoder> decoder_;

@@ -42,6 +42,8 @@ std::optional<TraceVersion> ParseTraceVersion(std::string_view text) {
   if (t == "auto" || t.empty()) return TraceVersion::kAuto;
   if (t.rfind("go", 0) == 0) t = t.substr(2);
   if (t.rfind("1.", 0) == 0) t = t.substr(2);
+  if (t == "19" || t == "20") return TraceVersion::kGo119;
+  if (t == "21") return TraceVersion::kGo121;
   if (t == "22") return TraceVersion::kGo122;
   if (t == "23" || t == "24") return TraceVersion::kGo123;
   if (t == "25") return TraceVersion::kGo125;
@@ -52,6 +54,8 @@ std::optional<TraceVersion> ParseTraceVersion(std::string_view text) {
 std::string_view TraceVersionName(TraceVersion v) {
   switch (v) {
     case TraceVersion::kAuto: return "auto";
+    case TraceVersion::kGo119: return "go1.19";
+    case TraceVersion::kGo121: return "go1.21";
     case TraceVersion::kGo122: return "go1.22";
     case TraceVersion::kGo123: return "go1.23";
     case TraceVersion::kGo125: return "go1.25";
@@ -68,9 +72,12 @@ std::uint64_t MonoNow() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// The format the target's own runtime/trace writes (shared/docs/go-trace-format.md §1.2).
+// The format the target's own runtime/trace writes (shared/docs/go-trace-format.md §1.2):
+// up to Go 1.21 the legacy format (go1.20 wrote "go 1.19 trace"), from 1.22 v2.
 encoder::Version VersionFor(TraceVersion v, int go_minor) {
   switch (v) {
+    case TraceVersion::kGo119: return encoder::Version::kGo119;
+    case TraceVersion::kGo121: return encoder::Version::kGo121;
     case TraceVersion::kGo122: return encoder::Version::kGo122;
     case TraceVersion::kGo123: return encoder::Version::kGo123;
     case TraceVersion::kGo125: return encoder::Version::kGo125;
@@ -80,7 +87,9 @@ encoder::Version VersionFor(TraceVersion v, int go_minor) {
   if (go_minor >= 26) return encoder::Version::kGo126;
   if (go_minor == 25) return encoder::Version::kGo125;
   if (go_minor >= 23) return encoder::Version::kGo123;
-  return encoder::Version::kGo122;
+  if (go_minor == 22) return encoder::Version::kGo122;
+  if (go_minor == 21) return encoder::Version::kGo121;
+  return encoder::Version::kGo119;
 }
 
 // Session::Stats() is at most this old while recording (the status line redraws every
@@ -229,7 +238,7 @@ struct Session::Impl {
   void UpdateStats(const capture::CaptureStats &cs, bool final = false) {
     std::lock_guard<std::mutex> lock(mu);
     const model::Model *model = &pipe->model();
-    const encoder::TraceWriter *writer = &pipe->writer();
+    const encoder::EventWriter *writer = &pipe->writer();
     const model::RecordDecoder *decoder = &pipe->decoder();
     stats.records = cs.consumer.records;
     stats.records_lost = std::max(lost_seen, KnownLost(cs, final));

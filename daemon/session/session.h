@@ -33,9 +33,10 @@ namespace gotraced::session {
 // Format of the written trace. kAuto: the format the target's own runtime/trace would
 // write (go1.22 -> 22, go1.23/go1.24 -> 23, go1.25 -> 25, go1.26 and later -> 26;
 // older targets -> 22). See shared/docs/go-trace-format.md §1.
-enum class TraceVersion : std::uint8_t { kAuto, kGo122, kGo123, kGo125, kGo126 };
+enum class TraceVersion : std::uint8_t { kAuto, kGo119, kGo121, kGo122, kGo123, kGo125, kGo126 };
 
-// "auto", "go1.22", "go1.23", "go1.25", "go1.26" (also "1.22", "22" ...). nullopt if unknown.
+// "auto", "go1.19", "go1.21" (the legacy format), "go1.22", "go1.23", "go1.25", "go1.26"
+// (also "1.22", "22" ...). nullopt if unknown.
 std::optional<TraceVersion> ParseTraceVersion(std::string_view text);
 std::string_view TraceVersionName(TraceVersion v);
 

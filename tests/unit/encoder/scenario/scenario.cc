@@ -83,7 +83,7 @@ constexpr int kStackShapes = 40;
 
 class Sim {
  public:
-  Sim(const ScenarioConfig &cfg, TraceWriter &w) : cfg_(cfg), w_(w), rng_(cfg.seed) {
+  Sim(const ScenarioConfig &cfg, EventWriter &w) : cfg_(cfg), w_(w), rng_(cfg.seed) {
     v23_ = cfg.version >= Version::kGo123;
     x_.version = fmt::format("go1.{}", static_cast<int>(cfg.version));
     for (int i = 0; i < kFramePool; ++i) {
@@ -742,7 +742,7 @@ class Sim {
   }
 
   ScenarioConfig cfg_;
-  TraceWriter &w_;
+  EventWriter &w_;
   std::mt19937_64 rng_;
   bool v23_ = false;
   ExpectedSummary x_;
@@ -768,6 +768,6 @@ class Sim {
 
 }  // namespace
 
-ScenarioResult RunScenario(const ScenarioConfig &cfg, TraceWriter &writer) { return Sim(cfg, writer).Run(); }
+ScenarioResult RunScenario(const ScenarioConfig &cfg, EventWriter &writer) { return Sim(cfg, writer).Run(); }
 
 }  // namespace gotraced::encoder::scenario

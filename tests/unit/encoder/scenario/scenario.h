@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "encoder/event_writer.h"
 #include "encoder/trace_writer.h"
 #include "tests/unit/encoder/scenario/expected_summary.h"
 
@@ -43,6 +44,6 @@ struct ScenarioResult {
 };
 
 // Runs the scenario into `writer` (which must be fresh and use cfg.version) and closes it.
-ScenarioResult RunScenario(const ScenarioConfig &cfg, TraceWriter &writer);
+ScenarioResult RunScenario(const ScenarioConfig &cfg, EventWriter &writer);
 
 }  // namespace gotraced::encoder::scenario

@@ -2,7 +2,7 @@
 // encoder, plus the counts Go's parser must report; and compares those counts with
 // tests/tracecheck's JSON. Driven by tests/suites/20-encoder-property.sh.
 //
-//   scenario_gen run --seed N --version 22|23|25|26 --out FILE [--expect FILE]
+//   scenario_gen run --seed N --version 19|21|22|23|25|26 --out FILE [--expect FILE]
 //                    [--gens G] [--steps S] [--break KIND] [--verbose]
 //   scenario_gen compare EXPECTED.json TRACECHECK.json
 //
@@ -11,10 +11,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <span>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "encoder/legacy_rebase.h"
+#include "encoder/legacy_writer.h"
 #include "encoder/trace_writer.h"
 #include "tests/unit/encoder/scenario/flat_json.h"
 #include "tests/unit/encoder/scenario/scenario.h"
@@ -28,7 +33,7 @@ int Usage() {
   std::fprintf(stderr,
                "usage: scenario_gen run --seed N --version V --out FILE [--expect FILE] [--gens G] [--steps S]\n"
                "                        [--break missing-status|wrong-seq|new-goroutine-status|missing-eog] "
-               "[--verbose]\n"
+               "[--verbose] [--from-gen K]\n"
                "       scenario_gen compare EXPECTED.json TRACECHECK.json\n");
   return 2;
 }
@@ -53,6 +58,7 @@ int Run(int argc, char **argv) {
   ScenarioConfig cfg;
   std::string out, expect;
   bool verbose = false;
+  std::uint64_t from_gen = 1;  // legacy: write the trace a flight-recorder dump from K would hold
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -63,6 +69,7 @@ int Run(int argc, char **argv) {
     else if (a == "--out") out = next();
     else if (a == "--expect") expect = next();
     else if (a == "--verbose") verbose = true;
+    else if (a == "--from-gen") from_gen = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--break") {
       std::string k = next();
       if (k == "missing-status") cfg.breakage = Breakage::kMissingStatus;
@@ -75,14 +82,30 @@ int Run(int argc, char **argv) {
     }
   }
   int v = static_cast<int>(cfg.version);
-  if (out.empty() || (v != 22 && v != 23 && v != 25 && v != 26) || cfg.generations < 2) return Usage();
+  if (out.empty() || (v != 19 && v != 21 && v != 22 && v != 23 && v != 25 && v != 26) || cfg.generations < 2)
+    return Usage();
 
   MemorySink sink;
   WriterOptions opts;
   opts.version = cfg.version;
   opts.tick_divisor = 64;
   opts.wall_minus_mono_ns = 1'700'000'000'000'000'000;
-  TraceWriter writer(sink, opts);
+  // 19 and 21: the same scenario through the legacy writer (its output is checked by Go
+  // 1.19's / 1.21's own parser in tests/suites/20-encoder-property.sh; the expected
+  // counts are v2's and not compared).
+  std::unique_ptr<EventWriter> w;
+  struct Restarts final : LegacyRestartSink {
+    std::map<std::uint64_t, StoredLegacyRestart> by_gen;
+    void WriteLegacyPrelude(std::uint64_t gen, const LegacyRestart &r) override {
+      by_gen[gen] = StoredLegacyRestart::From(r);
+    }
+  } restarts;
+  if (IsLegacy(cfg.version))
+    w = std::make_unique<LegacyTraceWriter>(sink, LegacyWriterOptions{.version = cfg.version, .tick_divisor = 64},
+                                            &restarts);
+  else
+    w = std::make_unique<TraceWriter>(sink, opts);
+  EventWriter &writer = *w;
   ScenarioResult r;
   try {
     r = RunScenario(cfg, writer);
@@ -92,7 +115,33 @@ int Run(int argc, char **argv) {
   }
   std::size_t n = sink.bytes().size();
   if (cfg.breakage == Breakage::kMissingEndOfGeneration && n > 0 && sink.bytes().back() == 0x34) --n;
-  if (!WriteAll(out, sink.bytes().data(), n)) {
+  const std::uint8_t *data = sink.bytes().data();
+  std::vector<std::uint8_t> dump;
+  if (from_gen > 1) {
+    // What FlightRecorder hands out when its oldest generation is K (legacy_rebase.h).
+    const auto &offs = sink.generation_offsets();
+    auto it = restarts.by_gen.find(from_gen);
+    if (!IsLegacy(cfg.version) || it == restarts.by_gen.end() || from_gen > offs.size()) {
+      std::fprintf(stderr, "scenario_gen: --from-gen %llu: needs a legacy version and that generation\n",
+                   static_cast<unsigned long long>(from_gen));
+      return 1;
+    }
+    std::span<const std::uint8_t> all(sink.bytes());
+    std::vector<std::span<const std::uint8_t>> gens;
+    for (std::size_t g = from_gen - 1; g < offs.size(); ++g) {
+      std::size_t end = g + 1 < offs.size() ? offs[g + 1] : all.size();
+      gens.push_back(all.subspan(offs[g], end - offs[g]));
+    }
+    std::string err;
+    dump = LegacyTraceFrom(all.first(16), it->second, gens, &err);
+    if (dump.empty()) {
+      std::fprintf(stderr, "scenario_gen: %s\n", err.c_str());
+      return 1;
+    }
+    data = dump.data();
+    n = dump.size();
+  }
+  if (!WriteAll(out, data, n)) {
     std::fprintf(stderr, "scenario_gen: cannot write %s\n", out.c_str());
     return 1;
   }

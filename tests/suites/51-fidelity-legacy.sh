@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Fidelity of the legacy trace format (issue 17): Go 1.19 and 1.21 targets, recorded with
+# the default --trace-version auto, which for them is their own runtime's format ("go 1.19
+# trace" / "go 1.21 trace", encoder/legacy_writer.h).
+#
+# For each version and workload of tests/fidelity/targets the target runs under gotraced
+# (launch mode; midrun: attached with --pid) while it writes its own runtime/trace, and
+# every file gotraced writes must:
+#   * carry that version's header;
+#   * parse with the readers users have: Debian's Go 1.19 (for go1.19 files) and 1.21
+#     `go tool trace -d` and `-pprof=sched|sync|net|syscall`, the machine's Go 1.26
+#     `go tool trace -d=parsed`, and golang.org/x/exp/trace (tracecheck);
+#   * match the in-process trace of the same run: tracecompare with suite 50's thresholds
+#     (fid_check_pair), and, the reference being in this very format, event by event
+#     (tests/fidelity/legacy_events.py: per goroutine, the reference's events matched in
+#     order by ours, >= 95%; the GC/STW sequence likewise).
+# Then a flight-recorder dump that starts after the first generation (what `gotraced
+# serve` hands out: restart prelude + rebased generations, encoder/legacy_rebase.h) of a
+# recording cut every 100 ms must parse with the same readers.
+# Artifacts: $GOTRACED_BUILD/fidelity-legacy/runs/<version>/<workload>/.
+set -euo pipefail
+ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${GOTRACED_BUILD:-$ROOT/build}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+# shellcheck source=../fidelity/lib.sh
+source "$ROOT/tests/fidelity/lib.sh"
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
+SUITE=51-fidelity-legacy
+GOTRACED=$BUILD/cli/gotraced
+TOOLS=$BUILD/tools
+FID=$BUILD/fidelity-legacy
+RUNS=$FID/runs
+GO119=/usr/lib/go-1.19/bin/go
+GO121=/usr/lib/go-1.21/bin/go
+GO126=${GO126:-go}
+read -r -a versions <<<"${LEGACY_VERSIONS:-go1.19 go1.21}"
+# gc is left out: the model's GC decoding on 1.21 differs from the runtime (GoSched
+# written as GoPreempt for goschedIfBusy, block stacks in the GC's own parks: docs/versions.md).
+read -r -a workloads <<<"${LEGACY_WORKLOADS:-pingpong mutex select syscalls spawn midrun annotations}"
+RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
+
+need_gotraced
+build_tools
+for g in "$GO119" "$GO121"; do
+  [[ -x $g ]] || { echo "FAIL $SUITE: $g missing (scripts/install-deps.sh installs golang-1.19-go, golang-1.21-go)"; exit 1; }
+done
+bash "$ROOT/tests/fidelity/build-targets.sh" "$FID/targets" "${versions[@]}"
+rm -rf "$RUNS"
+mkdir -p "$RUNS"
+fail=0
+declare -a rows=()
+
+# check_readers VERSION FILE DIR: every reader accepts FILE; the reason of the first
+# that does not in $READ_ERR.
+check_readers() {
+  local v=$1 f=$2 dir=$3 k g
+  READ_ERR=
+  local gos=("$GO121")
+  [[ $v == go1.19 ]] && gos=("$GO119" "$GO121")
+  for g in "${gos[@]}"; do
+    if ! "$g" tool trace -d "$f" >"$dir/d.txt" 2>"$dir/d.err"; then
+      READ_ERR="$($g version | cut -d' ' -f3) go tool trace -d: $(grep -v Parsing "$dir/d.err" | head -n1)"
+      return 1
+    fi
+    for k in sched sync net syscall; do
+      if ! "$g" tool trace -pprof="$k" "$f" >"$dir/$k.pprof" 2>"$dir/p.err"; then
+        READ_ERR="$($g version | cut -d' ' -f3) go tool trace -pprof=$k: $(grep -v Parsing "$dir/p.err" | head -n1)"
+        return 1
+      fi
+    done
+  done
+  if ! $GO126 tool trace -d=parsed "$f" >/dev/null 2>"$dir/d126.err"; then
+    READ_ERR="$($GO126 version | cut -d' ' -f3) go tool trace -d=parsed: $(head -n1 "$dir/d126.err")"
+    return 1
+  fi
+  if ! "$TOOLS/tracecheck" "$f" >"$dir/check.json" 2>"$dir/check.err"; then
+    READ_ERR="tracecheck (x/exp/trace): $(head -n1 "$dir/check.err")"
+    return 1
+  fi
+}
+
+run_one() {
+  local v=$1 w=$2 dir=$RUNS/$1/$2
+  mkdir -p "$dir/tmp"
+  local ref=$dir/ref.trace ours=$dir/ours.trace log=$dir/gotraced.log bin=$FID/targets/$v/fidelity err=
+  local t0=$SECONDS
+  if [[ ! -x $bin ]]; then
+    err="no target binary ($bin)"
+  elif [[ $w == midrun ]]; then
+    fid_midrun "$log" "$ours" "$RUN_TIMEOUT" "$GOTRACED" -- "$bin" -workload midrun -reftrace "$ref" || err=$FID_ERR
+  else
+    fid_launch "$log" "$ours" "$RUN_TIMEOUT" "$GOTRACED" -- "$bin" -workload "$w" -reftrace "$ref" -tmpdir "$dir/tmp" ||
+      err=$FID_ERR
+  fi
+  rm -rf "$dir/tmp"
+  local want="go 1.${v#go1.} trace"
+  if [[ -z $err && "$(head -c 13 "$ours")" != "$want" ]]; then err="header is '$(head -c 13 "$ours")', want '$want'"; fi
+  if [[ -z $err ]] && ! check_readers "$v" "$ours" "$dir"; then err=$READ_ERR; fi
+  local cmp=- ev=-
+  if [[ -z $err ]]; then
+    if ! fid_check_pair "$dir" "$ref" "$ours" --tol=5ms; then
+      err=$FID_ERR
+    elif ! python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["pass"] else 1)' "$dir/compare.json"; then
+      err="tracecompare: $(grep -m1 FAIL "$dir/compare.txt" || echo 'a threshold missed')"
+    fi
+    [[ -f $dir/compare.json ]] && cmp=$(python3 -c 'import json,sys; print("pass" if json.load(open(sys.argv[1]))["pass"] else "FAIL")' "$dir/compare.json")
+  fi
+  if [[ -z $err || $cmp != - ]]; then
+    if python3 "$ROOT/tests/fidelity/legacy_events.py" --go "$GO121" "$ref" "$ours" >"$dir/events.txt" 2>&1; then
+      ev=$(head -n1 "$dir/events.txt" | sed -n 's/.*in order (\([0-9.]*%\)).*GC\/STW sequence \(.*\)$/\1, GC\/STW \2/p')
+    else
+      ev="FAIL $(head -n1 "$dir/events.txt" | sed -n 's/.*in order (\([0-9.]*%\)).*/\1/p')"
+      [[ -z $err ]] && err="event by event below 95%: $(head -n1 "$dir/events.txt")"
+    fi
+  fi
+  rows+=("$(printf '%-7s %-12s %-6s %-26s %s' "$v" "$w" "$cmp" "$ev" "${err:-ok}")")
+  echo "$v $w: ${err:-ok} ($((SECONDS - t0))s)"
+  [[ -z $err ]]
+}
+
+for v in "${versions[@]}"; do
+  for w in "${workloads[@]}"; do
+    run_one "$v" "$w" || fail=1
+  done
+done
+
+# A dump of the flight recorder that starts after the first generation. The recording's
+# capture records (GOTRACED_RECORD_FILE) are replayed through the same pipeline into a
+# FlightRecorder with a generation every 100 ms of record time (gotraced-replay --flight),
+# and the dump its endpoint serves when the oldest generation held is the third
+# (FlightRecorder's restart prelude + rebased generations, the endpoint's TraceChunker) must
+# parse with the same readers.
+for v in "${versions[@]}"; do
+  dir=$RUNS/$v/dump
+  mkdir -p "$dir"
+  err=
+  if ! GOTRACED_RECORD_FILE=$dir/records timeout -k 5 "$RUN_TIMEOUT" "$GOTRACED" --quiet --out "$dir/full.trace" -- \
+    "$FID/targets/$v/fidelity" -workload pingpong -reftrace "$dir/ref.trace" >"$dir/gotraced.log" 2>&1; then
+    err="gotraced: $(fid_last_error "$dir/gotraced.log")"
+  elif ! "$BUILD/bench/replay/gotraced-replay" --records "$dir/records" --passes 1 --generation-ms 100 \
+    --flight "$dir/dump.trace" --flight-from 3 >"$dir/replay.log" 2>&1; then
+    err="gotraced-replay: $(tail -n1 "$dir/replay.log")"
+  elif ! check_readers "$v" "$dir/dump.trace" "$dir"; then
+    err=$READ_ERR
+  fi
+  held=$(sed -n 's/^flight dump: \(generations [0-9.]* of [0-9]* held\).*/\1/p' "$dir/replay.log" 2>/dev/null)
+  rows+=("$(printf '%-7s %-12s %-6s %-26s %s' "$v" "flight-dump" - "${held:--}" "${err:-ok}")")
+  echo "$v flight-recorder dump from generation 3 ($held): ${err:-ok}"
+  [[ -z $err ]] || fail=1
+done
+
+echo
+printf '%-7s %-12s %-6s %-26s %s\n' version workload compare "event by event" result
+printf '%s\n' "${rows[@]}"
+if ((fail)); then
+  echo "$SUITE: FAILED"
+  exit 1
+fi
+echo "$SUITE: ok"

@@ -1,0 +1,214 @@
+// LegacyTraceWriter: the pre-1.22 format from v2-shaped calls, read back with
+// legacy_decoder. Go's own parsers check the same writer in
+// tests/suites/20-encoder-property.sh (random scenarios) and 50/70 (real recordings).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "encoder/legacy_decoder.h"
+#include "encoder/legacy_event_table.h"
+#include "encoder/legacy_rebase.h"
+#include "encoder/legacy_writer.h"
+#include "encoder/sink.h"
+
+namespace gotraced::encoder {
+namespace {
+
+using legacy::Ev;
+
+constexpr MId kM1 = 101, kM2 = 102;
+constexpr PId kP0 = 0, kP1 = 1;
+constexpr GId kG1 = 1, kG7 = 7, kG8 = 8;
+constexpr std::uint64_t kMs = 1'000'000;
+
+// The events in time order (which the writer makes the call order), as names.
+std::vector<std::string> Names(const legacy::DecodedTrace &t) {
+  std::vector<legacy::DecodedEvent> ev = t.events;
+  std::stable_sort(ev.begin(), ev.end(), [](auto &a, auto &b) { return a.ticks < b.ticks; });
+  std::vector<std::string> out;
+  for (auto &e : ev) out.emplace_back(legacy::SpecOf(e.type).name);
+  return out;
+}
+
+struct RestartCapture final : LegacyRestartSink {
+  std::vector<std::pair<std::uint64_t, StoredLegacyRestart>> got;
+  void WriteLegacyPrelude(std::uint64_t gen, const LegacyRestart &r) override {
+    got.emplace_back(gen, StoredLegacyRestart::From(r));
+  }
+};
+
+TEST(LegacyWriter, HeaderPerVersion) {
+  for (Version v : kLegacyVersions) {
+    MemorySink sink;
+    LegacyTraceWriter w(sink, {.version = v});
+    w.Close();
+    const std::string want = v == Version::kGo119 ? "go 1.19 trace" : "go 1.21 trace";
+    ASSERT_GE(sink.bytes().size(), 16u);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(sink.bytes().data())), want);
+    auto t = legacy::DecodeLegacy(sink.bytes());
+    EXPECT_TRUE(t.ok()) << t.error;
+    EXPECT_EQ(t.version, v);
+    EXPECT_EQ(t.frequency, 1'000'000'000u / 64);
+  }
+}
+
+TEST(LegacyWriter, TableMatchesParserArgCounts) {
+  // parser.go argNum: len(desc.Args) (+1 stack) + 1 timestamp; spot checks of the table.
+  EXPECT_EQ(legacy::SpecOf(Ev::kGoCreate).nargs, 2);
+  EXPECT_TRUE(legacy::SpecOf(Ev::kGoCreate).stack);
+  EXPECT_EQ(legacy::SpecOf(Ev::kGoSysExit).nargs, 3);
+  EXPECT_EQ(legacy::SpecOf(Ev::kCPUSample).nargs, 3);
+  EXPECT_TRUE(legacy::SpecOf(Ev::kCPUSample).stack);
+  EXPECT_EQ(legacy::BlockEventFor("chan receive"), Ev::kGoBlockRecv);
+  EXPECT_EQ(legacy::BlockEventFor("gotraced: transition not captured"), Ev::kGoBlock);
+  EXPECT_EQ(legacy::StwKindFor(Version::kGo119, "GC sweep termination"), 1);
+  EXPECT_EQ(legacy::StwKindFor(Version::kGo119, "GOMAXPROCS"), -1);
+  EXPECT_EQ(legacy::StwKindFor(Version::kGo121, "GOMAXPROCS"), 9);
+}
+
+// The first generation's statuses become a prelude (creations before EvGomaxprocs), the
+// syscall that loses its P becomes GoSysBlock + ProcStop, GoSyscallEndBlocked a
+// GoSysExit with the goroutine's sequence number.
+TEST(LegacyWriter, PreludeAndSyscalls) {
+  MemorySink sink;
+  LegacyTraceWriter w(sink, {.version = Version::kGo121, .tick_divisor = 1, .gomaxprocs = 2});
+  std::uint64_t t = 10 * kMs;
+  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG1, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoCreate(kM1, t += 100, kG7, kNoStack, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoBlock(kM1, t += 100, "chan receive", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStart(kM1, t += 100, kG7, 1), EmitStatus::kOk);
+  ASSERT_EQ(w.GoSyscallBegin(kM1, t += 100, 1, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.ProcSteal(kM2, t += 100, kP0, 2, kM1), EmitStatus::kOk);
+  ASSERT_EQ(w.ProcStart(kM2, t += 100, kP0, 3), EmitStatus::kOk);
+  ASSERT_EQ(w.GoUnblock(kM2, t += 100, kG1, 1, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoSyscallEndBlocked(kM1, t += 100), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStart(kM2, t += 100, kG7, 2), EmitStatus::kOk);
+  ASSERT_EQ(w.GoDestroy(kM2, t += 100), EmitStatus::kOk);
+  w.Close();
+  EXPECT_EQ(w.stats().dropped, 0u) << w.last_error();
+  auto d = legacy::DecodeLegacy(sink.bytes());
+  ASSERT_TRUE(d.ok()) << d.error;
+  const std::vector<std::string> want = {
+      "ProcStart", "GoCreate", "GoStartLocal", "Gomaxprocs",                  // prelude
+      "GoCreate", "GoBlockRecv", "GoStartLocal", "GoSysCall", "GoSysBlock", "ProcStop",
+      "ProcStart", "GoUnblockLocal", "GoSysExit", "GoStartLocal", "GoEnd"};
+  EXPECT_EQ(Names(d), want);
+  for (auto &e : d.events) {
+    if (e.type == Ev::kGoSysExit) {
+      ASSERT_EQ(e.args.size(), 3u);
+      EXPECT_EQ(e.args[0], kG7);
+      EXPECT_EQ(e.args[1], 2u);  // GoCreate 1, GoStartLocal 2
+    }
+    if (e.type == Ev::kGomaxprocs) {
+      EXPECT_EQ(e.args[0], 2u);
+    }
+  }
+}
+
+// Timestamps strictly increase in call order, even when the calls' own go back.
+TEST(LegacyWriter, StrictlyIncreasingTicks) {
+  MemorySink sink;
+  LegacyTraceWriter w(sink, {.version = Version::kGo119, .tick_divisor = 64});
+  w.ProcStatusEvent(kM1, 5 * kMs, kP0, ProcStatus::kRunning);
+  w.ProcStatusEvent(kM2, 5 * kMs, kP1, ProcStatus::kRunning);
+  w.GoStatusEvent(kM1, 5 * kMs, kG1, kM1, GoStatus::kRunning);
+  for (int i = 0; i < 50; ++i) {
+    w.GoCreate(kM1, 5 * kMs - i, 100 + i, kNoStack, kNoStack);  // going back
+    w.GoStart(kM2, 5 * kMs, 100 + i, 1);
+    w.GoDestroy(kM2, 5 * kMs);
+  }
+  w.Close();
+  EXPECT_EQ(w.stats().dropped, 0u) << w.last_error();
+  auto d = legacy::DecodeLegacy(sink.bytes());
+  ASSERT_TRUE(d.ok()) << d.error;
+  std::vector<std::uint64_t> ticks;
+  for (auto &e : d.events) ticks.push_back(e.ticks);
+  std::sort(ticks.begin(), ticks.end());
+  EXPECT_EQ(std::adjacent_find(ticks.begin(), ticks.end()), ticks.end()) << "two events share a tick";
+}
+
+// Strings keep their id across generations (a region open across one must match by id
+// in Go 1.22+'s reader); stacks are defined again in each generation.
+TEST(LegacyWriter, StringsStableStacksPerGeneration) {
+  MemorySink sink;
+  LegacyTraceWriter w(sink, {.version = Version::kGo121});
+  Frame f[] = {{0x401000, "main.main", "/src/main.go", 12}};
+  std::uint64_t t = kMs;
+  w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning);
+  w.GoStatusEvent(kM1, t, kG1, kM1, GoStatus::kRunning);
+  w.UserRegionBegin(kM1, t += 10, 0, "phase", w.InternStack(f));
+  w.EndGeneration();
+  w.UserRegionEnd(kM1, t += 10, 0, "phase", w.InternStack(f));
+  w.Close();
+  auto d = legacy::DecodeLegacy(sink.bytes());
+  ASSERT_TRUE(d.ok()) << d.error;
+  std::vector<std::uint64_t> names, stacks;
+  for (auto &e : d.events)
+    if (e.type == Ev::kUserRegion) {
+      names.push_back(e.args[2]);
+      stacks.push_back(e.args[3]);
+    }
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], names[1]);
+  EXPECT_NE(stacks[0], stacks[1]);
+  EXPECT_EQ(d.stacks.size(), 2u);
+  EXPECT_EQ(d.frequency_events, 2);
+}
+
+// A trace starting at generation 2: the prelude restates the live goroutines, the GC
+// sequence restarts at 0, the GC in progress at the start loses its end, GoSysExit's
+// sequence number follows the prelude's.
+TEST(LegacyWriter, RestartFromLaterGeneration) {
+  MemorySink sink;
+  RestartCapture rc;
+  LegacyTraceWriter w(sink, {.version = Version::kGo121, .tick_divisor = 1}, &rc);
+  std::uint64_t t = kMs;
+  w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning);
+  w.GoStatusEvent(kM1, t, kG1, kM1, GoStatus::kRunning);
+  w.GCBegin(kM1, t += 10, 1, kNoStack);
+  w.GCEnd(kM1, t += 10, 2);
+  w.GoCreate(kM1, t += 10, kG8, kNoStack, kNoStack);
+  w.GoBlock(kM1, t += 10, "sleep", kNoStack);
+  w.GoStart(kM1, t += 10, kG8, 1);
+  w.GoSyscallBegin(kM1, t += 10, 1, kNoStack);
+  w.GCBegin(kM1, t += 10, 3, kNoStack);
+  w.EndGeneration();  // generation 2 starts in a syscall and a GC
+  std::size_t gen2_at = sink.generation_offsets().back();
+  w.GCEnd(kM2, t += 10, 4);
+  w.ProcSteal(kM2, t += 10, kP0, 2, kM1);
+  w.GoSyscallEndBlocked(kM1, t += 10);
+  w.GCBegin(kM2, t += 10, 5, kNoStack);
+  w.Close();
+  ASSERT_EQ(w.stats().dropped, 0u) << w.last_error();
+  ASSERT_EQ(rc.got.size(), 1u);
+  EXPECT_EQ(rc.got[0].first, 2u);
+  EXPECT_EQ(rc.got[0].second.gc_base, 2u);
+  EXPECT_TRUE(rc.got[0].second.gc_active);
+
+  std::size_t gen2_end = sink.generation_offsets().size() > 2 ? sink.generation_offsets()[2] : sink.bytes().size();
+  (void)gen2_at;
+  std::span<const std::uint8_t> all(sink.bytes());
+  std::span<const std::uint8_t> gens[] = {all.subspan(sink.generation_offsets()[1], gen2_end - sink.generation_offsets()[1])};
+  std::string err;
+  auto file = LegacyTraceFrom(all.first(16), rc.got[0].second, gens, &err);
+  ASSERT_FALSE(file.empty()) << err;
+  auto d = legacy::DecodeLegacy(file);
+  ASSERT_TRUE(d.ok()) << d.error;
+  const std::vector<std::string> want = {"ProcStart", "GoCreate", "GoCreate", "GoWaiting", "GoStartLocal",
+                                         "Gomaxprocs", "GoSysBlock", "ProcStop", "GoSysExit", "GCStart"};
+  EXPECT_EQ(Names(d), want);
+  for (auto &e : d.events) {
+    if (e.type == Ev::kGCStart) {
+      EXPECT_EQ(e.args[0], 0u);
+    }
+    if (e.type == Ev::kGoSysExit) {
+      EXPECT_EQ(e.args[1], 2u);  // prelude: GoCreate 1, GoStartLocal 2
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gotraced::encoder
