@@ -35,6 +35,7 @@ struct GState {
   // its Local form takes the goroutine from the batch, not the argument (parser.go
   // parseEvents sets e.G from Args[0] for GoSysExit only), so it would name the wrong one.
   std::uint64_t seq = 0;
+  std::uint64_t created_tick = 0;  // its GoCreate's ticks (0: in the prelude)
 };
 
 struct PState {
@@ -449,6 +450,7 @@ EmitStatus LegacyTraceWriter::GoCreate(MId m, std::uint64_t ts, GId new_g, Stack
   g.st = GSt::kRunnable;
   g.seq = 1;
   I.At(m, ts, Ev::kGoCreate, {new_g, Sid(new_stack), Sid(stack)});
+  g.created_tick = I.clock;
   return EmitStatus::kOk;
 }
 
@@ -465,7 +467,7 @@ EmitStatus LegacyTraceWriter::GoCreateSyscall(MId m, std::uint64_t ts, GId new_g
   g = GState{};
   g.known = true;
   const std::int64_t b = I.BatchOf(m);
-  I.Put(b, I.Tick(ts), Ev::kGoCreate, {new_g, 0, 0});
+  I.Put(b, g.created_tick = I.Tick(ts), Ev::kGoCreate, {new_g, 0, 0});
   I.Put(b, I.Tick(ts), Ev::kGoInSyscall, {new_g});
   g.seq = 2;
   g.st = GSt::kWaiting;
@@ -631,7 +633,7 @@ EmitStatus LegacyTraceWriter::GoStatusEvent(MId m, std::uint64_t ts, GId g, MId 
   if (!I.first_gen()) {
     // An unknown goroutine after the first generation (the model creates those, it does
     // not state them): the reader learns of it by a creation now.
-    I.Put(kNoP, I.Tick(ts), Ev::kGoCreate, {g, 0, 0});
+    I.Put(kNoP, gst.created_tick = I.Tick(ts), Ev::kGoCreate, {g, 0, 0});
     gst.st = GSt::kRunnable;
     gst.seq = 1;
     if (status == GoStatus::kWaiting || status == GoStatus::kSyscall) {
@@ -796,7 +798,14 @@ EmitStatus LegacyTraceWriter::UserLog(MId m, std::uint64_t ts, TaskId task, Stri
 EmitStatus LegacyTraceWriter::CPUSample(std::uint64_t ts, MId, PId p, GId g, StackId stack) {
   LEGACY_OPEN("CPUSample");
   const std::uint64_t pp = p == kNoProc ? ~std::uint64_t{0} : p;
-  const std::uint64_t args[] = {ts / I.opt.tick_divisor, pp, g, Sid(stack)};
+  const std::uint64_t tick = ts / I.opt.tick_divisor;
+  // The parser files a sample under its goroutine (parser.go: e.G = Args[2]), and a
+  // goroutine it has seen that way cannot be created afterwards ("g already exists"): a
+  // sample from before the goroutine's GoCreate, or of one the trace has not created,
+  // is written without it.
+  auto it = I.gs.find(g);
+  if (g != 0 && (it == I.gs.end() || !it->second.known || tick <= it->second.created_tick)) g = 0;
+  const std::uint64_t args[] = {tick, pp, g, Sid(stack)};
   I.batches.Add(legacy::kCpuSampleBatch, I.clock, Ev::kCPUSample, args);
   ++I.stats.events;
   ++I.stats.cpu_samples;

@@ -96,5 +96,65 @@ if ! "$tc" "$work/ctl.trace" > /dev/null 2> "$work/ctl.err"; then
   echo "  FAIL control: unbroken seed 3 rejected: $(head -n 1 "$work/ctl.err")"; fail=1
 fi
 
+# The legacy writer (go1.19, go1.21: encoder/legacy_writer.h) fuzzed the same way: the same
+# random scenarios written through it must be read by Go 1.19's own parser (go1.19 files)
+# and Go 1.21's (both), by Go 1.26's go tool trace and by x/exp/trace's parser, as the
+# whole file and as the dump a flight recorder hands out when its oldest generation is the
+# 2nd or 3rd (restart prelude + rebased generations, encoder/legacy_rebase.h). The expected
+# counts are v2's and not compared; a file cut in half must be rejected (the check can fail).
+GO119=/usr/lib/go-1.19/bin/go GO121=/usr/lib/go-1.21/bin/go
+legacy_read() {  # FILE VERSION: every reader accepts FILE, else prints why and fails
+  local f=$1 v=$2 g
+  local gos=("$GO121")
+  [[ $v == 19 ]] && gos=("$GO119" "$GO121")
+  for g in "${gos[@]}"; do
+    if ! "$g" tool trace -d "$f" > /dev/null 2> "$f.err"; then
+      echo "  FAIL $(basename "$f"): $($g version | cut -d' ' -f3): $(grep -v Parsing "$f.err" | head -n1)"; return 1
+    fi
+  done
+  if ! go tool trace -d=parsed "$f" > /dev/null 2> "$f.err"; then
+    echo "  FAIL $(basename "$f"): go1.26 go tool trace: $(head -n1 "$f.err")"; return 1
+  fi
+  # --no-validate: x/exp/trace's parser only. tracecheck's own semantic checks flag what
+  # the v1 converter makes of a cgo callback's goroutine (GoCreate + GoInSyscall, as
+  # runtime/proc.go oneNewExtraM writes it: "leaves Undetermined but was Runnable"), in
+  # the runtime's own legacy traces too (see bench's use of --no-validate, 25fa776).
+  if ! "$tc" --no-validate "$f" > /dev/null 2> "$f.err"; then
+    echo "  FAIL $(basename "$f"): tracecheck: $(head -n1 "$f.err")"; return 1
+  fi
+}
+echo "-- legacy writer (go1.19, go1.21): the same scenarios through Go 1.19's / 1.21's parser"
+if [[ ! -x $GO119 || ! -x $GO121 ]]; then
+  echo "  FAIL: $GO119 or $GO121 missing (scripts/install-deps.sh)"; fail=1
+else
+  nleg=0
+  # Three fixed seeds and the clock's (each file is read by up to four readers).
+  read -r -a all_seeds <<<"$seeds"
+  leg_seeds="${all_seeds[*]:0:3} ${all_seeds[*]: -1}"
+  for seed in $leg_seeds; do
+    for v in 19 21; do
+      for from in 1 2 3; do
+        base=$work/leg-s$seed-v$v-g$from
+        if ! "$gen" run --seed "$seed" --version "$v" --from-gen "$from" --out "$base.trace" > "$base.log" 2>&1; then
+          echo "  FAIL seed=$seed go1.$v from generation $from: $(tail -n1 "$base.log")"; fail=1; continue
+        fi
+        legacy_read "$base.trace" "$v" || fail=1
+        nleg=$((nleg + 1))
+      done
+    done
+  done
+  base=$work/leg-big
+  "$gen" run --seed 7 --version 21 --gens 2 --steps 150000 --out "$base.trace" > /dev/null
+  legacy_read "$base.trace" 21 || fail=1
+  echo "  $((nleg + 1)) legacy files read by every reader"
+  # Cut in half and followed by an event type the format does not have (63).
+  { head -c $(( $(stat -c %s "$work/leg-s3-v21-g1.trace") / 2 )) "$work/leg-s3-v21-g1.trace"; printf '\077'; } > "$work/leg-cut.trace"
+  if "$GO121" tool trace -d "$work/leg-cut.trace" > /dev/null 2>&1; then
+    echo "  FAIL: Go 1.21 accepted a legacy trace cut in half"; fail=1
+  else
+    echo "  cut in half: rejected by Go 1.21"
+  fi
+fi
+
 if (( fail )); then echo "encoder property suite: FAILED"; exit 1; fi
 echo "encoder property suite: ok"

@@ -119,9 +119,21 @@ run_one() {
   [[ -z $err ]]
 }
 
+# A run that fails is run once more and only the second result counts, as in suite 50
+# (one lost or late probe hit among the 10-30 events of a small workload misses the 2%
+# thresholds on a loaded 2-core machine); the first result is printed and kept
+# (<workload>.first/), so a retry is never silent.
+declare -a retried=()
 for v in "${versions[@]}"; do
   for w in "${workloads[@]}"; do
-    run_one "$v" "$w" || fail=1
+    if ! run_one "$v" "$w"; then
+      retried+=("${rows[-1]}")
+      unset 'rows[-1]'
+      rm -rf "$RUNS/$v/$w.first"
+      mv "$RUNS/$v/$w" "$RUNS/$v/$w.first"
+      echo "$v $w: failed; running it once more (first result kept in $RUNS/$v/$w.first)"
+      run_one "$v" "$w" || fail=1
+    fi
   done
 done
 
@@ -153,6 +165,11 @@ done
 echo
 printf '%-7s %-12s %-6s %-26s %s\n' version workload compare "event by event" result
 printf '%s\n' "${rows[@]}"
+if ((${#retried[@]})); then
+  echo
+  echo "first tries that failed and were run again:"
+  printf '%s\n' "${retried[@]}"
+fi
 if ((fail)); then
   echo "$SUITE: FAILED"
   exit 1
