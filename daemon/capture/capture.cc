@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <spdlog/spdlog.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -63,10 +64,15 @@ struct Capture::Impl {
   }
 
   void Detach() {
+    using Clock = std::chrono::steady_clock;
+    auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    const auto t0 = Clock::now();
     cpu_sampler.reset();
     if (uprobes) uprobes->DetachAll();
+    const auto t1 = Clock::now();
     for (bpf_link *l : tp_links) bpf_link__destroy(l);
     tp_links.clear();
+    spdlog::debug("gotraced: detach: uprobes {:.1f} ms, tracepoints {:.1f} ms", ms(t0, t1), ms(t1, Clock::now()));
   }
 
   // The BPF side's per-CPU counters (struct gt_cpu_counters), one entry per possible CPU.
@@ -387,6 +393,26 @@ size_t Capture::Poll(const RingConsumer::Callback &cb, std::chrono::milliseconds
 void Capture::Stop() {
   Impl &I = *impl_;
   if (I.stopped) return;
+  // The target is gone: its probes trap no one, so their slow release need not delay
+  // the end of the recording (attach.h ReleaseInBackground).
+  // (The exit record may still be in the ring: ask the kernel. A zombie ran its last
+  // instruction too: launch mode reaps its child after this.)
+  if (!I.exited) {
+    I.next_alive_check = {};
+    I.CheckAlive();
+  }
+  if (!I.exited) {
+    char st = 0;
+    if (FILE *f = std::fopen(fmt::format("/proc/{}/stat", I.opts.pid).c_str(), "r")) {
+      if (std::fscanf(f, "%*d (%*[^)]) %c", &st) != 1) st = 0;
+      std::fclose(f);
+    }
+    I.exited = st == 'Z' || st == 'X';
+  }
+  if (I.exited && I.uprobes) {
+    const bool bg = I.uprobes->ReleaseInBackground();
+    spdlog::debug("gotraced: the target exited: uprobes released {}", bg ? "in the background" : "here");
+  }
   I.Detach();
   I.stopped = true;
 }

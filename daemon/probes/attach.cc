@@ -6,6 +6,9 @@
 #include <bpf/libbpf.h>
 #include <fmt/format.h>
 
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,6 +31,31 @@ void AttachedProbes::DetachAll() {
   for (bpf_link *l : links_) bpf_link__destroy(l);
   links_.clear();
   sites_ = 0;
+}
+
+bool AttachedProbes::ReleaseInBackground() {
+  if (multi_fds_.empty() && links_.empty()) return true;
+  const int parent = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+  if (parent < 0) return false;
+  const pid_t mid = fork();
+  if (mid < 0) {
+    close(parent);
+    return false;
+  }
+  if (mid == 0) {
+    // The intermediate child exits at once: the grandchild is init's to reap, never a
+    // zombie of a long-lived caller (serve). Only async-signal-safe calls from here on.
+    if (fork() == 0) {
+      for (int fd = 0; fd < 3; ++fd) close(fd);
+      pollfd p{parent, POLLIN, 0};
+      poll(&p, 1, 2000);
+      _exit(0);
+    }
+    _exit(0);
+  }
+  waitpid(mid, nullptr, 0);
+  close(parent);
+  return true;
 }
 
 std::string ExplainAttachErrno(int err) { return ExplainAttachErrno(err, CurrentPrivileges()); }

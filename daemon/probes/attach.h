@@ -28,6 +28,14 @@ class AttachedProbes {
   AttachedProbes &operator=(const AttachedProbes &) = delete;
 
   void DetachAll();
+  // For a target that has exited: the kernel's release of each link waits for an RCU
+  // grace period (~70 ms here, kernel/events/uprobes.c uprobe_unregister_sync), which
+  // made every launch end that much after its program. A grandchild process (stdio
+  // closed, so nobody who waits on our output waits on it) keeps a copy of every file
+  // descriptor until this process has exited, or 2 s, and the last close, with the wait,
+  // is then its own. The probes of a dead process trap no one in the meantime. Returns
+  // false when no grandchild could be made (the caller's DetachAll then waits, as before).
+  bool ReleaseInBackground();
   // Sites attached (a multi link counts its sites).
   size_t count() const { return sites_; }
   size_t links() const { return links_.size() + multi_fds_.size(); }

@@ -185,7 +185,10 @@ struct ProbePlan {
 
 struct PlanOptions {
   bool syscall_tracepoints = false;  // raw_syscalls sys_enter/sys_exit (costly)
-  bool sched_switch = true;          // M on/off CPU
+  // M on/off CPU (sched_switch). Off for recordings: no trace event comes from it (the
+  // decoder ignores its records) and its program runs at every context switch of the
+  // host; capture-dump turns it on.
+  bool sched_switch = false;
   bool gc_probes = true;             // gcStart / gcMarkTermination / STW
   bool sweep_probes = true;          // GC sweeps (sweep_sites.cc; only with gc_probes)
   bool stacks = true;                // stack walks for the events that carry one
