@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "daemon/service/discovery.h"
 #include "daemon/service/recording.h"
 #include "daemon/session/model_counters.h"
+#include "encoder/legacy_writer.h"
 #include "encoder/trace_writer.h"
 
 namespace gotraced::service {
@@ -58,6 +60,8 @@ class NameSymbolizer final : public model::Symbolizer {
 
 encoder::Version EncoderVersion(session::TraceVersion v) {
   switch (v) {
+    case session::TraceVersion::kGo119: return encoder::Version::kGo119;
+    case session::TraceVersion::kGo121: return encoder::Version::kGo121;
     case session::TraceVersion::kGo122: return encoder::Version::kGo122;
     case session::TraceVersion::kGo123: return encoder::Version::kGo123;
     case session::TraceVersion::kGo125: return encoder::Version::kGo125;
@@ -68,8 +72,7 @@ encoder::Version EncoderVersion(session::TraceVersion v) {
 class SyntheticRecording final : public Recording {
  public:
   explicit SyntheticRecording(const RecordingOptions &o)
-      : o_(o), writer_(*o.sink, encoder::WriterOptions{.version = EncoderVersion(o.version)}),
-        model_(writer_, &sym_) {}
+      : o_(o), writer_(MakeWriter(o)), model_(*writer_, &sym_) {}
 
   bool Start(std::string *error) override {
     if (o_.pid > 0 && kill(o_.pid, 0) != 0 && errno == ESRCH) {
@@ -126,7 +129,7 @@ class SyntheticRecording final : public Recording {
     if (stopped_) return true;
     stopped_ = true;
     model_.Finish(NowNs());
-    writer_.Close();
+    writer_->Close();
     UpdateStats();
     return true;
   }
@@ -185,7 +188,7 @@ class SyntheticRecording final : public Recording {
 
   void UpdateStats() {
     model::ModelStats ms = model_.stats();
-    const encoder::WriterStats &ws = writer_.stats();
+    const encoder::WriterStats &ws = writer_->stats();
     std::lock_guard<std::mutex> lock(mu_);
     session::FillModelCounters(ms, ws, stats_);
     stats_.records = records_;
@@ -193,9 +196,19 @@ class SyntheticRecording final : public Recording {
     stats_.records_discarded = ms.records_discarded;
   }
 
+  // The writer of the version, as the session's pipeline makes it (a legacy writer gives
+  // a flight recorder its restart preludes).
+  static std::unique_ptr<encoder::EventWriter> MakeWriter(const RecordingOptions &o) {
+    const encoder::Version v = EncoderVersion(o.version);
+    if (encoder::IsLegacy(v))
+      return std::make_unique<encoder::LegacyTraceWriter>(*o.sink, encoder::LegacyWriterOptions{.version = v},
+                                                          dynamic_cast<encoder::LegacyRestartSink *>(o.sink));
+    return std::make_unique<encoder::TraceWriter>(*o.sink, encoder::WriterOptions{.version = v});
+  }
+
   RecordingOptions o_;
   NameSymbolizer sym_;
-  encoder::TraceWriter writer_;
+  std::unique_ptr<encoder::EventWriter> writer_;
   model::Model model_;
   std::vector<Record> pending_;
   std::uint64_t gen_start_ = 0, last_round_ = 0, records_ = 0;
