@@ -690,19 +690,24 @@ EmitStatus LegacyTraceWriter::GoStatusStack(MId, std::uint64_t, GId, MId, GoStat
 // ---- STW, GC ------------------------------------------------------------------------------
 
 // stopTheWorld / gcStart -> traceSTWStart(reason) (1.21), traceGCSTWStart(kind) (1.19).
-EmitStatus LegacyTraceWriter::STWBegin(MId m, std::uint64_t ts, StringArg kind, StackId) {
+// Both ends go to the batch without a P: the runtime writes them from one goroutine on one
+// P, but the model may see the end on another thread, and Go 1.22+'s reader scopes the
+// range by the goroutine of the batch (x/exp/trace: "range ... ends while not open"); in
+// the P-less batch that is none for both. Go 1.19 / 1.21 keep no goroutine for STW events
+// anyway (parser.go sets e.G = 0).
+EmitStatus LegacyTraceWriter::STWBegin(MId, std::uint64_t ts, StringArg kind, StackId) {
   LEGACY_OPEN("STWBegin");
   const int k = legacy::StwKindFor(I.opt.version, I.Text(kind));
   if (k < 0) return EmitStatus::kOk;  // go1.19 has no name for it: not written, nor its end
   if (I.stw_open) return I.Drop(EmitStatus::kBadState, "STWBegin", "an STW is in progress");
-  I.At(m, ts, Ev::kSTWStart, {static_cast<std::uint64_t>(k)});
+  I.Put(kNoP, I.Tick(ts), Ev::kSTWStart, {static_cast<std::uint64_t>(k)});
   I.stw_open = true;
   return EmitStatus::kOk;
 }
-EmitStatus LegacyTraceWriter::STWEnd(MId m, std::uint64_t ts) {
+EmitStatus LegacyTraceWriter::STWEnd(MId, std::uint64_t ts) {
   LEGACY_OPEN("STWEnd");
   if (!I.stw_open) return EmitStatus::kOk;
-  I.At(m, ts, Ev::kSTWDone, {});
+  I.Put(kNoP, I.Tick(ts), Ev::kSTWDone, {});
   I.stw_open = false;
   return EmitStatus::kOk;
 }
