@@ -11,7 +11,7 @@
 #     `go tool trace -d` and `-pprof=sched|sync|net|syscall`, the machine's Go 1.26
 #     `go tool trace -d=parsed`, and golang.org/x/exp/trace (tracecheck);
 #   * match the in-process trace of the same run: tracecompare with suite 50's thresholds
-#     (fid_check_pair), and, the reference being in this very format, event by event
+#     (legacy_check_pair), and, the reference being in this very format, event by event
 #     (tests/fidelity/legacy_events.py: per goroutine, the reference's events matched in
 #     order by ours, >= 95%; the GC/STW sequence likewise).
 # Then a flight-recorder dump that starts after the first generation (what `gotraced
@@ -80,6 +80,33 @@ check_readers() {
   fi
 }
 
+# legacy_check_pair DIR REF OURS [TRACECOMPARE FLAGS...]: fid_check_pair (lib.sh), but the
+# reference is judged by x/exp/trace's parser alone (tracecheck --no-validate): Go 1.19's
+# and 1.21's runtime/trace fail tracecheck's semantic checks on their own syscall events
+# now and then ("goroutine 28 starts on thread 7 which runs goroutine 8653", as bench
+# found: 25fa776). Ours keeps the full checks.
+legacy_check_pair() {
+  local dir=$1 ref=$2 ours=$3
+  shift 3
+  FID_ERR=
+  if ! "$TOOLS/tracecheck" --no-validate "$ref" >"$dir/ref.json" 2>"$dir/ref.err"; then
+    FID_ERR="tracecheck rejects the reference trace: $(head -n1 "$dir/ref.err" | cut -c1-300)"
+  elif ! "$TOOLS/tracecheck" "$ours" >"$dir/ours.json" 2>"$dir/ours.err"; then
+    FID_ERR="tracecheck rejects gotraced's trace: $(head -n1 "$dir/ours.err" | cut -c1-300)"
+  else
+    local rc=0
+    "$TOOLS/tracecompare" --json --min-goroutine-match=1 --max-count-diff=0.02 --min-stack-match=0.95 \
+      "$@" "$ref" "$ours" >"$dir/compare.json" 2>"$dir/compare.err" || rc=$?
+    if ((rc > 1)); then
+      FID_ERR="tracecompare exit $rc: $(head -n1 "$dir/compare.err" | cut -c1-300)"
+      rm -f "$dir/compare.json"
+    elif ((rc == 1)); then
+      "$TOOLS/tracecompare" --no-assert "$@" "$ref" "$ours" >"$dir/compare.txt" 2>&1 || true
+    fi
+  fi
+  [[ -z $FID_ERR ]]
+}
+
 run_one() {
   local v=$1 w=$2 dir=$RUNS/$1/$2
   mkdir -p "$dir/tmp"
@@ -99,7 +126,7 @@ run_one() {
   if [[ -z $err ]] && ! check_readers "$v" "$ours" "$dir"; then err=$READ_ERR; fi
   local cmp=- ev=-
   if [[ -z $err ]]; then
-    if ! fid_check_pair "$dir" "$ref" "$ours" --tol=5ms; then
+    if ! legacy_check_pair "$dir" "$ref" "$ours" --tol=5ms; then
       err=$FID_ERR
     elif ! python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["pass"] else 1)' "$dir/compare.json"; then
       err="tracecompare: $(grep -m1 FAIL "$dir/compare.txt" || echo 'a threshold missed')"
