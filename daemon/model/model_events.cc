@@ -114,7 +114,9 @@ void Model::OnProcSteal(const Record &r) {
   switch (ps->status) {
     case ProcStatus::kSyscall:
     case ProcStatus::kSyscallAbandoned:
-      if (ps->status == ProcStatus::kSyscall && ps->m != r.victim_m)
+      // victim_m 0: the record does not know the M (Go <= 1.25 retake, a P regained from
+      // another M's syscall): the model's is the one.
+      if (ps->status == ProcStatus::kSyscall && r.victim_m != 0 && ps->m != r.victim_m)
         Repair(r, fmt::format("P {} in a syscall on M {}, not on M {}", p, ps->m, r.victim_m));
       EmitProcSteal(r.m, r.ts, p, ps->m);
       return;
