@@ -165,6 +165,8 @@ std::optional<session::TraceVersion> TraceVersionFromText(std::string t) {
   if (t == "auto" || t.empty()) return session::TraceVersion::kAuto;
   if (t.rfind("go", 0) == 0) t = t.substr(2);
   if (t.rfind("1.", 0) == 0) t = t.substr(2);
+  if (t == "19" || t == "20") return session::TraceVersion::kGo119;
+  if (t == "21") return session::TraceVersion::kGo121;
   if (t == "22") return session::TraceVersion::kGo122;
   if (t == "23" || t == "24") return session::TraceVersion::kGo123;
   if (t == "25") return session::TraceVersion::kGo125;
