@@ -486,9 +486,11 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
         reason = kStopGosched;
       } else if (site == Site::kGoschedImpl && !pcs.empty()) {
         // Not inlined: tell gosched_m from gopreempt_m by where the goroutine stopped
-        // (gp.sched.pc is in runtime.Gosched / goschedguarded for a yield).
+        // (gp.sched.pc is in runtime.Gosched / goschedguarded for a yield, or in
+        // goschedIfBusy, 1.21+ proc.go: mcall(gosched_m), the background sweeper's yield).
         std::string_view top = Innermost(pcs[0]);
-        if (top == "runtime.Gosched" || top == "runtime.goschedguarded") reason = kStopGosched;
+        if (top == "runtime.Gosched" || top == "runtime.goschedguarded" || top == "runtime.goschedIfBusy")
+          reason = kStopGosched;
       }
       Record r = Base(v, RecordKind::kGoStop);
       r.g = gs.goid;
