@@ -252,6 +252,39 @@ TEST(Service, FlightAdvancesTheGenerationInProgress) {
   waitpid(p, nullptr, 0);
 }
 
+// The endpoint serves the legacy formats too (issue 17): with trace_version go1.21 and a
+// window trimmed past its first generation, /flight streams the restart prelude and the
+// rebased generations (flight_recorder.h TraceChunker), /trace the generations that
+// finish from now on, also from a generation after the first; both parse.
+TEST(Service, EndpointServesTheLegacyFormat) {
+  testing::TempDir dir;
+  const std::string exe = dir.File("gotraced-test-legacy");
+  std::filesystem::copy_file("/bin/sleep", exe);
+  std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  cfg.trace_version = session::TraceVersion::kGo121;
+  cfg.window_seconds = 0.3;
+  Running r(cfg);
+  ASSERT_TRUE(r.Start());
+  pid_t p = Spawn(exe);
+  ASSERT_TRUE(WaitFor([&] { return State(r.svc, p) == "recording"; })) << State(r.svc, p);
+  ASSERT_TRUE(WaitFor([&] {
+    auto t = r.svc.FindTarget(p);
+    return t && t->rec->Stats().first_gen > 2;
+  })) << "the window was not trimmed: the dump would prove nothing about a later start";
+  for (const std::string what : {"/flight?pid=", "/trace?seconds=0.3&pid="}) {
+    int status = 0;
+    auto body = Get(cfg.socket, what + std::to_string(p), &status);
+    ASSERT_EQ(status, 200) << what << std::string(body.begin(), body.end());
+    ASSERT_GE(body.size(), 16u);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(body.data()), 13), "go 1.21 trace") << what;
+    auto check = testing::RunTracecheck(body, "service-legacy");
+    EXPECT_TRUE(check.ok()) << what << ": " << check.errors << "\n" << check.path;
+  }
+  kill(p, SIGKILL);
+  waitpid(p, nullptr, 0);
+}
+
 // An ad-hoc /trace (a pid no rule selects) is admitted as a watched target would be: a
 // second one for the same pid while the first records gets 409, and one whose cost would
 // not fit under memory_mb gets 503; the refusals are counted in /metrics.
