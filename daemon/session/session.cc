@@ -457,10 +457,22 @@ bool Session::Stop(std::string *error) {
   if (!I.started || I.stopped) return true;
   I.stopped = true;
   const auto t_stop = std::chrono::steady_clock::now();
+  // The recording ends now. Detaching takes a while (the syscall tracepoints go first,
+  // the uprobes' release waits ~70 ms), and what those last records say is one-sided:
+  // scheduling without the syscalls around it, which the model could only repair.
+  const std::uint64_t end_ns = MonoNow();
   I.cap->Stop();
   const double detach_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
-  I.cap->Flush([&I](const capture::RecordView &v) { I.OnRecord(v); });
+  std::uint64_t after_end = 0;
+  I.cap->Flush([&I, end_ns, &after_end](const capture::RecordView &v) {
+    if (v.ts() > end_ns) {
+      ++after_end;
+      return;
+    }
+    I.OnRecord(v);
+  });
+  if (after_end) spdlog::debug("gotraced: {} records written while detaching, after the end: left out", after_end);
   const capture::CaptureStats cs = I.cap->stats();
   I.NoteLoss(cs, true);
   I.pipe->Finish(MonoNow());
