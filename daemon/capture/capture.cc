@@ -179,6 +179,7 @@ gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, con
   t.layout = std::move(*layout);
   probes::PlanOptions po = opts;
   po.uprobe_multi = probes::KernelHasUprobeMulti();
+  if (const char *e = std::getenv("GOTRACED_LEGACY_SYSCALL_TP")) po.legacy_syscall_tracepoints = std::string_view(e) == "1";
   auto plan = probes::PlanFor(*t.bin, t.layout, po);
   if (!plan) return gobin::Error{plan.error()};
   t.plan = std::move(*plan);

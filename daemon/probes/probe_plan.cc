@@ -364,7 +364,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
-  if (opts.syscalls_from_tracepoints && (v.minor >= 26 || opts.uprobe_multi))
+  if (opts.syscalls_from_tracepoints && (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))
     UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
   return plan;
 }

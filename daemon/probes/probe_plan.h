@@ -199,6 +199,11 @@ struct PlanOptions {
   // The kernel has uprobe multi links (uprobe_multi.h, 6.6+): Go <= 1.25 syscalls from the
   // tracepoints need casgstatus probed at its ~45 call sites, affordable only as one link.
   bool uprobe_multi = false;
+  // ... and that path itself, off by default: its exits are not yet right when sysmon or
+  // forEachP takes a P in a syscall and hands it on (suite 50 go1.22/go1.23 syscalls and
+  // cgo: 1-3 blocks "transition not captured" in 1 run of 2). GOTRACED_LEGACY_SYSCALL_TP=1
+  // turns it on (capture.cc PlanTarget).
+  bool legacy_syscall_tracepoints = false;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

@@ -228,6 +228,7 @@ TEST_P(PlanTest, SyscallTracepoints) {
     // newstack, its entry site turned into the sys_enter one.
     PlanOptions multi;
     multi.uprobe_multi = true;
+    multi.legacy_syscall_tracepoints = true;
     auto plan = PlanFor(*bin_, layout_, multi);
     ASSERT_TRUE(plan.ok());
     ASSERT_TRUE(plan->syscall_tp);
