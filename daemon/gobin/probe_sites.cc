@@ -231,24 +231,23 @@ FunctionProbeSites AnalyzeFunctionCode(std::span<const uint8_t> code, uint64_t e
 
 namespace {
 
-// e8 rel32 in Go text whose target is `entry`, at an address inside some Go function.
-uint32_t DirectCallsTo(const GoBinary &bin, uint64_t entry) {
+}  // namespace
+
+std::vector<uint64_t> DirectCallSitesTo(const GoBinary &bin, uint64_t entry) {
+  std::vector<uint64_t> out;
   const uint64_t start = bin.pclntab().text_start(), end = bin.pclntab().text_end();
-  if (end <= start || end - start > (1ull << 31)) return 0;
+  if (end <= start || end - start > (1ull << 31)) return out;
   auto text = bin.elf().ReadVirtual(start, end - start);
-  if (!text) return 0;
-  uint32_t n = 0;
+  if (!text) return out;
   const uint8_t *t = text->data();
   for (size_t i = 0; i + 5 <= text->size(); ++i) {
     if (t[i] != 0xe8) continue;
     int32_t rel;
     std::memcpy(&rel, t + i + 1, 4);
-    if (start + i + 5 + static_cast<int64_t>(rel) == entry && bin.FuncForPC(start + i)) ++n;
+    if (start + i + 5 + static_cast<int64_t>(rel) == entry && bin.FuncForPC(start + i)) out.push_back(start + i);
   }
-  return n;
+  return out;
 }
-
-}  // namespace
 
 Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view function) {
   auto code = FunctionDisasm::Of(bin, function, 64u << 20);
@@ -258,7 +257,9 @@ Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view 
   return s;
 }
 
-void CountDirectCalls(const GoBinary &bin, FunctionProbeSites &s) { s.direct_calls = DirectCallsTo(bin, s.entry); }
+void CountDirectCalls(const GoBinary &bin, FunctionProbeSites &s) {
+  s.direct_calls = static_cast<uint32_t>(DirectCallSitesTo(bin, s.entry).size());
+}
 
 std::string DescribeProbeSites(const FunctionProbeSites &s) {
   auto site = [](const InsnSite &x) {

@@ -125,6 +125,9 @@ Result<FunctionProbeSites> FindProbeSites(const GoBinary &bin, std::string_view 
 // Fills s.direct_calls (a scan of the whole text for CALLs to s.entry): for humans
 // (inspect) and tests.
 void CountDirectCalls(const GoBinary &bin, FunctionProbeSites &s);
+// The addresses of those e8 rel32 bytes aimed at `entry` inside Go functions (candidates:
+// a byte inside another instruction could match; decode the caller to confirm).
+std::vector<uint64_t> DirectCallSitesTo(const GoBinary &bin, uint64_t entry);
 
 // How the kernel handles a uprobe on the instruction starting at `insn` (its bytes).
 UprobeHandling ClassifyForUprobe(std::span<const uint8_t> insn, InsnKind *kind = nullptr);

@@ -3,12 +3,13 @@
 #include <capstone/capstone.h>
 #include <fmt/format.h>
 
-#include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "daemon/gobin/elf_file.h"
 #include "daemon/gobin/function_disasm.h"
 #include "daemon/gobin/go_binary.h"
+#include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_layout.h"
 
 namespace gotraced::probes {
@@ -46,21 +47,13 @@ ProbeRole RoleOfCallee(std::string_view callee) {
 }
 
 
-// Every verified `CALL runtime.casgstatus` in Go text, by caller: a byte scan for e8
-// rel32 aimed at its entry, each candidate confirmed by decoding its function.
+// Every verified `CALL runtime.casgstatus` in Go text, by caller (CallSite::callee holds
+// the caller's name here): gobin's byte scan for e8 rel32 aimed at its entry, each
+// candidate confirmed by decoding its function.
 gobin::Result<std::vector<CallSite>> CasgstatusCalls(const gobin::GoBinary &bin, uint64_t entry) {
-  const uint64_t start = bin.text_start(), end = bin.pclntab().text_end();
-  if (end <= start || end - start > (1ull << 31)) return gobin::Error{"no Go text"};
-  auto text = bin.elf().ReadVirtual(start, end - start);
-  if (!text) return gobin::Error{"Go text not in the file"};
   std::vector<std::string_view> callers;
-  const uint8_t *t = text->data();
-  for (size_t i = 0; i + 5 <= text->size(); ++i) {
-    if (t[i] != 0xe8) continue;
-    int32_t rel;
-    std::memcpy(&rel, t + i + 1, 4);
-    if (start + i + 5 + static_cast<int64_t>(rel) != entry) continue;
-    const gobin::FunctionSym *f = bin.FuncForPC(start + i);
+  for (uint64_t at : gobin::DirectCallSitesTo(bin, entry)) {
+    const gobin::FunctionSym *f = bin.FuncForPC(at);
     if (f && (callers.empty() || callers.back() != f->name)) callers.push_back(f->name);
   }
   std::vector<CallSite> out;
@@ -68,11 +61,29 @@ gobin::Result<std::vector<CallSite>> CasgstatusCalls(const gobin::GoBinary &bin,
     auto calls = CallsIn(bin, c, {"runtime.casgstatus"});
     if (!calls) return gobin::Error{calls.error()};
     for (CallSite &cs : *calls) {
-      cs.callee = c;  // here: the caller's name
+      cs.callee = c;
       out.push_back(cs);
     }
   }
   return out;
+}
+
+// A probe site at the CALL at `vaddr` in `function`, standing for the entry of the
+// function it calls (GT_SITE_AT_CALL); nullopt when the address is not in the file.
+std::optional<ProbeSite> CallProbeSite(const gobin::GoBinary &bin, ProbeRole role, std::string_view function,
+                                       uint64_t vaddr, std::string_view callee, uint32_t flags) {
+  auto off = bin.elf().VaddrToFileOffset(vaddr);
+  if (!off) return std::nullopt;
+  ProbeSite s;
+  s.role = role;
+  s.function = std::string(function);
+  s.kind = SiteKind::kCall;
+  s.vaddr = vaddr;
+  s.file_offset = *off;
+  s.required = false;
+  s.flags = GT_SITE_AT_CALL | flags;
+  s.insn = fmt::format("call {} (at {:#x})", callee, vaddr);
+  return s;
 }
 
 }  // namespace
@@ -108,18 +119,9 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
     for (const CallSite &c : *calls) {
       if (c.callee == "runtime.reentersyscall" || c.callee == "runtime.exitsyscall" || c.callee == "runtime.newstack")
         continue;
-      ProbeSite s;
-      s.role = ProbeRole::kCasgstatus;
-      s.function = std::string(c.callee);
-      s.kind = SiteKind::kCall;
-      s.vaddr = c.vaddr;
-      auto off = bin.elf().VaddrToFileOffset(c.vaddr);
-      if (!off) return false;
-      s.file_offset = *off;
-      s.required = false;
-      s.flags = GT_SITE_AT_CALL;
-      s.insn = fmt::format("call runtime.casgstatus (at {:#x})", c.vaddr);
-      added.push_back(std::move(s));
+      auto site = CallProbeSite(bin, ProbeRole::kCasgstatus, c.callee, c.vaddr, "runtime.casgstatus", 0);
+      if (!site) return false;
+      added.push_back(std::move(*site));
     }
   }
   // The runtime's own calls of the syscall functions; if one caller's code is not as
@@ -134,8 +136,7 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
       {"runtime.cgocallbackg", {"runtime.reentersyscall", "runtime.exitsyscall"}, 2},
       {"runtime.notetsleepg", {"runtime.exitsyscall"}, 1},
   };
-  const uint32_t stack = (old ? cas->flags : enter->flags) & GT_CALL_STACK ? GT_CALL_STACK : 0;
-  const bool stacks = old ? plan.stack_for_old[gobin::kGrunning] != 0 : stack != 0;
+  const bool stacks = old ? plan.stack_for_old[gobin::kGrunning] != 0 : (enter->flags & GT_CALL_STACK) != 0;
   for (const Want &w : wants) {
     if (!bin.FindFunction(w.caller)) continue;  // not linked in (no cgo: no cgocallbackg)
     auto calls = CallsIn(bin, w.caller, w.callees);
@@ -147,25 +148,16 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
       return false;
     }
     for (const CallSite &c : *calls) {
-      ProbeSite s;
-      s.role = RoleOfCallee(c.callee);
-      s.function = w.caller;
-      s.kind = SiteKind::kCall;
-      s.vaddr = c.vaddr;
-      auto off = bin.elf().VaddrToFileOffset(c.vaddr);
-      if (!off) return false;
-      s.file_offset = *off;
-      s.required = false;
-      // The record of the callee's entry (GT_SITE_AT_CALL). reentersyscall(pc, sp, bp)
-      // gets the stack of its arguments, as traceStack takes it from syscallpc/bp.
-      s.flags = GT_SITE_AT_CALL;
-      if (s.role == ProbeRole::kEnterSyscall && stacks) {  // not with --no-stacks
-        s.flags |= GT_CALL_STACK;
-        if (c.callee == "runtime.reentersyscall") s.flags |= GT_CALL_STACK_FROM_ARGS;
-      }
-      if (old && s.role == ProbeRole::kExitSyscall) s.flags |= GT_CALL_DEREF_OLDP;  // m.p is 0 there
-      s.insn = fmt::format("call {} (at {:#x})", c.callee, c.vaddr);
-      added.push_back(std::move(s));
+      const ProbeRole role = RoleOfCallee(c.callee);
+      // reentersyscall(pc, sp, bp) gets the stack of its arguments, as traceStack takes it
+      // from syscallpc/bp.
+      uint32_t flags = 0;
+      if (role == ProbeRole::kEnterSyscall && stacks)  // not with --no-stacks
+        flags |= GT_CALL_STACK | (c.callee == "runtime.reentersyscall" ? GT_CALL_STACK_FROM_ARGS : 0);
+      if (old && role == ProbeRole::kExitSyscall) flags |= GT_CALL_DEREF_OLDP;  // m.p is 0 there
+      auto site = CallProbeSite(bin, role, w.caller, c.vaddr, c.callee, flags);
+      if (!site) return false;
+      added.push_back(std::move(*site));
     }
   }
   if (old) {
