@@ -62,23 +62,24 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
   struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id, GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS);
   if (!s) return 0;
-  // reentersyscall(pc, sp, bp)'s arguments, as entersyscall saved them in the g.
-  __u64 g = s->regs.r14;
-  s->regs.r[GT_REG_AX] = rdf64(g, cfg.g_syscallpc);
-  s->regs.r[GT_REG_BX] = rdf64(g, cfg.g_syscallsp);
+  gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE);
+  // reentersyscall(pc, sp, bp)'s arguments, as entersyscall saved them in the g: from the
+  // copy of the g gt_go_ctx made (the goroutine is m->curg), not three more reads.
+  s->regs.r[GT_REG_AX] = gv_read(s, GT_VIEW_CURG, cfg.g_syscallpc, 8);
+  s->regs.r[GT_REG_BX] = gv_read(s, GT_VIEW_CURG, cfg.g_syscallsp, 8);
   // Before 1.23 the g has no syscallbp: the frame pointer of the function that called
   // entersyscall is the first one of the chain from the SYSCALL's RBP at or above
   // syscallsp (frames below it are that function's callees: RawSyscall6, when not
   // inlined; 1.19's frameless asm syscall.Syscall leaves RBP as it found it).
   if (cfg.g_syscallbp >= 0) {
-    s->regs.r[GT_REG_CX] = rdf64(g, cfg.g_syscallbp);
+    s->regs.r[GT_REG_CX] = gv_read(s, GT_VIEW_CURG, cfg.g_syscallbp, 8);
   } else {
     __u64 fp = s->regs.bp, sp = s->regs.r[GT_REG_BX];
     for (int i = 0; i < 3 && fp && fp < sp; i++) fp = rd64(fp);
     s->regs.r[GT_REG_CX] = fp;
   }
   s->regs.r[GT_REG_DI] = (__u64)id;
-  go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, true);
+  gt_walk_curg(s);  // GT_CALL_STACK_FROM_ARGS: the walk from the three registers above
   return gt_call_emit(s, s->tail.source != GT_STACK_NONE);
 }
 
