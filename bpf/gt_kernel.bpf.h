@@ -6,26 +6,113 @@
 #include "bpf/gt_maps.bpf.h"
 #include "bpf/gt_record.bpf.h"
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
-  __u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
-  bool p_in = tgid_traced(prev_tgid), n_in = tgid_traced(next_tgid);
-  if (!p_in && !n_in) return 0;
+// ---- The kernel view (docs/kernel-view.md): off-CPU intervals of goroutines' threads ----
+// Per thread, between its OFF record and its ON record: when it went off CPU and the first
+// wake-up since. Task storage dies with the thread; `armed` says an OFF record was written,
+// so that the ON half (and the wake-up) writes nothing for the switches of idle Ms.
+struct gt_ksched {
+  __u64 off_ts;
+  __u64 wake_ts;
+  __u32 armed;
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct gt_ksched);
+} ksched_map SEC(".maps");
+
+// m->curg of the running thread (prev at sched_switch is current: its mm and fsbase are
+// the ones user reads see): TLS g -> g.m -> m.curg. 0 for a thread with no goroutine (the
+// scheduler on g0 has dropped curg: runtime/proc.go dropg; stopm, findRunnable), a thread
+// of another program, or a read that faulted.
+static __always_inline __u64 gt_thread_curg(struct task_struct *t) {
+  if (!cfg.tls_g_off || cfg.g_m < 0 || cfg.m_curg < 0) return 0;
+  __u64 fsbase = BPF_CORE_READ(t, thread.fsbase), g = 0, m = 0, curg = 0;
+  if (!fsbase || bpf_probe_read_user(&g, 8, (void *)(fsbase + (__s64)cfg.tls_g_off)) || !g) return 0;
+  if (bpf_probe_read_user(&m, 8, (void *)(g + cfg.g_m)) || !m) return 0;
+  if (bpf_probe_read_user(&curg, 8, (void *)(m + cfg.m_curg))) return 0;
+  return curg;
+}
+
+// Whether t's CFS run queue (its cgroup's, on this CPU) or one above it is throttled by
+// the CPU quota (kernel/sched/fair.c: throttle_count is raised for a throttled cfs_rq's
+// whole subtree, cgroup v1 cpu.cfs_quota_us and v2 cpu.max alike). Needs
+// CONFIG_FAIR_GROUP_SCHED (se.cfs_rq) and CONFIG_CFS_BANDWIDTH (throttle_count).
+static __always_inline __u8 gt_throttled(struct task_struct *t) {
+  if (!bpf_core_field_exists(t->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, throttle_count))
+    return GT_THROTTLE_UNKNOWN;
+  struct cfs_rq *cq = BPF_CORE_READ(t, se.cfs_rq);
+  if (!cq) return 0;
+  return BPF_CORE_READ(cq, throttle_count) > 0;
+}
+
+// Returns the record's ts (0: the ring was full, the record is lost and counted).
+static __always_inline __u64 gt_sched_emit(struct task_struct *t, __u32 tgid, struct task_struct *other, __u8 dir,
+                                          __u64 a, __u64 b, __u64 curg, __u32 state, __u8 preempt, __u8 thr) {
   __u32 seq = 0;
   struct gt_sched_switch_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
   if (!r) return 0;
   fill_header(&r->h, GT_REC_SCHED_SWITCH, seq);
-  // The header names the traced thread (prev when traced, else next).
-  r->h.tgid = p_in ? prev_tgid : next_tgid;
-  r->h.tid = p_in ? BPF_CORE_READ(prev, pid) : BPF_CORE_READ(next, pid);
-  r->prev_tid = BPF_CORE_READ(prev, pid);
-  r->prev_tgid = prev_tgid;
-  r->next_tid = BPF_CORE_READ(next, pid);
-  r->next_tgid = next_tgid;
-  r->prev_state = BPF_CORE_READ(prev, __state);
+  __u64 ts = r->h.ts_ns;
+  r->h.tgid = tgid;
+  r->h.tid = BPF_CORE_READ(t, pid);
+  r->off_ts = a;
+  r->wake_ts = b;
+  r->curg = curg;
+  r->prev_state = state;
+  r->other_tid = BPF_CORE_READ(other, pid);
+  r->other_tgid = BPF_CORE_READ(other, tgid);
+  r->dir = dir;
   r->preempt = preempt;
+  r->throttle = thr;
   r->pad = 0;
   bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+  return ts;
+}
+
+// prev_state is the 4th argument since Linux 5.18 (include/trace/events/sched.h
+// sched_switch; fbd705a0c618), so every supported kernel (6.1+) has it.
+SEC("tp_btf/sched_switch")
+int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state) {
+  // Every context switch of the host comes here: the tgid test first, nothing else
+  // before it.
+  __u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
+  bool p_in = tgid_traced(prev_tgid), n_in = tgid_traced(next_tgid);
+  if (!p_in && !n_in) return 0;
+  if (p_in) {
+    __u64 curg = gt_thread_curg(prev);
+    if (curg) {
+      struct gt_ksched *k = bpf_task_storage_get(&ksched_map, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+      if (k) {
+        // The ON record names this record by its ts; a lost OFF record arms nothing.
+        k->wake_ts = 0;
+        k->off_ts = gt_sched_emit(prev, prev_tgid, next, GT_SCHED_OFF, 0, 0, curg, prev_state, preempt,
+                                  gt_throttled(prev));
+        k->armed = k->off_ts != 0;
+      }
+    }
+  }
+  if (n_in) {
+    struct gt_ksched *k = bpf_task_storage_get(&ksched_map, next, 0, 0);
+    if (k && k->armed) {
+      k->armed = 0;
+      gt_sched_emit(next, next_tgid, prev, GT_SCHED_ON, k->off_ts, k->wake_ts, 0, 0, 0, 0);
+    }
+  }
+  return 0;
+}
+
+// The wake-up of an armed thread (blocked off CPU while its M ran a goroutine): only its
+// instant, for the ON record (the run-queue wait is ON's ts minus this).
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(gt_sched_wakeup, struct task_struct *p) {
+  if (!tgid_traced(BPF_CORE_READ(p, tgid))) return 0;
+  struct gt_ksched *k = bpf_task_storage_get(&ksched_map, p, 0, 0);
+  if (k && k->armed && !k->wake_ts) k->wake_ts = bpf_ktime_get_ns();
   return 0;
 }
 

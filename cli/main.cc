@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
   gotraced::cli::RegisterServe(app);
   gotraced::cli::RegisterDump(app);
   gotraced::cli::RegisterPs(app);
+  gotraced::cli::RegisterReport(app);
   auto record = gotraced::cli::RegisterRecord(app);
 
   CLI11_PARSE(app, argc, argv);

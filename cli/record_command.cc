@@ -62,6 +62,7 @@ struct RecordOptions {
   bool no_gc = false;
   bool no_sweeps = false;
   bool no_user = false;
+  bool kernel_view = true;
   std::int64_t cpu_hz = 0;
   std::vector<std::string> command;
 };
@@ -161,6 +162,7 @@ int RunRecord(const RecordOptions &o) {
   so.events.gc = !o.no_gc;
   so.events.sweeps = !o.no_sweeps;
   so.events.user = !o.no_user;
+  so.events.kernel = o.kernel_view;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   session::Session session(so);
 
@@ -281,6 +283,11 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                "do not record GC sweep ranges (their probes fire at every span an allocation takes from an mcentral and every span swept: the costliest GC probes)");
   app.add_flag("--no-user", o->no_user,
                "do not record user tasks, regions and logs (no runtime/trace annotation probes are attached)");
+  app.add_flag("--kernel-view,!--no-kernel-view", o->kernel_view,
+               "write what the kernel did to running goroutines' threads as \"kernel: ...\" regions on the "
+               "goroutines: off CPU preempted, throttled by the cgroup's CPU quota, blocked or asleep outside a Go "
+               "syscall, run-queue wait (sched_switch + sched_wakeup; docs/kernel-view.md)")
+      ->capture_default_str();
   app.add_option("--cpu-hz", o->cpu_hz,
                  "CPU samples per second of each thread's CPU time, written as the trace's CPU profile "
                  "samples (0 = off; 100 = runtime/pprof's rate)")

@@ -42,7 +42,8 @@ typedef int64_t gt_s64;
 
 // Version of this layout; the daemon refuses a BPF object built with another.
 // 1: hello only. 2: Go runtime capture (gstatus/call/sched/syscall/task records).
-#define GT_PROTO_VERSION 2
+// 3: sched_switch records are the kernel view's (OFF/ON halves).
+#define GT_PROTO_VERSION 3
 
 // Most frames a stack tail carries. Go's tracer keeps at most traceStackSize = 128
 // (runtime/tracestack.go, 1.21+: trace.go), including the skipped ones.
@@ -271,17 +272,30 @@ struct gt_call_record {
 };
 
 // ---------------------------------------------------------------------------------
-// GT_REC_SCHED_SWITCH: tp_btf/sched_switch where prev or next is a thread of a traced
-// tgid. This is the M going off / on CPU (not a Go event by itself).
+// GT_REC_SCHED_SWITCH: the kernel view (docs/kernel-view.md, bpf/gt_kernel.bpf.h). A thread
+// of a traced tgid going off CPU while its M runs a goroutine (m->curg != 0: a thread in
+// the scheduler or parked has none, and writes nothing), and the same thread coming back
+// on CPU. One record per direction; the ON record carries what the kernel did in between
+// (the wake-up instant), kept per thread in task storage, so no record is written at the
+// wake-up itself.
+#define GT_SCHED_OFF 0
+#define GT_SCHED_ON 1
+#define GT_THROTTLE_UNKNOWN 0xff  // the kernel has no cfs_rq throttle_count (no CFS bandwidth)
 struct gt_sched_switch_record {
-  struct gt_record_header h;  // tgid/tid: the thread going OFF cpu (prev) when it is
-                              // traced, else the one coming ON (next)
-  gt_u32 prev_tid, prev_tgid;
-  gt_u32 next_tid, next_tgid;
-  gt_u64 prev_state;          // prev->__state (0 = runnable/preempted, 1 = interruptible
-                              // sleep, 2 = uninterruptible, ...)
-  gt_u32 preempt;             // sched_switch's preempt argument
-  gt_u32 pad;
+  struct gt_record_header h;  // tid: the traced thread; ts: the switch
+  gt_u64 off_ts;       // ON: the ts of this thread's OFF record (its switch-out)
+  gt_u64 wake_ts;      // ON: first sched_wakeup of the thread after off_ts (0: none, it was
+                       // never asleep: preempted, yielded or throttled)
+  gt_u64 curg;         // OFF: m->curg read from the thread's TLS g (raw pointer)
+  gt_u32 prev_state;   // OFF: sched_switch's prev_state (TASK_RUNNING 0, TASK_INTERRUPTIBLE 1,
+                       // TASK_UNINTERRUPTIBLE 2, ... include/linux/sched.h)
+  gt_u32 other_tid;    // the thread on the other side of the switch (OFF: next, ON: prev)
+  gt_u32 other_tgid;
+  gt_u8 dir;           // GT_SCHED_OFF / GT_SCHED_ON
+  gt_u8 preempt;       // OFF: sched_switch's preempt argument (an involuntary switch)
+  gt_u8 throttle;      // OFF: prev->se.cfs_rq->throttle_count > 0 (its cgroup, or one above,
+                       // is throttled by its CPU quota), GT_THROTTLE_UNKNOWN
+  gt_u8 pad;
 };
 
 // GT_REC_SYS_ENTER / GT_REC_SYS_EXIT: raw_syscalls in a traced tgid (optional: attached
@@ -384,5 +398,6 @@ static_assert(sizeof(struct gt_gstatus_record) % 8 == 0, "gstatus layout");
 static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
 static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
 static_assert(sizeof(struct gt_cpu_sample_record) == 80, "cpu sample layout");
+static_assert(sizeof(struct gt_sched_switch_record) == 64, "sched switch layout");
 #endif
 #endif

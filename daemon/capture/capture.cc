@@ -241,7 +241,10 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
       bpf_program__set_autoload(skel->progs.gt_sys_enter, false);
       bpf_program__set_autoload(skel->progs.gt_sys_exit, false);
     }
-    if (!opts.plan.sched_switch) bpf_program__set_autoload(skel->progs.gt_sched_switch, false);
+    if (!opts.plan.sched_switch) {  // the kernel view (docs/kernel-view.md)
+      bpf_program__set_autoload(skel->progs.gt_sched_switch, false);
+      bpf_program__set_autoload(skel->progs.gt_sched_wakeup, false);
+    }
     // Goroutine syscalls from sys_enter/sys_exit (probes/syscall_sites.h).
     bpf_program__set_autoload(skel->progs.gt_go_sys_enter, I.plan.syscall_tp);
     bpf_program__set_autoload(skel->progs.gt_go_sys_exit, I.plan.syscall_tp);
@@ -300,7 +303,10 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     return gobin::Error{fmt::format("attaching sched_process_exit failed: {}", probes::ExplainAttachErrno(errno))};
   attach_tp(I.skel->progs.gt_exec, "sched_process_exec", false);
   attach_tp(I.skel->progs.gt_task_new, "task_newtask", false);
-  if (opts.plan.sched_switch) attach_tp(I.skel->progs.gt_sched_switch, "sched_switch", false);
+  if (opts.plan.sched_switch) {  // a kernel without them records without the kernel view
+    attach_tp(I.skel->progs.gt_sched_switch, "sched_switch (kernel view)", false);
+    attach_tp(I.skel->progs.gt_sched_wakeup, "sched_wakeup (kernel view)", false);
+  }
   if (opts.plan.syscall_tracepoints) {
     attach_tp(I.skel->progs.gt_sys_enter, "raw_syscalls/sys_enter", false);
     attach_tp(I.skel->progs.gt_sys_exit, "raw_syscalls/sys_exit", false);

@@ -143,8 +143,11 @@ std::string RecordView::Describe() const {
                        u->call.args[1], str(0), str(1));
     out += ctx_str(u->call.ctx);
   } else if (auto *s = sched_switch()) {
-    out += fmt::format(" prev={}/{} state={} -> next={}/{}", s->prev_tgid, s->prev_tid, s->prev_state, s->next_tgid,
-                       s->next_tid);
+    if (s->dir == GT_SCHED_OFF)
+      out += fmt::format(" off state={} preempt={} throttle={} curg={:#x} next={}/{}", s->prev_state, s->preempt,
+                         s->throttle, s->curg, s->other_tgid, s->other_tid);
+    else
+      out += fmt::format(" on off_ts={} wake_ts={} prev={}/{}", s->off_ts, s->wake_ts, s->other_tgid, s->other_tid);
   } else if (auto *s = syscall()) {
     out += fmt::format(" nr={} {}={}", s->id, h.kind == GT_REC_SYS_EXIT ? "ret" : "arg0", s->ret);
   } else if (auto *t = task()) {

@@ -46,6 +46,8 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kGCMarkAssistEnd: return "GCMarkAssistEnd";
     case RecordKind::kGCSweepBegin: return "GCSweepBegin";
     case RecordKind::kGCSweepEnd: return "GCSweepEnd";
+    case RecordKind::kKernelOff: return "KernelOff";
+    case RecordKind::kKernelOn: return "KernelOn";
   }
   return "?";
 }
@@ -204,6 +206,8 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGCMarkAssistEnd:
     case RecordKind::kGCSweepBegin:
     case RecordKind::kGCSweepEnd: OnGc(r); break;  // model_gc.cc
+    case RecordKind::kKernelOff:
+    case RecordKind::kKernelOn: OnKernel(r); break;  // model_kernel.cc
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
   last_ts_ = std::max(last_ts_, r.ts);

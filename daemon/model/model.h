@@ -36,6 +36,7 @@
 
 #include "daemon/model/flat_map.h"
 #include "daemon/model/model_gc.h"
+#include "daemon/model/model_kernel.h"
 #include "daemon/model/model_user.h"
 #include "daemon/model/record.h"
 #include "daemon/model/record_queue.h"
@@ -80,6 +81,9 @@ struct ModelStats {
   std::uint64_t gc_dropped = 0;         // GC records with no valid place in the trace
   std::uint64_t cpu_samples = 0;        // CPUSample events written (model_cpu.cc)
   std::uint64_t cpu_samples_dropped = 0;  // samples without a readable user stack
+  std::uint64_t kernel_regions = 0;       // kernel view regions begun (model_kernel.cc)
+  std::uint64_t kernel_unplaced = 0;      // off-CPU intervals of a thread whose M ran no
+                                          // running goroutine the model knew of
 };
 
 class Model {
@@ -151,6 +155,7 @@ class Model {
   bool StwHoldsCut(std::uint64_t ts);
   bool GcContext(const Record &r, bool need_g);
   void OnCPUSample(const Record &r);  // model_cpu.cc
+  void OnKernel(const Record &r);     // the kernel view's regions (model_kernel.cc)
 
   // ---- emit primitives (model_emit.cc): write one event and update the state as
   // order.go would; each asserts its own preconditions.
@@ -231,6 +236,7 @@ class Model {
   std::uint64_t last_ts_ = 0;       // latest ts applied
   GcModelState gc_;  // model_gc.h
   UserModelState user_;  // model_user.h
+  KernelModelState kernel_;  // model_kernel.h
   bool loss_pending_ = false;
   bool cut_pending_ = false;  // a cut waits for an STW range to end (StwHoldsCut)
   bool finished_ = false;

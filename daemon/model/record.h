@@ -82,7 +82,13 @@ enum class RecordKind : std::uint8_t {
   kUserTaskEnd,
   kUserRegionBegin,
   kUserRegionEnd,
-  kUserLog,};
+  kUserLog,
+  // The kernel view (kernel_view.h, model_kernel.cc): this M's thread went off CPU
+  // (reason = the region type of the cause, value = prev_state, value2 = the next thread)
+  // / came back (value = its off instant, value2 = its wake-up instant or 0).
+  kKernelOff,
+  kKernelOn,
+};
 
 std::string_view RecordKindName(RecordKind k);
 

@@ -222,6 +222,7 @@ void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool
 }
 
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
+  if (v.kind() == GT_REC_SCHED_SWITCH) return DecodeKernelSwitch(v, out);  // kernel_view_decoder.cc
   if (v.kind() == GT_REC_GSTATUS || v.kind() == GT_REC_CALL) {
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->m != 0) {
       auto [it, fresh] = m_thread_.try_emplace(c->m, v.tid());
@@ -292,7 +293,7 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
     case GT_REC_GSTATUS: DecodeGstatus(v, out); break;
     case GT_REC_CALL: DecodeCall(v, out); break;
     case GT_REC_USER: DecodeUser(v, out); break;  // record_decoder_user.cc
-    default: ++stats_.ignored; break;  // sched_switch, raw syscalls, task records: not trace events
+    default: ++stats_.ignored; break;  // raw syscalls, task records: not trace events
   }
 }
 

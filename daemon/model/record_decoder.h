@@ -126,6 +126,8 @@ class RecordDecoder {
   // entersyscallblock, systemstack_switch) so the walk starts at gp.syscallpc's frame.
   void TrimSyscallEntry(std::vector<std::uint64_t> &pcs);
   bool HasRole(probes::ProbeRole role) const;
+  // The kernel view's sched_switch records (kernel_view_decoder.cc).
+  void DecodeKernelSwitch(const capture::RecordView &v, std::vector<Record> &out);
   // User annotations (record_decoder_user.cc).
   void DecodeUser(const capture::RecordView &v, std::vector<Record> &out);
   std::uint64_t UserTaskOfContext(const gt_user_record &u) const;

@@ -185,9 +185,9 @@ struct ProbePlan {
 
 struct PlanOptions {
   bool syscall_tracepoints = false;  // raw_syscalls sys_enter/sys_exit (costly)
-  // M on/off CPU (sched_switch). Off for recordings: no trace event comes from it (the
-  // decoder ignores its records) and its program runs at every context switch of the
-  // host; capture-dump turns it on.
+  // The kernel view (docs/kernel-view.md): sched_switch + sched_wakeup, records only for
+  // threads whose M runs a goroutine. The session sets it from --kernel-view (on by
+  // default); capture-dump turns it on.
   bool sched_switch = false;
   bool gc_probes = true;             // gcStart / gcMarkTermination / STW
   bool sweep_probes = true;          // GC sweeps (sweep_sites.cc; only with gc_probes)

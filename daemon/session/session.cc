@@ -321,6 +321,7 @@ bool Session::Start(std::string *error) {
   co.plan.user_probes = I.options.events.user;  // tasks, regions, logs (docs/probe-plan.md §3.10)
   co.plan.gc_probes = I.options.events.gc;  // GC, STW, heap metrics (docs/probe-plan.md §3.9)
   co.plan.sweep_probes = I.options.events.sweeps;
+  co.plan.sched_switch = I.options.events.kernel;  // the kernel view (docs/kernel-view.md)
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
   // The consumer sleeps on the target's pidfd between drains (ring_consumer.h): its exit
   // ends the wait, so the recording ends within a poll of it however long the drain

@@ -82,6 +82,9 @@ struct SessionOptions {
     // takes from an mcentral plus one per span swept (docs/probe-plan.md §3.9).
     bool sweeps = true;
     bool user = true;         // runtime/trace tasks, regions, logs
+    // The kernel view (docs/kernel-view.md): off-CPU intervals of running goroutines'
+    // threads as "kernel: ..." regions (sched_switch + sched_wakeup).
+    bool kernel = true;
     std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
   };
   EventSet events;

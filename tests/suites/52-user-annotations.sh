@@ -52,8 +52,10 @@ evs = [json.loads(l) for l in open(path) if l.strip()]
 kind = lambda e: e.get("kind", "")
 tasks = [e for e in evs if kind(e) == "TaskBegin"]
 ends = [e for e in evs if kind(e) == "TaskEnd"]
-regions = [e for e in evs if kind(e) == "RegionBegin"]
-rends = [e for e in evs if kind(e) == "RegionEnd"]
+# Not the kernel view's regions (docs/kernel-view.md: types "kernel: ...").
+kernel = lambda e: e.get("type", "").startswith("kernel: ")
+regions = [e for e in evs if kind(e) == "RegionBegin" and not kernel(e)]
+rends = [e for e in evs if kind(e) == "RegionEnd" and not kernel(e)]
 logs = [e for e in evs if kind(e) == "Log"]
 rounds = 8  # annotations.go: 8 rounds at -scale 1
 errs = []

@@ -10,6 +10,7 @@ package compare
 
 import (
 	"sort"
+	"strings"
 
 	"golang.org/x/exp/trace"
 
@@ -156,9 +157,15 @@ func Load(path string) (*Trace, error) {
 			t.TaskEnds = append(t.TaskEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(k.ID))}, ev.Stack())) // id only: a file that starts after the task's begin (a flight-recorder window) has no type for it
 		case trace.EventRegionBegin:
 			r := ev.Region()
+			if isKernelRegion(r.Type) {
+				return nil
+			}
 			t.Regions = append(t.Regions, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))
 		case trace.EventRegionEnd:
 			r := ev.Region()
+			if isKernelRegion(r.Type) {
+				return nil
+			}
 			t.RegionEnds = append(t.RegionEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))
 		case trace.EventLog:
 			l := ev.Log()
@@ -255,3 +262,9 @@ func fromUndetermined(ev trace.Event) bool {
 	}
 	return false
 }
+
+// isKernelRegion: a region of gotraced's kernel view (docs/kernel-view.md,
+// daemon/model/kernel_view.h: types "kernel: ..."), which no in-process trace has:
+// left out of both sides, so that the fidelity figures compare what runtime/trace
+// records (a program's own region of such a type would be left out too).
+func isKernelRegion(typ string) bool { return strings.HasPrefix(typ, "kernel: ") }

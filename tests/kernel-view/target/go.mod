@@ -1,0 +1,3 @@
+module gotraced/tests/kernel-view/target
+
+go 1.22

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# The kernel view (docs/kernel-view.md): what the kernel did to running goroutines'
+# threads, as "kernel: ..." regions, checked against the kernel's own counters for the
+# same run (tests/kernel-view/target: workloads with known kernel effects):
+#   preempt   two goroutines locked to two threads pinned to one CPU: each goroutine's
+#             "kernel: off-CPU preempted" time within 10% (or 5 ms) of its thread's
+#             run-queue wait (/proc/PID/task/TID/schedstat, read by the target itself
+#             around its spin);
+#   throttle  one CPU-bound goroutine in a cgroup limited to 20 ms per 100 ms (v1
+#             cpu.cfs_quota_us where the v1 cpu controller is mounted, else v2 cpu.max):
+#             the trace's "kernel: throttled" time within 10% of the cgroup's cpu.stat
+#             throttled time (the target joins the fresh cgroup, so its counter covers
+#             the trace's window);
+#   off       --no-kernel-view: no "kernel:" region at all.
+# Every file must pass tracecheck (Go's parser and its semantic checks); regions are
+# summed from Go's parser's events (tests/kernel-view/regions.py), and `gotraced report
+# --json` must agree with those sums within 1%. The report's text is printed.
+# Needs root (cgroups, BPF). A noisy machine gets one retry (run_twice_on_fail).
+set -euo pipefail
+ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${GOTRACED_BUILD:-$ROOT/build}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+SUITE=53-kernel-view
+GOTRACED=$BUILD/cli/gotraced
+OUT=$BUILD/kernel-view
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
+
+need_gotraced
+need_bpf
+build_tools
+rm -rf "$OUT"
+mkdir -p "$OUT"
+g=$(go_for 1.26)
+if ! (cd "$ROOT/tests/kernel-view/target" && $g build -o "$OUT/kview" .) >"$OUT/build.log" 2>&1; then
+  echo "FAIL $SUITE: target build failed: $(tail -n1 "$OUT/build.log")"
+  exit 1
+fi
+fail=0
+ncpu=$(nproc)
+# The CPU the pinned workloads share: the last one (the first takes more interrupts).
+cpu=$((ncpu - 1))
+
+# record NAME ARGS...: gotraced launches kview ARGS; its stdout to NAME.out, the trace to
+# NAME.trace, then Go's parser's events and the region sums (NAME.sums) and the report.
+record() {
+  local name=$1
+  shift
+  local flags=()
+  if [[ $1 == --no-kernel-view ]]; then
+    flags=(--no-kernel-view)
+    shift
+  fi
+  if ! GODEBUG=asyncpreemptoff=1 timeout -k 5 60 "$GOTRACED" --quiet "${flags[@]}" --out "$OUT/$name.trace" -- \
+    "$OUT/kview" "$@" >"$OUT/$name.out" 2>"$OUT/$name.log"; then
+    echo "FAIL $SUITE $name: gotraced failed: $(tail -n2 "$OUT/$name.log" | tr '\n' ' ')"
+    return 1
+  fi
+  if ! "$BUILD/tools/tracecheck" "$OUT/$name.trace" --events-json >"$OUT/$name.events" 2>"$OUT/$name.tracecheck"; then
+    echo "FAIL $SUITE $name: tracecheck rejects the trace: $(head -n1 "$OUT/$name.tracecheck")"
+    return 1
+  fi
+  python3 "$ROOT/tests/kernel-view/regions.py" "$OUT/$name.events" >"$OUT/$name.sums"
+  "$GOTRACED" report "$OUT/$name.trace" >"$OUT/$name.report"
+  "$GOTRACED" report --json "$OUT/$name.trace" >"$OUT/$name.report.json"
+}
+
+# agree NAME: the report's per-cause totals match Go's parser's within 1% (+0.1 ms).
+agree() {
+  python3 - "$OUT/$1.sums" "$OUT/$1.report.json" <<'PY'
+import json, sys
+sums, rep = (json.load(open(p)) for p in sys.argv[1:3])
+r = {c["type"]: c["total_ns"] for c in rep["totals"] if c["type"].startswith("kernel: ")}
+bad = [f"{t}: report {r.get(t, 0)} ns, parser {v} ns" for t, v in sums["totals"].items()
+       if abs(r.get(t, 0) - v) > 0.01 * v + 100_000]
+bad += [f"{t}: report {v} ns, parser none" for t, v in r.items() if t not in sums["totals"] and v > 100_000]
+if bad:
+    print("report and parser disagree: " + "; ".join(bad))
+    sys.exit(1)
+PY
+}
+
+# ---- preempt ---------------------------------------------------------------------------
+preempt_check() {
+  python3 - "$OUT/preempt.sums" "$OUT/preempt.out" <<'PY'
+import json, sys
+sums = json.load(open(sys.argv[1]))
+rows = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")]  # (gotraced's own summary line too)
+errs, lines = [], []
+if len(rows) != 2:
+    errs.append(f"{len(rows)} spinner reports, want 2")
+for r in rows:
+    ours = sums["by_g"].get(str(r["goid"]), {}).get("kernel: off-CPU preempted", 0)
+    ref = r["run_delay_ns"]
+    lines.append(f"g{r['goid']} (tid {r['tid']}): preempted regions {ours/1e6:.1f} ms, schedstat run-queue wait {ref/1e6:.1f} ms")
+    if ref < 200e6:
+        errs.append(f"g{r['goid']}: run-queue wait {ref/1e6:.1f} ms: the threads did not share a CPU")
+    if abs(ours - ref) > max(0.10 * ref, 5e6):
+        errs.append(f"g{r['goid']}: preempted {ours/1e6:.1f} ms vs schedstat {ref/1e6:.1f} ms (> 10%)")
+print("; ".join(lines))
+if errs:
+    print("MISSED: " + "; ".join(errs))
+    sys.exit(1)
+PY
+}
+preempt_once() {
+  preempt_ok=0
+  record preempt -workload preempt -seconds 2 -cpu "$cpu" || return 0
+  if preempt_check >"$OUT/preempt.check"; then preempt_ok=1; fi
+  return 0
+}
+preempt_missed() { ((preempt_ok == 0)) && [[ -s $OUT/preempt.check ]]; }
+preempt_keep() {
+  for f in trace out sums check report; do [[ -f $OUT/preempt.$f ]] && mv "$OUT/preempt.$f" "$OUT/preempt.first.$f"; done
+  return 0
+}
+run_twice_on_fail preempt_missed preempt_keep "RETRY $SUITE preempt: the first run missed (its figures: $OUT/preempt.first.check)" -- preempt_once
+if ((preempt_ok)); then
+  echo "PASS $SUITE preempt: $(head -n1 "$OUT/preempt.check")"
+else
+  echo "FAIL $SUITE preempt: $(cat "$OUT/preempt.check" 2>/dev/null | tr '\n' ' ')"
+  fail=1
+fi
+[[ -f $OUT/preempt.report ]] && sed 's/^/    /' "$OUT/preempt.report"
+if [[ -f $OUT/preempt.report.json ]] && ! msg=$(agree preempt); then
+  echo "FAIL $SUITE preempt: $msg"
+  fail=1
+fi
+
+# ---- throttle --------------------------------------------------------------------------
+CG=
+if [[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
+  CG=/sys/fs/cgroup/cpu/gotraced-kview-$$
+  mkdir "$CG"
+  echo 100000 >"$CG/cpu.cfs_period_us"
+  echo 20000 >"$CG/cpu.cfs_quota_us"
+  cgkind=v1
+else
+  v2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+  if [[ -n $v2 ]] && grep -qw cpu "$v2/cgroup.controllers" 2>/dev/null; then
+    grep -qw cpu "$v2/cgroup.subtree_control" || echo +cpu >"$v2/cgroup.subtree_control"
+    CG=$v2/gotraced-kview-$$
+    mkdir "$CG"
+    echo "20000 100000" >"$CG/cpu.max"
+    cgkind=v2
+  fi
+fi
+if [[ -z $CG ]]; then
+  echo "FAIL $SUITE throttle: neither a v1 cpu controller nor a v2 one with cpu is available here"
+  fail=1
+else
+  trap 'rmdir "$CG" 2>/dev/null || true' EXIT
+  throttled_ns() {  # the cgroup's own counter (v1 throttled_time ns, v2 throttled_usec)
+    if [[ $cgkind == v1 ]]; then awk '$1 == "throttled_time" {print $2}' "$CG/cpu.stat"
+    else awk '$1 == "throttled_usec" {print $2 * 1000}' "$CG/cpu.stat"; fi
+  }
+  throttle_once() {
+    throttle_ok=0
+    local before after
+    before=$(throttled_ns)
+    record throttle -workload throttle -seconds 3 -cpu "$cpu" -cgroup "$CG" || return 0
+    after=$(throttled_ns)
+    if python3 - "$OUT/throttle.sums" "$((after - before))" >"$OUT/throttle.check" <<'PY'; then throttle_ok=1; fi
+import json, sys
+sums = json.load(open(sys.argv[1]))
+ref = int(sys.argv[2])
+ours = sums["totals"].get("kernel: throttled", 0)
+print(f"throttled regions {ours/1e6:.1f} ms ({sums['counts'].get('kernel: throttled', 0)} intervals), cgroup cpu.stat {ref/1e6:.1f} ms")
+errs = []
+if ref < 1e9:
+    errs.append(f"the cgroup was throttled only {ref/1e6:.1f} ms in 3 s at 20 ms/100 ms")
+if abs(ours - ref) > 0.10 * max(ref, 1):
+    errs.append(f"{ours/1e6:.1f} ms vs {ref/1e6:.1f} ms (> 10%)")
+if errs:
+    print("MISSED: " + "; ".join(errs))
+    sys.exit(1)
+PY
+    return 0
+  }
+  throttle_missed() { ((throttle_ok == 0)) && [[ -s $OUT/throttle.check ]]; }
+  throttle_keep() {
+    for f in trace out sums check report; do [[ -f $OUT/throttle.$f ]] && mv "$OUT/throttle.$f" "$OUT/throttle.first.$f"; done
+    return 0
+  }
+  run_twice_on_fail throttle_missed throttle_keep "RETRY $SUITE throttle: the first run missed (its figures: $OUT/throttle.first.check)" -- throttle_once
+  if ((throttle_ok)); then
+    echo "PASS $SUITE throttle ($cgkind): $(head -n1 "$OUT/throttle.check")"
+  else
+    echo "FAIL $SUITE throttle ($cgkind): $(cat "$OUT/throttle.check" 2>/dev/null | tr '\n' ' ')"
+    fail=1
+  fi
+  [[ -f $OUT/throttle.report ]] && sed 's/^/    /' "$OUT/throttle.report"
+  if [[ -f $OUT/throttle.report.json ]] && ! msg=$(agree throttle); then
+    echo "FAIL $SUITE throttle: $msg"
+    fail=1
+  fi
+fi
+
+# ---- off -------------------------------------------------------------------------------
+if record off --no-kernel-view -workload preempt -seconds 0.5 -cpu "$cpu"; then
+  n=$(python3 -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))["counts"].values()))' "$OUT/off.sums")
+  if [[ $n == 0 ]]; then
+    echo "PASS $SUITE off: --no-kernel-view wrote no kernel region"
+  else
+    echo "FAIL $SUITE off: --no-kernel-view wrote $n kernel regions"
+    fail=1
+  fi
+else
+  fail=1
+fi
+exit $fail

@@ -1,0 +1,150 @@
+// The kernel view in the model (daemon/model/model_kernel.cc) and in `gotraced report`
+// (cli/trace_report.cc): synthetic OFF/ON records around a running goroutine, the trace
+// judged by Go's own parser (tracecheck), the regions summed by the report.
+#include <gtest/gtest.h>
+
+#include "cli/trace_report.h"
+#include "daemon/model/kernel_view.h"
+#include "tests/unit/model/model_test_util.h"
+
+namespace gotraced::model::testing {
+namespace {
+
+constexpr std::uint64_t kUs = 1000;
+
+Record ROff(std::uint64_t ts, ThreadId m, std::string_view cause) {
+  Record r;
+  r.ts = ts;
+  r.m = m;
+  r.kind = RecordKind::kKernelOff;
+  r.reason = cause;
+  return r;
+}
+
+Record ROn(std::uint64_t ts, ThreadId m, std::uint64_t off_ts, std::uint64_t wake_ts = 0) {
+  Record r;
+  r.ts = ts;
+  r.m = m;
+  r.kind = RecordKind::kKernelOn;
+  r.value = off_ts;
+  r.value2 = wake_ts;
+  return r;
+}
+
+const cli::ReportCause *Total(const cli::TraceReport &r, std::string_view type) {
+  for (const auto &c : r.totals)
+    if (c.type == type) return &c;
+  return nullptr;
+}
+
+// Causes from the kernel's switch-out state (include/trace/events/sched.h
+// __trace_sched_switch_state: preempted means runnable whatever the state word says).
+TEST(KernelView, CauseFromSwitchOut) {
+  EXPECT_EQ(KernelOffCause(0, false, false), kKernelPreempted);
+  EXPECT_EQ(KernelOffCause(1, true, false), kKernelPreempted);
+  EXPECT_EQ(KernelOffCause(0, true, true), kKernelThrottled);
+  EXPECT_EQ(KernelOffCause(2, false, false), kKernelBlocked);
+  EXPECT_EQ(KernelOffCause(0x402, false, false), kKernelBlocked);  // TASK_IDLE = D | NOLOAD
+  EXPECT_EQ(KernelOffCause(1, false, true), kKernelSleep);         // asleep, not throttled
+  EXPECT_TRUE(IsKernelRegion(kKernelRunQueue));
+  EXPECT_FALSE(IsKernelRegion("work"));
+}
+
+// A running goroutine preempted twice and throttled once, then a sleep with its wake-up:
+// regions on g1, accepted by the parser; the report sums them per cause and names g1's
+// group; the sleep splits at the wake-up into the sleep and the run-queue wait.
+TEST(KernelView, RegionsOnTheRunningGoroutine) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100 * kUs, 1, 0),
+      RGoCreate(110 * kUs, 1, 0, kNoG, 1),
+      RGoStart(120 * kUs, 1, 0, 1),
+      ROff(200 * kUs, 1, kKernelPreempted),
+      ROn(300 * kUs, 1, 200 * kUs),
+      ROff(400 * kUs, 1, kKernelPreempted),
+      ROn(450 * kUs, 1, 400 * kUs),
+      ROff(500 * kUs, 1, kKernelThrottled),
+      ROn(1500 * kUs, 1, 500 * kUs),
+      RUser(RecordKind::kUserRegionBegin, 1600 * kUs, 1, 0, 1, 0, "work"),
+      ROff(1700 * kUs, 1, kKernelBlocked),
+      ROn(2000 * kUs, 1, 1700 * kUs, 1900 * kUs),  // woken at 1900: 100 us in the run queue
+      RUser(RecordKind::kUserRegionEnd, 2100 * kUs, 1, 0, 1, 0, "work"),
+      RGoEnd(2200 * kUs, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("kernel_regions");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("regions"), 6);  // 4 kernel intervals, the run-queue one, "work"
+  EXPECT_EQ(res.Int("region_ends"), 6);
+  EXPECT_EQ(h.model.stats().kernel_regions, 5u);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+
+  const cli::TraceReport r = cli::BuildReport(h.sink.bytes());
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.kernel_regions, 5u);
+  auto near = [](std::uint64_t got, std::uint64_t want) { return got + 200 > want && got < want + 200; };
+  const cli::ReportCause *p = Total(r, kKernelPreempted), *t = Total(r, kKernelThrottled),
+                         *b = Total(r, kKernelBlocked), *q = Total(r, kKernelRunQueue);
+  ASSERT_TRUE(p && t && b && q);
+  EXPECT_EQ(p->count, 2u);
+  EXPECT_TRUE(near(p->total_ns, 150 * kUs)) << p->total_ns;
+  EXPECT_TRUE(near(t->total_ns, 1000 * kUs)) << t->total_ns;
+  EXPECT_TRUE(near(b->total_ns, 200 * kUs)) << b->total_ns;
+  EXPECT_TRUE(near(q->total_ns, 100 * kUs)) << q->total_ns;
+  ASSERT_FALSE(r.groups.empty());
+  EXPECT_EQ(r.groups[0].causes[0].type, kKernelThrottled);  // biggest first
+  ASSERT_FALSE(r.groups[0].causes[0].goroutines.empty());
+  EXPECT_EQ(r.groups[0].causes[0].goroutines[0].g, 1u);
+  EXPECT_NE(cli::ReportText(r).find("kernel: throttled"), std::string::npos);
+  EXPECT_NE(cli::ReportJson(r).find("\"type\": \"kernel: throttled\""), std::string::npos);
+}
+
+// What the parser would refuse is not written: off CPU in a syscall (the goroutine is
+// not Running: advanceUserRegionBegin's userGoReqs), on an M with no goroutine, an ON
+// whose OFF was not placed or names another switch-out. A lost ON leaves the region to
+// the next OFF, which closes it first.
+TEST(KernelView, OnlyWhereTheParserAllows) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100 * kUs, 1, 0),
+      RGoCreate(110 * kUs, 1, 0, kNoG, 1),
+      RGoStart(120 * kUs, 1, 0, 1),
+      RSyscall(200 * kUs, 1, 0, 1),
+      ROff(210 * kUs, 1, kKernelSleep),  // in the syscall: not placed
+      ROn(290 * kUs, 1, 210 * kUs),
+      RSyscallEnd(300 * kUs, 1, 0, 1),
+      ROff(400 * kUs, 2, kKernelPreempted),  // M 2 runs nothing
+      ROn(410 * kUs, 2, 400 * kUs),
+      ROff(500 * kUs, 1, kKernelPreempted),
+      ROn(520 * kUs, 1, 499 * kUs),          // another switch-out's ON (its OFF lost)
+      ROff(600 * kUs, 1, kKernelPreempted),  // closes the one at 500 first
+      ROn(650 * kUs, 1, 600 * kUs),
+      RGoEnd(700 * kUs, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("kernel_rules");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("regions"), 2);
+  EXPECT_EQ(res.Int("region_ends"), 2);
+  EXPECT_EQ(h.model.stats().kernel_unplaced, 2u);
+}
+
+// The fidelity comparison's view: a trace with kernel regions and user regions; the
+// report counts only the kernel ones.
+TEST(KernelView, ReportWithoutKernelView) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100 * kUs, 1, 0),
+      RGoCreate(110 * kUs, 1, 0, kNoG, 1),
+      RGoStart(120 * kUs, 1, 0, 1),
+      RUser(RecordKind::kUserRegionBegin, 130 * kUs, 1, 0, 1, 0, "work"),
+      RUser(RecordKind::kUserRegionEnd, 140 * kUs, 1, 0, 1, 0, "work"),
+      RGoEnd(200 * kUs, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("kernel_none");
+  EXPECT_ACCEPTED(res);
+  const cli::TraceReport r = cli::BuildReport(h.sink.bytes());
+  EXPECT_EQ(r.kernel_regions, 0u);
+  EXPECT_NE(cli::ReportText(r).find("no kernel view"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gotraced::model::testing
