@@ -10,7 +10,8 @@
 // a thread gets about N samples per CPU second, user and kernel time alike.
 //
 // Which M, P and goroutine the sample belongs to is the daemon's model's knowledge
-// (daemon/model/model_cpu.cc). What is read of the Go runtime here is only where the
+// (daemon/model/model_cpu.cc); the record also carries m.curg's goid and m.p's id as read
+// here, for capture level "low", which has no scheduling records. What is read of the Go runtime here is only where the
 // runtime's own profiler would START the stack when the thread is outside Go code
 // (cpu_ext_start below); the daemon decides what the stack means.
 
@@ -122,6 +123,21 @@ int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
 
   __u64 w[2] = {};
   if (bpf_probe_read_user(w, sizeof(w), (const void *)sp) != 0) w[0] = w[1] = 0;
+  // sigprof's gp.m.curg and gp.m.p (runtime/proc.go), from the g in TLS (R14 is anything
+  // outside Go code): 4 reads at N Hz per CPU.
+  __s32 p_id = -1;
+  __u64 goid = 0;
+  if (cfg.tls_g_off && cfg.g_m >= 0 && cfg.m_curg >= 0 && cfg.g_goid >= 0) {
+    __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
+    __u64 tg = fsbase ? rd64(fsbase + (__s64)cfg.tls_g_off) : 0;
+    __u64 tm = tg ? rdf64(tg, cfg.g_m) : 0;
+    if (tm) {
+      __u64 curg = rdf64(tm, cfg.m_curg);
+      if (curg) goid = rdf64(curg, cfg.g_goid);
+      __u64 pp = cfg.m_p >= 0 ? rdf64(tm, cfg.m_p) : 0;
+      if (pp && cfg.p_id >= 0) p_id = (__s32)rdf32(pp, cfg.p_id);
+    }
+  }
 
 #define GT_FILL_CPU(r, seq, stack)              \
   do {                                          \
@@ -134,6 +150,8 @@ int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
     (r)->sp_words[1] = w[1];                    \
     (r)->kernel = kernel;                       \
     __builtin_memset((r)->pad, 0, sizeof((r)->pad)); \
+    (r)->p_id = p_id;                           \
+    (r)->curg_goid = goid;                      \
   } while (0)
   GT_EMIT(struct gt_cpu_sample_record, GT_FILL_CPU, cpu_counters(), true, n, &s->tail, s->pcs);
 }

@@ -15,6 +15,7 @@
 #include "daemon/capture/capture.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/probes/probe_plan.h"
+#include "daemon/session/capture_level.h"
 
 namespace gotraced::cli {
 namespace {
@@ -32,6 +33,7 @@ struct DumpArgs {
   bool no_sched = false;
   bool no_stacks = false;
   size_t ring_mb = 32;
+  std::string level = "full";
 };
 
 std::string Sym(const gobin::GoBinary &bin, uint64_t bias, uint64_t pc) {
@@ -47,6 +49,12 @@ int Run(const DumpArgs &a) {
   o.plan.syscall_tracepoints = a.syscalls;
   o.plan.sched_switch = !a.no_sched;
   o.plan.stacks = !a.no_stacks;
+  const auto level = session::ParseCaptureLevel(a.level);
+  if (!level) {
+    std::fprintf(stderr, "capture-dump: --level %s: expected full, sched or low\n", a.level.c_str());
+    return 1;
+  }
+  session::ApplyCaptureLevel(*level, o.plan);  // the sites a recording of that level attaches
   auto cap = capture::Capture::Start(o);
   if (!cap) {
     std::fprintf(stderr, "capture-dump: %s\n", cap.error().c_str());
@@ -107,6 +115,7 @@ void RegisterCaptureDump(CLI::App &app) {
   sub->add_flag("--syscalls", args->syscalls, "also attach raw_syscalls sys_enter/sys_exit");
   sub->add_flag("--no-sched-switch", args->no_sched, "do not attach sched_switch");
   sub->add_flag("--no-stacks", args->no_stacks, "no stack walks (cost measurements)");
+  sub->add_option("--level", args->level, "attach the probe plan of this capture level (full, sched, low)");
   sub->add_option("--ring-mb", args->ring_mb, "ring buffer size in MiB (default 32)");
   sub->callback([args] { std::exit(Run(*args)); });
 }

@@ -64,6 +64,7 @@ struct RecordOptions {
   bool no_user = false;
   bool kernel_view = true;
   std::int64_t cpu_hz = 0;
+  std::string level = "full";
   std::vector<std::string> command;
 };
 
@@ -113,6 +114,8 @@ int RunRecord(const RecordOptions &o) {
   }
   auto version = session::ParseTraceVersion(o.trace_version);
   if (!version) return Fail("--trace-version " + o.trace_version + ": expected auto, go1.19, go1.21, go1.22, go1.23, go1.25 or go1.26");
+  auto level = session::ParseCaptureLevel(o.level);
+  if (!level) return Fail("--level " + o.level + ": expected full, sched or low");
   auto ring = ParseSize(o.ring_size);
   if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
   if (o.on_write_error != "stop" && o.on_write_error != "drop")
@@ -164,6 +167,7 @@ int RunRecord(const RecordOptions &o) {
   so.events.user = !o.no_user;
   so.events.kernel = o.kernel_view;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
+  so.level = *level;
   session::Session session(so);
 
   std::string err;
@@ -238,6 +242,9 @@ int RunRecord(const RecordOptions &o) {
   if (!ok) spdlog::error("writing {} failed: {}", out, stop_err);
   if (!session.last_error().empty()) spdlog::warn("{}", session.last_error());
   std::fprintf(stderr, "%s (%s)\n", FormatSummary(out, pid, stats, elapsed).c_str(), why);
+  // What a trace of a lower level holds and does not (capture_level.h).
+  if (*level != session::CaptureLevel::kFull)
+    std::fprintf(stderr, "gotraced: %s\n", std::string(session::CaptureLevelContents(*level)).c_str());
   if (o.verbose)
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
@@ -291,6 +298,11 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--cpu-hz", o->cpu_hz,
                  "CPU samples per second of each thread's CPU time, written as the trace's CPU profile "
                  "samples (0 = off; 100 = runtime/pprof's rate)")
+      ->capture_default_str();
+  app.add_option("--level", o->level,
+                 "what to trap for (README, Always-on): full (everything), sched (no stacks on scheduling "
+                 "events, no GC sweeps), low (no per-goroutine-switch probe: syscalls from the kernel's "
+                 "tracepoints, GC cycles and STW, GOMAXPROCS, CPU samples; no scheduling)")
       ->capture_default_str();
   app.add_option("command", o->command, "program and arguments to launch under tracing (after --)");
   return [o] { return RunRecord(*o); };

@@ -335,7 +335,12 @@ struct gt_cpu_sample_record {
                        // no frame of its own in RBP (function entry, after PUSHQ BP, a
                        // frameless leaf, at RET); the daemon decides with pcsp (0 on fault)
   gt_u8 kernel;        // 1 when the sample interrupted the thread in kernel mode
-  gt_u8 pad[7];
+  gt_u8 pad[3];
+  // What sigprof reports (runtime/proc.go: gprof = gp.m.curg, pp = gp.m.p), read from the
+  // thread's g in TLS: m.p's id (-1 when none or unreadable) and m.curg's goid (0 when
+  // none: the scheduler on g0). Capture level "low" has no scheduling records to tell.
+  gt_s32 p_id;
+  gt_u64 curg_goid;
   // struct gt_stack_tail (source GT_STACK_USER) + pcs always follow.
 };
 
@@ -397,7 +402,7 @@ static_assert(sizeof(struct gt_stack_tail) == 24, "stack tail layout");
 static_assert(sizeof(struct gt_gstatus_record) % 8 == 0, "gstatus layout");
 static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
 static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
-static_assert(sizeof(struct gt_cpu_sample_record) == 80, "cpu sample layout");
+static_assert(sizeof(struct gt_cpu_sample_record) == 88, "cpu sample layout");
 static_assert(sizeof(struct gt_sched_switch_record) == 64, "sched switch layout");
 #endif
 #endif

@@ -353,8 +353,25 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     auto deadline = std::chrono::steady_clock::now() + opts.self_check_timeout;
     std::string verdict = "no goroutine transition seen (idle program?)";
     bool ok = false, bad = false;
+    // Capture level "low" has no casgstatus site: a goroutine's syscall record from the
+    // tracepoints (which read g, m and curg through the same offsets) is the check then.
+    const bool no_cas = std::none_of(I.plan.sites.begin(), I.plan.sites.end(), [](const probes::ProbeSite &s) {
+      return s.role == probes::ProbeRole::kCasgstatus;
+    });
     RingConsumer::Callback keep = [&](const RecordView &r) {
       I.held.emplace_back(r.data(), r.data() + r.size());
+      if (no_cas && !ok && !bad && r.call() && (r.call()->flags & GT_CALL_FROM_TRACEPOINT)) {
+        const gt_go_ctx &c = r.call()->ctx;
+        if (int(r.call()->h.tgid) != opts.pid || c.m == 0 || c.m_id < 0 || c.curg == 0 || c.curg_goid == 0 ||
+            (I.snapshot.goidgen && c.curg_goid > I.snapshot.goidgen + 1000000)) {
+          bad = true;
+          verdict = fmt::format("syscall record with m {:#x} m.id {} curg {:#x} goid {}: wrong g/m offsets?", c.m,
+                                c.m_id, c.curg, c.curg_goid);
+        } else {
+          ok = true;
+        }
+        return;
+      }
       const gt_gstatus_record *g = r.gstatus();
       if (!g || ok || bad) return;
       if (int(g->h.tgid) != opts.pid) {

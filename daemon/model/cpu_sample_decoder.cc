@@ -52,6 +52,12 @@ void DecodeCpuSample(const capture::RecordView &v, const DecoderConfig &cfg, std
   // per M from the scheduling records.
   r.p = kUnknownP;
   r.g = kUnknownG;
+  if (cfg.sparse) {
+    // Capture level "low": no scheduling records, so the sample's own reading of m.curg
+    // and m.p (bpf/gt_cpu.bpf.h) is all there is (Model::OnCPUSample in sparse mode).
+    r.p = s->p_id >= 0 ? s->p_id : kNoP;
+    r.g = s->curg_goid;
+  }
   r.flag = cfg.go_minor < 26;  // runtime/proc.go (1.22, 1.23) reentersyscall: gp.m.p = 0
   // The runtime's sample stack is a logical one (sigprof -> tracebackPCs: inline-expanded
   // frames, each as a "return PC" = pc + 1; the interrupted instruction itself as pc + 1,

@@ -172,6 +172,11 @@ void Model::Apply(const Record &r, bool forced) {
     seen_in_first_gen_.insert(r.g);
     seen_in_first_gen_.insert(r.target_g);
   }
+  if (opt_.sparse) {
+    ApplySparse(r);  // capture level "low" (model_sparse.cc)
+    last_ts_ = std::max(last_ts_, r.ts);
+    return;
+  }
   switch (r.kind) {
     case RecordKind::kProcsChange: OnProcsChange(r); break;
     case RecordKind::kProcStart: OnProcStart(r); break;
@@ -317,7 +322,9 @@ void Model::Finish(std::uint64_t ts) {
 // weakest consistent form (Running/Syscall without its M -> Runnable; a P bound to an M
 // that holds another -> Idle).
 void Model::FirstGenerationSweep(std::uint64_t ts) {
-  if (!have_snapshot_) return;
+  // Sparse mode keeps no goroutine or P between observations (model_sparse.cc): a
+  // snapshot's would be stated once and then never move.
+  if (!have_snapshot_ || opt_.sparse) return;
   for (const SnapshotP &sp : snapshot_.procs) {
     if (st_.P(sp.id) != nullptr) continue;
     if (st_.gomaxprocs > 0 && sp.id >= st_.gomaxprocs) continue;

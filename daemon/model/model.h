@@ -57,6 +57,9 @@ struct ModelOptions {
   std::uint64_t lookahead_ns = 2'000'000;
   // Where applied records' stacks go back to (the decoder's pool); may be null.
   StackPool *stack_pool = nullptr;
+  // Capture level "low": no scheduling records; each syscall, GC/STW event and sample is
+  // written as a self-contained observation (model_sparse.cc).
+  bool sparse = false;
 };
 
 struct ModelStats {
@@ -84,6 +87,7 @@ struct ModelStats {
   std::uint64_t kernel_regions = 0;       // kernel view regions begun (model_kernel.cc)
   std::uint64_t kernel_unplaced = 0;      // off-CPU intervals of a thread whose M ran no
                                           // running goroutine the model knew of
+  std::uint64_t sparse_observations = 0;  // sparse mode: GC/STW/procs events wrapped in a G of their own
 };
 
 class Model {
@@ -156,6 +160,11 @@ class Model {
   bool GcContext(const Record &r, bool need_g);
   void OnCPUSample(const Record &r);  // model_cpu.cc
   void OnKernel(const Record &r);     // the kernel view's regions (model_kernel.cc)
+  // Sparse mode (model_sparse.cc).
+  void ApplySparse(const Record &r);
+  void SparseSyscallBegin(const Record &r);
+  void SparseSyscallEnd(ThreadId m, std::uint64_t ts, Goid g);
+  void SparseObserve(const Record &r);
 
   // ---- emit primitives (model_emit.cc): write one event and update the state as
   // order.go would; each asserts its own preconditions.

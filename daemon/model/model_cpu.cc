@@ -30,7 +30,12 @@ void Model::OnCPUSample(const Record &r) {
   ProcId p = kNoP;
   Goid g = kNoG;
   auto it = st_.ms.find(r.m);
-  if (it != st_.ms.end()) {
+  if (opt_.sparse) {
+    // No scheduling records: the sample's own m.curg / m.p as BPF read them
+    // (bpf/gt_cpu.bpf.h), what sigprof reports.
+    if (r.g != kUnknownG) g = r.g;
+    if (r.p != kUnknownP) p = r.p;
+  } else if (it != st_.ms.end()) {
     p = it->second.p;
     g = it->second.g;
   }

@@ -235,6 +235,9 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
   if (cfg_.cpu_samples) {  // CPU samples (cpu_sample_decoder.cc); not runtime transitions
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->curg != 0) cpu_profiled_tids_.insert(v.tid());
     if (v.kind() == GT_REC_CPU_SAMPLE) {
+      // Sparse: a thread that never syscalls shows no runtime record; a sample with a
+      // goroutine (m.curg) is of a thread the runtime profiles (sysmon has none).
+      if (cfg_.sparse && v.cpu_sample()->curg_goid != 0) cpu_profiled_tids_.insert(v.tid());
       if (cpu_profiled_tids_.count(v.tid()) != 0)
         DecodeCpuSample(v, cfg_, out);
       else
@@ -723,6 +726,11 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // shows the P here; seen with cgo calls on 1.26): the exit is a slow one.
       auto sys = in_syscall_.find(c.ctx.curg);
       const bool stolen = sys != in_syscall_.end() && sys->second.p == kNoP;
+      if (cfg_.sparse) {
+        if (sys != in_syscall_.end()) in_syscall_.erase(sys);
+        Emit(out, Base(v, RecordKind::kGoSyscallEnd));
+        return;
+      }
       if (c.flags & GT_CALL_DEREF_OLDP) {
         // Go <= 1.25 (the sys_exit tracepoint, or a CALL of exitsyscall): m.p is 0 and
         // the syscall's P is m.oldp, deref = {id, status, m, syscalltick}. exitsyscallfast

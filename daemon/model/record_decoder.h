@@ -58,6 +58,10 @@ struct DecoderConfig {
   std::uint64_t heap_live_seed_ts = 0;
   // Recycled vectors for the records' stacks (the model gives them back); may be null.
   StackPool *stack_pool = nullptr;
+  // Capture level "low" (Model sparse mode): a syscall exit is written at once, with no
+  // fast/slow decision (there is no P in the trace to decide about), and CPU samples
+  // carry their own goroutine and P.
+  bool sparse = false;
 };
 
 struct DecoderStats {

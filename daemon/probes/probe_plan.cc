@@ -113,6 +113,28 @@ const std::vector<Want> &Wants() {
   return w;
 }
 
+// The sites a goroutine switch, a P hand-over or a syscall traps (left out at capture
+// level "low", PlanOptions::sched_probes): casgstatus is every G transition; acquirep /
+// releasep every idle/wake cycle of an M; the syscall uprobes every syscall.
+bool PerSwitch(ProbeRole r) {
+  switch (r) {
+    case ProbeRole::kCasgstatus:
+    case ProbeRole::kEnterSyscall:
+    case ProbeRole::kExitSyscall:
+    case ProbeRole::kSyscallReleaseP:
+    case ProbeRole::kAcquireP:
+    case ProbeRole::kReleaseP:
+    case ProbeRole::kHandoffP:
+    case ProbeRole::kPreemptPark: return true;
+    default: return false;
+  }
+}
+
+// GC sites hit per span or per worker run, not per cycle (PlanOptions::gc_detail).
+bool GcDetail(ProbeRole r) {
+  return r == ProbeRole::kGCHeapUpdate || r == ProbeRole::kGCDrain || r == ProbeRole::kGCAssist;
+}
+
 int32_t Off(const gobin::FieldLoc &f) { return f.present() ? f.offset : -1; }
 
 }  // namespace
@@ -305,6 +327,8 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (w.min_minor && v.minor < w.min_minor) continue;
     if (w.max_minor && v.minor > w.max_minor) continue;
     if (w.gc && !opts.gc_probes) continue;
+    if (!opts.sched_probes && PerSwitch(w.role)) continue;  // capture level "low"
+    if (!opts.gc_detail && GcDetail(w.role)) continue;
     auto sites = gobin::FindProbeSites(bin, w.function);
     if (!sites) {
       if (w.required)
@@ -319,6 +343,10 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     s.function = w.function;
     s.required = w.required;
     s.flags = opts.stacks ? w.flags : (w.flags & ~uint32_t(GT_CALL_STACK));
+    // Go <= 1.20 has no stwReason: the decoder tells the traced stops (gcStart's,
+    // gcMarkDone's) from the others by the stack (record_decoder_gc.cc LegacyStwReason),
+    // so that site keeps its walk without stacks too (a few hits per GC cycle).
+    if (w.role == ProbeRole::kSTWStart && v.minor <= 20) s.flags |= w.flags & GT_CALL_STACK;
     const gobin::InsnSite *at = nullptr;
     gobin::InsnSite frame_site;
     if (sites->prologue != gobin::PrologueKind::kNoCheck && sites->after_check) {
@@ -364,7 +392,10 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts.stacks, plan);  // user_sites.cc
-  if (opts.syscalls_from_tracepoints && (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))
+  if (!opts.sched_probes)
+    UseSyscallTracepointsOnly(bin, plan);  // syscall_sites.cc
+  else if (opts.syscalls_from_tracepoints &&
+           (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))
     UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
   return plan;
 }

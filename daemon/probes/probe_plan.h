@@ -204,6 +204,15 @@ struct PlanOptions {
   // cgo: 1-3 blocks "transition not captured" in 1 run of 2). GOTRACED_LEGACY_SYSCALL_TP=1
   // turns it on (capture.cc PlanTarget).
   bool legacy_syscall_tracepoints = false;
+  // Capture level "low" (session/capture_level.h): no per-goroutine-switch site. Off, the
+  // plan has no casgstatus, P (acquirep/releasep/handoffp/releaseP) or preemptPark probe and
+  // no uprobe at entersyscall/exitsyscall: goroutine syscalls come from the sys_enter /
+  // sys_exit tracepoints for every version (syscall_sites.h UseSyscallTracepointsOnly),
+  // GC from its few per-cycle sites.
+  bool sched_probes = true;
+  // The GC probes hit per span or per worker run rather than per cycle: heap-live updates
+  // ((*gcControllerState).update), mark workers (gcDrain), assists (gcAssistAlloc1).
+  bool gc_detail = true;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

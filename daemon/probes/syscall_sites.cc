@@ -193,4 +193,34 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
   return true;
 }
 
+bool UseSyscallTracepointsOnly(const gobin::GoBinary &bin, ProbePlan &plan) {
+  const gobin::FunctionSym *futex = bin.FindFunction("runtime.futex");
+  if (plan.tls_g_offset == 0 || plan.offsets.g_atomicstatus < 0 || plan.offsets.g_syscallpc < 0 || !futex) {
+    plan.notes.push_back("syscalls: not recorded (no TLS g offset, g.atomicstatus, g.syscallpc or runtime.futex)");
+    return false;
+  }
+  const gobin::FunctionSym *rs = bin.FindFunction("runtime.reentersyscall");
+  const gobin::FunctionSym *es = bin.FindFunction("runtime.exitsyscall");
+  ProbeSite enter;
+  enter.role = ProbeRole::kEnterSyscall;
+  enter.function = "runtime.reentersyscall";
+  enter.vaddr = rs ? rs->entry : 0;
+  enter.insn = "sys_enter tracepoint";
+  enter.required = false;
+  enter.via_tracepoint = true;
+  ProbeSite exit = enter;
+  exit.role = ProbeRole::kExitSyscall;
+  exit.function = "runtime.exitsyscall";
+  exit.vaddr = es ? es->entry : 0;
+  exit.insn = "sys_exit tracepoint";
+  for (ProbeSite *s : {&enter, &exit}) {
+    s->id = uint16_t(plan.sites.size());
+    plan.sites.push_back(std::move(*s));
+  }
+  plan.syscall_tp = true;
+  plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
+  plan.sys_skip = {futex->entry, futex->end};
+  return true;
+}
+
 }  // namespace gotraced::probes

@@ -25,4 +25,12 @@ namespace gotraced::probes {
 // keeps the uprobes.
 bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan);
 
+// Capture level "low" (PlanOptions::sched_probes off): adds a sys_enter and a sys_exit
+// site (via_tracepoint, no uprobe) to a plan that has neither casgstatus nor the syscall
+// uprobes, for any Go version: the tracepoints' filter is the g's _Gsyscall status, which
+// entersyscall sets before the SYSCALL on every version (through casgstatus on <= 1.25).
+// The runtime's own calls (cgocall, notetsleepg) are not probed: a cgo call is not seen.
+// Returns false (a note in the plan) when the TLS g offset or runtime.futex is unknown.
+bool UseSyscallTracepointsOnly(const gobin::GoBinary &bin, ProbePlan &plan);
+
 }  // namespace gotraced::probes

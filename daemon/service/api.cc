@@ -159,7 +159,12 @@ void HandleFlight(Service &svc, const http::Request &req, const Peer &peer, Resp
 }
 
 // Records `seconds` of a process that no [[watch]] rule selects, for this request only.
-void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t pid, double seconds) {
+// With `escalate` (a watched target whose always-on recording is below level full): the
+// same, at level full with the target's event classes, alongside the always-on recording,
+// which goes on untouched — the escalation ends ("drops back") when this one stops. The
+// response is a trace of its own, starting with the statuses of an attach.
+void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t pid, double seconds,
+                      Target *escalate = nullptr) {
   std::optional<ProcInfo> info = ReadProcInfo(pid);
   if (!info) return Error(w, 404, fmt::format("no process {}", pid));
   if (!Allowed(peer, *info)) return Forbidden(svc, w, peer, pid);
@@ -191,14 +196,27 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
   ro.version = cfg.trace_version;
   ro.ring_bytes = cfg.ring_bytes;
   ro.generation_period = cfg.generation_period;
-  ro.events = cfg.events;
+  ro.events = escalate ? escalate->events : cfg.events;
+  ro.level = session::CaptureLevel::kFull;
   ro.cpu_hz = cfg.cpu_hz;
   ro.start_time = info->start_time;
+  const auto t0 = SteadyClock::now();
   std::unique_ptr<Recording> recording = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
   std::string err;
   if (!recording->Start(&err)) return Error(w, 500, fmt::format("cannot trace pid {}: {}", pid, err));
   svc.AdhocStarted(pid);
-  spdlog::info("endpoint: ad-hoc trace of pid {} ({}) for {} s", pid, info->exe, seconds);
+  if (escalate) {
+    // The switch: from the request to full detail recording (plan, BPF load, attach,
+    // snapshot of the runtime as at an attach).
+    const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+    escalate->escalations++;
+    escalate->last_escalation_ms = ms;
+    svc.CountEscalation();
+    spdlog::info("endpoint: pid {} ({}) escalated from level {} to full for {} s (full detail after {:.0f} ms)", pid,
+                 info->exe, session::CaptureLevelName(escalate->level), seconds, ms);
+  } else {
+    spdlog::info("endpoint: ad-hoc trace of pid {} ({}) for {} s", pid, info->exe, seconds);
+  }
   std::atomic<bool> stop{false};
   const auto end = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
   std::thread runner([&] {
@@ -238,6 +256,7 @@ void HandleTrace(Service &svc, const http::Request &req, const Peer &peer, Respo
     return HandleAdhocTrace(svc, peer, w, pid, seconds);
   }
   if (!Allowed(peer, t->info)) return Forbidden(svc, w, peer, pid);
+  if (t->level != session::CaptureLevel::kFull) return HandleAdhocTrace(svc, peer, w, pid, seconds, t.get());
 
   // Generations that finish from now on, up to the first one that ends after the
   // deadline (so the response covers at least the requested time).
@@ -309,7 +328,7 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
     if (!first) out += ",";
     first = false;
     out += fmt::format(
-        "\n{{\"pid\":{},\"exe\":{},\"name\":{},\"uid\":{},\"go_version\":{},\"trace_format\":{},\"probe_plan\":{},"
+        "\n{{\"pid\":{},\"exe\":{},\"name\":{},\"uid\":{},\"go_version\":{},\"trace_format\":{},\"probe_plan\":{},\"level\":{},"
         "\"state\":{},\"rule_line\":{},\"events\":{},"
         "\"window\":{{\"seconds\":{:.3f},\"bytes\":{},\"generations\":{},\"first_generation\":{},\"last_generation\":{}}},"
         "\"window_limit\":{{\"seconds\":{},\"bytes\":{}}},"
@@ -317,7 +336,8 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
         "\"generations_evicted\":{},\"goroutines_live\":{},\"inconsistencies\":{},\"attach_attempts\":{},"
         "\"attached_at\":{},\"ended_at\":{},\"error\":{}}}",
         t->info.pid, JsonString(t->info.exe), JsonString(t->info.comm), t->info.uid, JsonString(s.go_version),
-        JsonString(s.trace_format), JsonString(s.probe_plan), JsonString(TargetStateName(t->state.load())),
+        JsonString(s.trace_format), JsonString(s.probe_plan), JsonString(s.level),
+        JsonString(TargetStateName(t->state.load())),
         t->rule_line, JsonString(EventSetName(t->events)), f.seconds_held, f.bytes_held, f.generations_held,
         f.first_gen, f.last_gen, win.seconds, win.bytes, s.events, s.records, s.records_lost, s.bytes_written,
         s.generations, f.generations_evicted, s.goroutines_live, s.inconsistencies, attempts, JsonString(attached),
@@ -332,15 +352,16 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
 }
 
 std::string ProcessesText(const Service &svc, const Peer &peer) {
-  std::string o = fmt::format("{:>8} {:<10} {:<10} {:>9} {:>9} {:>5} {:>12} {:>8}  {}\n", "PID", "STATE", "GO", "WINDOW_S",
-                              "WINDOW_MB", "GENS", "EVENTS", "LOST", "EXE");
+  std::string o = fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9} {:>9} {:>5} {:>12} {:>8} {:>4}  {}\n", "PID", "STATE", "GO",
+                              "LEVEL", "WINDOW_S", "WINDOW_MB", "GENS", "EVENTS", "LOST", "ESC", "EXE");
   for (const auto &t : svc.Targets()) {
     if (!Allowed(peer, t->info)) continue;
     session::SessionStats s = t->Stats();
     FlightStats f = t->rec->Stats();
-    o += fmt::format("{:>8} {:<10} {:<10} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8}  {}\n", t->info.pid,
-                     TargetStateName(t->state.load()), s.go_version.empty() ? "-" : s.go_version, f.seconds_held,
-                     f.bytes_held / 1048576.0, f.generations_held, s.events, s.records_lost, t->info.exe);
+    o += fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8} {:>4}  {}\n", t->info.pid,
+                     TargetStateName(t->state.load()), s.go_version.empty() ? "-" : s.go_version,
+                     session::CaptureLevelName(t->level), f.seconds_held, f.bytes_held / 1048576.0, f.generations_held,
+                     s.events, s.records_lost, t->escalations.load(), t->info.exe);
   }
   StoreStats ss = svc.store().Stats();
   o += fmt::format("windows: {:.2f} MiB held, budget {:.2f} MiB, cap {:.0f} MiB; daemon RSS {:.1f} MiB\n",
@@ -393,9 +414,19 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   // through state changes.
   family("gotraced_target_info", "gauge", "One series per known process: its state and Go version.");
   for (std::size_t i = 0; i < targets.size(); i++)
-    o += fmt::format("gotraced_target_info{{pid=\"{}\",exe=\"{}\",state=\"{}\",go_version=\"{}\"}} 1\n",
+    o += fmt::format("gotraced_target_info{{pid=\"{}\",exe=\"{}\",state=\"{}\",go_version=\"{}\",level=\"{}\"}} 1\n",
                      targets[i]->info.pid, Label(targets[i]->info.exe), TargetStateName(targets[i]->state.load()),
-                     Label(values[i].first.go_version));
+                     Label(values[i].first.go_version), session::CaptureLevelName(targets[i]->level));
+  family("gotraced_target_escalations_total", "counter",
+         "Escalations of the process to level full (dump --seconds, /trace?seconds=).");
+  for (const auto &t : targets)
+    o += fmt::format("gotraced_target_escalations_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid, Label(t->info.exe),
+                     t->escalations.load());
+  family("gotraced_target_escalation_start_ms", "gauge",
+         "The last escalation's switch: request to full-detail recording (plan, BPF load, attach, snapshot).");
+  for (const auto &t : targets)
+    o += fmt::format("gotraced_target_escalation_start_ms{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
+                     Label(t->info.exe), t->last_escalation_ms.load());
   for (const PerTarget &m : per) {
     family(m.name, m.type, m.help);
     for (std::size_t i = 0; i < targets.size(); i++)
@@ -420,6 +451,8 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   scalar("gotraced_adhoc_refused_total", "counter",
          "Ad-hoc /trace requests refused: one already running for the pid, or memory_mb reached.",
          double(c.adhoc_refused));
+  scalar("gotraced_escalations_total", "counter",
+         "Ad-hoc full-level recordings of watched processes whose level is below full.", double(c.escalations));
   scalar("gotraced_exec_events_total", "counter", "Exec/exit notifications received.", double(c.exec_events));
   scalar("gotraced_exec_events_lost_total", "counter", "Exec/exit notifications lost (ring full).",
          double(svc.exec_events_lost()));

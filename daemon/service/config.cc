@@ -174,6 +174,15 @@ std::optional<session::TraceVersion> TraceVersionFromText(std::string t) {
   return std::nullopt;
 }
 
+std::optional<session::CaptureLevel> LevelOf(Section &s, const toml::table &t, std::string_view key) {
+  const toml::node *n = t.get(key);
+  if (!n) return std::nullopt;
+  auto text = s.String(key);
+  auto v = session::ParseCaptureLevel(*text);
+  if (!v) Fail(*n, fmt::format("{}: \"{}\" is not one of full, sched, low", s.Key(key), *text));
+  return v;
+}
+
 constexpr double kMaxWindowSeconds = 24 * 3600;
 constexpr double kMaxMegabytes = 1024 * 1024;  // 1 TiB: catches unit slips, nothing more
 
@@ -187,6 +196,7 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (auto v = s.Integer("keep_exited", 0, 100000)) c.keep_exited = static_cast<std::size_t>(*v);
   if (auto v = s.Integer("generation_ms", 10, 600000)) c.generation_period = std::chrono::milliseconds(*v);
   if (auto v = s.Events("events")) c.events = *v;
+  if (auto v = LevelOf(s, t, "level")) c.level = *v;
   if (auto v = s.Integer("cpu_hz", 1, 1000)) c.cpu_hz = static_cast<std::uint32_t>(*v);
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");
@@ -259,6 +269,7 @@ WatchRule ParseWatch(const toml::table &t, std::size_t index) {
   if (auto v = s.Positive("window_seconds", kMaxWindowSeconds)) r.window_seconds = *v;
   if (auto v = s.Positive("window_mb", kMaxMegabytes)) r.window_bytes = Megabytes(*v);
   r.events = s.Events("events");
+  r.level = LevelOf(s, t, "level");
   s.RejectUnknown();
   if (r.exe.empty() && r.name.empty() && r.cgroup.empty() && r.unit.empty())
     FailAt(t.source().begin, "[[watch]] needs at least one of exe, name, cgroup, unit");

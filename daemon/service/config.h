@@ -2,11 +2,11 @@
 // Read from a TOML file (toml++); packaging/gotraced.toml is the documented default.
 //
 //   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
-//                keep_exited, generation_ms, events, cpu_hz, trace_version, ring_mb
+//                keep_exited, generation_ms, events, level, cpu_hz, trace_version, ring_mb
 //   [endpoint]   socket, owner, group, mode, max_trace_seconds
 //   [discovery]  exec_watch, rescan_seconds
 //   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
-//                per-entry window_seconds, window_mb, events
+//                per-entry window_seconds, window_mb, events, level
 //
 // Every error names the file, line and column and why ("gotraced.toml:12:1: [[watch]]
 // needs at least one of exe, name, cgroup, unit"), unknown keys included, so a typo is
@@ -62,6 +62,7 @@ struct WatchRule {
   std::optional<double> window_seconds;
   std::optional<std::size_t> window_bytes;
   std::optional<std::uint32_t> events;
+  std::optional<session::CaptureLevel> level;
   int line = 0;  // where the entry starts, for messages
 };
 
@@ -75,6 +76,9 @@ struct Config {
   std::size_t keep_exited = 16;                   // windows of exited processes kept (oldest dropped first)
   std::chrono::milliseconds generation_period{1000};
   std::uint32_t events = kEventDefault;
+  // What each target is trapped for (session/capture_level.h): `level = "full" | "sched" |
+  // "low"`, in [flight] and per [[watch]].
+  session::CaptureLevel level = session::CaptureLevel::kFull;
   std::uint32_t cpu_hz = 100;  // CPU samples per second per thread when `cpu` is on (pprof's default rate)
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
@@ -103,6 +107,7 @@ struct Config {
   std::size_t WindowBytes(const WatchRule &r) const { return r.window_bytes.value_or(window_bytes); }
   // The set actually recorded: sched and syscall always (see SessionEvents).
   std::uint32_t Events(const WatchRule &r) const { return r.events.value_or(events) | kEventSched | kEventSyscall; }
+  session::CaptureLevel Level(const WatchRule &r) const { return r.level.value_or(level); }
 };
 
 // Parses and validates. On failure returns nullopt and sets *error to

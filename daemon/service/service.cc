@@ -273,6 +273,11 @@ void Service::AdhocStarted(pid_t pid) {
   if (auto it = adhoc_.find(pid); it != adhoc_.end()) it->second = true;
 }
 
+void Service::CountEscalation() {
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.escalations++;
+}
+
 void Service::EndAdhoc(pid_t pid) {
   std::lock_guard<std::mutex> lock(mu_);
   adhoc_.erase(pid);
@@ -284,6 +289,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   t->info = info;
   t->rule_line = cfg.watch[static_cast<std::size_t>(rule)].line;
   t->events = cfg.Events(cfg.watch[static_cast<std::size_t>(rule)]);
+  t->level = cfg.Level(cfg.watch[static_cast<std::size_t>(rule)]);
   t->generation_period = cfg.generation_period;
   t->rec = store_.Create(info.pid, WindowFor(cfg, rule));
   RecordingOptions ro;
@@ -294,6 +300,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.ring_bytes = cfg.ring_bytes;
   ro.generation_period = cfg.generation_period;
   ro.events = t->events;
+  ro.level = t->level;
   ro.cpu_hz = cfg.cpu_hz;
   ro.start_time = info.start_time;
   spdlog::info("attaching to pid {} ({}) [watch rule at line {}]", info.pid, info.exe, t->rule_line);

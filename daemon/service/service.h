@@ -48,7 +48,12 @@ struct Target {
   ProcInfo info;
   int rule_line = 0;
   std::uint32_t events = kEventDefault;
+  session::CaptureLevel level = session::CaptureLevel::kFull;  // of the always-on recording
   std::shared_ptr<FlightRecorder> rec;
+  // Escalations to full (dump --seconds / /trace?seconds= of a target below full): a
+  // second recording of the process at level full alongside this one, for S seconds.
+  std::atomic<std::uint64_t> escalations{0};
+  std::atomic<double> last_escalation_ms{0};  // its start: request -> probes attached, snapshot taken
   std::chrono::milliseconds generation_period{1000};
 
   std::atomic<TargetState> state{TargetState::kAttaching};
@@ -86,6 +91,7 @@ struct ServiceCounters {
   std::uint64_t attach_refused_memory = 0;  // matching processes not attached: memory_mb reached
   std::uint64_t adhoc_traces = 0;           // ad-hoc /trace recordings started
   std::uint64_t adhoc_refused = 0;          // ad-hoc /trace requests refused (busy pid or memory_mb)
+  std::uint64_t escalations = 0;            // /trace?seconds= of a watched target below level full
 };
 
 // Why an ad-hoc /trace may not start now; kAdmitted when it may.
@@ -127,6 +133,7 @@ class Service {
   // reservation counts as a target being attached until AdhocStarted.
   AdhocAdmission BeginAdhoc(const ProcInfo &info, std::string *why);
   void AdhocStarted(pid_t pid);
+  void CountEscalation();  // an ad-hoc trace that escalates a watched target to full
   void EndAdhoc(pid_t pid);
 
  private:

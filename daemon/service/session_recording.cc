@@ -27,6 +27,7 @@ class SessionRecording final : public Recording {
     so.generation_period = o.generation_period;
     so.exe_path = o.exe;
     so.events = SessionEvents(o.events, o.cpu_hz);
+    so.level = o.level;
     return so;
   }
   session::Session session_;

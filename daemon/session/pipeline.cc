@@ -54,6 +54,7 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
   model::ModelOptions mo;
   mo.on_repair = cfg.on_repair;
   mo.stack_pool = &stack_pool_;
+  mo.sparse = cfg.sparse;  // capture level "low" (model_sparse.cc)
   model_ = std::make_unique<model::Model>(*writer_, sym_.get(), mo);
 
   model::DecoderConfig dc;
@@ -72,6 +73,7 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
     dc.heap_live_seed_ts = cfg.snapshot->heap_live_ts_ns;
   }
   dc.cpu_samples = cfg.cpu_samples;
+  dc.sparse = cfg.sparse;
   dc.stack_pool = &stack_pool_;
   dc.sp_delta = [&bin, bias = cfg.load_bias](std::uint64_t pc) -> std::optional<std::int32_t> {
     auto f = bin.pclntab().FuncForPC(pc - bias);

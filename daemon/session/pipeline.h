@@ -61,6 +61,8 @@ struct PipelineConfig {
   const procmem::RuntimeSnapshot *snapshot = nullptr;
   std::optional<std::uint64_t> initial_heap_goal;  // HeapGoal at the trace's start
   bool cpu_samples = false;                        // --cpu-hz > 0
+  // Capture level "low": no scheduling records (model_sparse.cc, capture_level.h).
+  bool sparse = false;
   // Every repair the model makes, described (debug logs); may be empty.
   std::function<void(const std::string &)> on_repair;
   // Legacy formats: where a generation's restart prelude goes (encoder/legacy_writer.h),

@@ -249,6 +249,7 @@ struct Session::Impl {
     FillModelCounters(ms, writer->stats(), stats);
     stats.events = writer->stats().events;
     stats.records_discarded = ms.records_discarded + decoder->stats().unusable;
+    stats.sparse_observations = ms.sparse_observations;
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -323,6 +324,11 @@ bool Session::Start(std::string *error) {
   co.plan.sweep_probes = I.options.events.sweeps;
   co.plan.sched_switch = I.options.events.kernel;  // the kernel view (docs/kernel-view.md)
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
+  ApplyCaptureLevel(I.options.level, co.plan);  // capture_level.h
+  const bool sparse = I.options.level == CaptureLevel::kLow;
+  if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
+    return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "
+                "pieces, which the pre-1.22 format cannot say): use --trace-version auto or go1.22+");
   // The consumer sleeps on the target's pidfd between drains (ring_consumer.h): its exit
   // ends the wait, so the recording ends within a poll of it however long the drain
   // interval has grown. Linux 5.3+ (the floor is 6.1); without it, plain sleeps.
@@ -343,7 +349,9 @@ bool Session::Start(std::string *error) {
   const gobin::GoBinary &bin = I.cap->binary();
   const gobin::RuntimeLayout &layout = I.cap->layout();
   const int minor = bin.go_version().minor;
-  const encoder::Version version = VersionFor(I.options.version, minor);
+  encoder::Version version = VersionFor(I.options.version, minor);
+  if (sparse && (version == encoder::Version::kGo119 || version == encoder::Version::kGo121))
+    version = encoder::Version::kGo122;  // auto for a <= 1.21 target: the v2 format (see above)
 
   if (I.options.sink) {
     I.sink = I.options.sink;
@@ -368,6 +376,7 @@ bool Session::Start(std::string *error) {
   pc.launched = I.options.launched;
   pc.snapshot = I.options.launched ? nullptr : &I.cap->snapshot();
   pc.cpu_samples = I.options.events.cpu_hz > 0;
+  pc.sparse = sparse;
   pc.on_repair = [this](const std::string &s) {
     if (impl_->repairs_logged++ < 40) spdlog::debug("model repair: {}", s);
   };
@@ -400,6 +409,7 @@ bool Session::Start(std::string *error) {
                          std::to_string(bin.go_version().patch);
     I.stats.trace_format = "go1." + std::to_string(static_cast<int>(version));
     I.stats.probe_plan = I.cap->plan().name;
+    I.stats.level = std::string(CaptureLevelName(I.options.level));
     const capture::CaptureTimings &ct = I.cap->timings();
     I.stats.plan_ms = plan_ms;
     I.stats.load_ms = ct.load_ms;

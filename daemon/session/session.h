@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/session/capture_level.h"
 #include "encoder/sink.h"
 
 namespace gotraced::session {
@@ -88,6 +89,10 @@ struct SessionOptions {
     std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
   };
   EventSet events;
+
+  // What is trapped for (capture_level.h): full, sched (no stacks, no sweeps) or low (no
+  // per-goroutine-switch site). Applied over `events`.
+  CaptureLevel level = CaptureLevel::kFull;
 };
 
 // Counters, cumulative since Start(). A snapshot; cheap to take.
@@ -96,6 +101,8 @@ struct SessionStats {
   std::string go_version;   // e.g. "go1.26.8" (empty before Start succeeded)
   std::string trace_format; // e.g. "go1.26": the header actually written
   std::string probe_plan;   // name of the attached probe plan
+  std::string level;        // capture level ("full", "sched", "low")
+  std::uint64_t sparse_observations = 0;  // level low: GC/STW/procs events wrapped in a G of their own
   bool target_exited = false;
   // The target called execve: the program traced is gone (its pid runs another one).
   // The recording ends at the exec; records after it are not the traced program's.

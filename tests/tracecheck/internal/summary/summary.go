@@ -37,6 +37,7 @@ type Summary struct {
 	Metrics      map[string]int            `json:"metrics"`
 	Labels       int                       `json:"labels"`
 	CPUSamples   int                       `json:"cpu_samples"`
+	CPUSamplesG  int                       `json:"cpu_samples_with_goroutine"`
 	Syncs        int                       `json:"syncs"`
 	Generations  int                       `json:"generations"`
 	ClockSnaps   int                       `json:"clock_snapshots"`
@@ -120,6 +121,9 @@ func (s *Summary) Add(ev trace.Event) {
 		s.Labels++
 	case trace.EventStackSample:
 		s.CPUSamples++
+		if ev.Goroutine() != trace.NoGoroutine {
+			s.CPUSamplesG++
+		}
 	case trace.EventRangeBegin:
 		s.Ranges[ev.Range().Name]++
 	case trace.EventRangeActive:
