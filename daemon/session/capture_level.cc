@@ -18,6 +18,10 @@ void ApplyCaptureLevel(CaptureLevel level, probes::PlanOptions &opts) {
       // Annotations are events of a running goroutine (order.go userGoReqs), which this
       // level does not know.
       opts.user_probes = false;
+      // The kernel view's off-CPU regions go on a goroutine the model has running
+      // (docs/kernel-view.md): at this level none is, and sched_switch would run at every
+      // context switch of the host for records the model must drop.
+      opts.sched_switch = false;
       return;
   }
 }
