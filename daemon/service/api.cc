@@ -198,6 +198,8 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
   ro.generation_period = cfg.generation_period;
   ro.events = escalate ? escalate->events : cfg.events;
   ro.level = session::CaptureLevel::kFull;
+  // The always-on recording of this process has checked the binary's offsets already.
+  ro.self_check = escalate == nullptr || escalate->state.load() != TargetState::kRecording;
   ro.cpu_hz = cfg.cpu_hz;
   ro.start_time = info->start_time;
   const auto t0 = SteadyClock::now();
@@ -212,8 +214,11 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
     escalate->escalations++;
     escalate->last_escalation_ms = ms;
     svc.CountEscalation();
-    spdlog::info("endpoint: pid {} ({}) escalated from level {} to full for {} s (full detail after {:.0f} ms)", pid,
-                 info->exe, session::CaptureLevelName(escalate->level), seconds, ms);
+    const session::SessionStats st = recording->Stats();
+    spdlog::info("endpoint: pid {} ({}) escalated from level {} to full for {} s (full detail after {:.0f} ms: "
+                 "plan {:.0f}, BPF load {:.0f}, attach {:.0f}, snapshot {:.0f}, self-check {:.0f})",
+                 pid, info->exe, session::CaptureLevelName(escalate->level), seconds, ms, st.plan_ms, st.load_ms,
+                 st.attach_ms, st.snapshot_ms, st.self_check_ms);
   } else {
     spdlog::info("endpoint: ad-hoc trace of pid {} ({}) for {} s", pid, info->exe, seconds);
   }

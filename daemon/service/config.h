@@ -78,7 +78,7 @@ struct Config {
   std::uint32_t events = kEventDefault;
   // What each target is trapped for (session/capture_level.h): `level = "full" | "sched" |
   // "low"`, in [flight] and per [[watch]].
-  session::CaptureLevel level = session::CaptureLevel::kFull;
+  session::CaptureLevel level = session::CaptureLevel::kLow;  // priced to stay on (README, Always-on)
   std::uint32_t cpu_hz = 100;  // CPU samples per second per thread when `cpu` is on (pprof's default rate)
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target

@@ -27,6 +27,7 @@ struct RecordingOptions {
   std::uint32_t events = kEventDefault;  // EventClass bits (config.h), fixed for the recording's life
   std::uint32_t cpu_hz = 100;        // when events has kEventCpu
   session::CaptureLevel level = session::CaptureLevel::kFull;  // what is trapped for (capture_level.h)
+  bool self_check = true;  // SessionOptions::self_check (off for escalations)
   std::uint64_t start_time = 0;  // the target's /proc start time (exit detection)
 };
 

@@ -28,6 +28,7 @@ class SessionRecording final : public Recording {
     so.exe_path = o.exe;
     so.events = SessionEvents(o.events, o.cpu_hz);
     so.level = o.level;
+    so.self_check = o.self_check;
     return so;
   }
   session::Session session_;

@@ -318,7 +318,7 @@ bool Session::Start(std::string *error) {
   co.exe_path = I.options.exe_path;
   co.ring_bytes = I.options.ring_bytes;
   co.snapshot = !I.options.launched;
-  co.self_check = !I.options.launched;
+  co.self_check = !I.options.launched && I.options.self_check;
   co.plan.user_probes = I.options.events.user;  // tasks, regions, logs (docs/probe-plan.md §3.10)
   co.plan.gc_probes = I.options.events.gc;  // GC, STW, heap metrics (docs/probe-plan.md §3.9)
   co.plan.sweep_probes = I.options.events.sweeps;

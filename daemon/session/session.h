@@ -93,6 +93,11 @@ struct SessionOptions {
   // What is trapped for (capture_level.h): full, sched (no stacks, no sweeps) or low (no
   // per-goroutine-switch site). Applied over `events`.
   CaptureLevel level = CaptureLevel::kFull;
+
+  // --pid: wait (up to 1 s) for a first record that proves the struct offsets right
+  // (capture.h self_check). Off for serve's escalations: the always-on recording of the
+  // same binary has passed it.
+  bool self_check = true;
 };
 
 // Counters, cumulative since Start(). A snapshot; cheap to take.

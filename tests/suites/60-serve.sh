@@ -124,6 +124,18 @@ curl -s --unix-socket "$SOCK" -o "$W/curl-flight.trace" "http://gotraced/flight?
 check_trace "$W/curl-flight.trace" "curl /flight of $C"
 "$GT" dump --socket "$SOCK" --pid "$C" --seconds 1.5 --out "$W/trace-$C.trace" 2>/dev/null || fail "dump --seconds"
 check_trace "$W/trace-$C.trace" "/trace?seconds=1.5 of $C"
+# Levels: serve's default is low (no scheduling in the window); dump --seconds escalates
+# the process to full for those seconds (blocks with their reasons) and drops back.
+[[ $(field "$A" level) == low ]] || fail "pid $A records at level '$(field "$A" level)', want serve's default low"
+blocks() { "$TC" "$1" | python3 -c 'import json,sys; print(sum(json.load(sys.stdin)["block_reasons"].values()))'; }
+(( $(blocks "$W/flight-$A.trace") == 0)) || fail "the low window of $A has goroutine blocks"
+nb=$(blocks "$W/trace-$C.trace")
+((nb > 20)) || fail "dump --seconds of low $C: $nb blocks, want full detail"
+esc_ms=$(grep -o "pid $C .*escalated from level low to full for 1.5 s (full detail after [0-9]* ms)" "$W/serve.log" | grep -o "after [0-9]*" | cut -d' ' -f2)
+[[ -n $esc_ms ]] || fail "no escalation of $C logged"
+[[ $(get /metrics | grep "^gotraced_target_escalations_total{pid=\"$C\"" | awk '{print $2}') == 1 ]] || fail "/metrics: escalations of $C"
+[[ $(field "$C" level) == low ]] || fail "pid $C did not drop back to low"
+ok "level low by default; dump --seconds escalated $C to full in $esc_ms ms ($nb blocks in 1.5 s) and dropped back"
 # Each answer is read whole before grep looks at it: under pipefail, `curl | grep -q` fails
 # when grep exits at its first match and curl is still writing (SIGPIPE; a CI run saw it).
 METRICS=$(get /metrics)
