@@ -60,9 +60,15 @@ static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
-  struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id, GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS);
+  struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id,
+                                       cfg.sys_enter_stack ? GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS : 0);
   if (!s) return 0;
   gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE);
+  if (!cfg.sys_enter_stack) {
+    // Capture level low: the goroutine and its context only (no walk, no stack tail).
+    s->regs.r[GT_REG_DI] = (__u64)id;
+    return gt_call_emit(s, 0);
+  }
   // reentersyscall(pc, sp, bp)'s arguments, as entersyscall saved them in the g: from the
   // copy of the g gt_go_ctx made (the goroutine is m->curg), not three more reads.
   s->regs.r[GT_REG_AX] = gv_read(s, GT_VIEW_CURG, cfg.g_syscallpc, 8);

@@ -59,7 +59,10 @@ struct gt_bpf_config {
   // sys_exit_probe_id would have (reentersyscall / exitsyscall entry). 2: Go <= 1.25, the
   // records also carry m.oldp's P (GT_CALL_DEREF_OLDP).
   gt_u8 sys_tp;
-  gt_u8 pad3[3];
+  // 1: sys_enter walks the goroutine's stack (GoSyscallBegin's); 0: capture level low,
+  // whose syscalls are written without one (model_sparse.cc: GoCreateSyscall has none).
+  gt_u8 sys_enter_stack;
+  gt_u8 pad3[2];
   gt_u32 sys_enter_probe_id, sys_exit_probe_id;
   gt_u32 pad4;
   gt_u64 go_text_lo, go_text_hi, sys_skip_lo, sys_skip_hi;

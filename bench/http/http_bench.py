@@ -30,6 +30,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import benchutil as bu  # noqa: E402
 
 MODES = ("none", "runtime/trace", "gotraced")
+# --levels: gotraced at each capture level (README "Capture levels"); "low+cpu" is serve's
+# default (level low, events with cpu at 100 Hz).
+LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:low", "gotraced:low+cpu")
+
+
+def gotraced_args(mode):
+    """Extra gotraced options of a mode: "gotraced" (full), "gotraced:LEVEL[+cpu]"."""
+    if mode == "gotraced":
+        return []
+    level = mode.split(":", 1)[1]
+    extra = []
+    if level.endswith("+cpu"):
+        level = level[:-4]
+        extra = ["--cpu-hz", "100"]
+    return ["--level", level] + extra
 
 
 def start_server(server, trace_path):
@@ -47,8 +62,8 @@ def run_mode(a, server, mode, work, tag):
     srv, addr = start_server(server, trace if mode == "runtime/trace" else None)
     started = time.monotonic()
     gt = None
-    if mode == "gotraced":
-        gt = subprocess.Popen([a.gotraced, "--quiet", "--verbose", "--pid", str(srv.pid), "--out", trace],
+    if mode.startswith("gotraced"):
+        gt = subprocess.Popen([a.gotraced, "--quiet", "--verbose", "--pid", str(srv.pid), "--out", trace] + gotraced_args(mode),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-rate", str(a.rate), "-warmup",
                            "%gs" % a.warmup, "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
@@ -96,7 +111,7 @@ def run_mode(a, server, mode, work, tag):
     srv.wait(timeout=30)
     lifetime = time.monotonic() - started
     if mode != "none":
-        n = bu.tracecheck_events(a.tracecheck, trace, validate=(mode == "gotraced"))
+        n = bu.tracecheck_events(a.tracecheck, trace, validate=mode.startswith("gotraced"))
         res["trace_events"] = n
         if n is None:
             res["error"] = "%s: tracecheck failed" % trace
@@ -117,30 +132,32 @@ def main():
     ap.add_argument("--warmup", type=float, default=2)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--json")
+    ap.add_argument("--levels", action="store_true", help="also gotraced at levels sched, low, low+cpu (serve's default)")
     a = ap.parse_args()
+    modes = LEVEL_MODES if a.levels else MODES
     work = tempfile.mkdtemp(prefix="bench-http-")
     results = {}
     failed = []
     for spec in a.server:
         label, server = spec.split("=", 1)
-        runs = {m: [] for m in MODES}
+        runs = {m: [] for m in modes}
         for rep in range(a.reps):
-            for mode in MODES:  # interleaved rep by rep: machine load hits every mode alike
+            for mode in modes:  # interleaved rep by rep: machine load hits every mode alike
                 r = run_mode(a, server, mode, work, "%s-%d" % (label, rep))
                 runs[mode].append(r)
                 if "error" in r:
                     failed.append("%s %s: %s" % (label, mode, r["error"]))
         results[label] = runs
         med = {m: {k: bu.median([r.get(k) for r in runs[m]]) for k in runs[m][0] if k != "mode" and k != "error"}
-               for m in MODES}
+               for m in modes}
         base = med["none"]
         rt = med["runtime/trace"]
         rows = []
-        for m in MODES:
+        for m in modes:
             r = med[m]
             cpu_ms_s = r["server_cpu_s"] / r["window_s"] * 1000 if r.get("server_cpu_s") is not None else None
             ev_s = r["window_events"] / r["window_s"] if r.get("window_events") else None
-            if m == "gotraced":
+            if m.startswith("gotraced"):
                 tracer_cpu = r.get("daemon_cpu_s")
             elif m == "runtime/trace" and r.get("server_cpu_s") is not None and base.get("server_cpu_s") is not None:
                 # the runtime's tracer runs in the server: its CPU is the server's extra
@@ -149,8 +166,21 @@ def main():
                 tracer_cpu = None
             us_ev = tracer_cpu / r["window_events"] * 1e6 if tracer_cpu is not None and r.get("window_events") else None
             r["tracer_us_per_event"] = us_ev
+            # Server + tracer CPU over the untraced server's, each rep against its own
+            # untraced run (interleaved), as median and range: the figure the always-on
+            # target (<= 3% above untraced) is about.
+            tot = []
+            for i, run in enumerate(runs[m]):
+                b = runs["none"][i] if i < len(runs["none"]) else None
+                if not b or run.get("server_cpu_s") is None or not b.get("server_cpu_s"):
+                    continue
+                extra = run.get("daemon_cpu_s") or 0.0
+                tot.append(((run["server_cpu_s"] + extra) / run["window_s"]) / (b["server_cpu_s"] / b["window_s"]) - 1)
+            r["total_cpu_over_none"] = bu.median(tot) if tot else None
+            tot_s = ("%+.1f%% (%+.1f..%+.1f)" % (100 * bu.median(tot), 100 * min(tot), 100 * max(tot))) if tot else "-"
             rows.append([m, bu.fmt(r["achieved"], "%.0f"), bu.fmt(r["p50_us"], "%.0f"), bu.fmt(r["p99_us"], "%.0f"),
-                         bu.fmt(cpu_ms_s, "%.0f"), bu.ratio(r.get("server_cpu_s"), base.get("server_cpu_s")),
+                         bu.fmt(cpu_ms_s, "%.0f"), bu.ratio(r.get("server_cpu_s"), base.get("server_cpu_s")), tot_s,
+                         bu.fmt(r.get("daemon_cpu_s") and r["daemon_cpu_s"] / r["window_s"] * 1000, "%.0f"),
                          bu.fmt(r.get("server_hwm_kb") and r["server_hwm_kb"] / 1024, "%.1f"),
                          bu.fmt(ev_s, "%.0f"), bu.fmt(us_ev, "%.3f"),
                          bu.fmt(r.get("hwm_kb") and r["hwm_kb"] / 1024, "%.1f"),
@@ -158,12 +188,13 @@ def main():
                          bu.fmt(r.get("rss0_kb") and r["rss0_kb"] / 1024, "%.1f") + " -> " +
                          bu.fmt(r.get("rss1_kb") and r["rss1_kb"] / 1024, "%.1f") + " (max " +
                          bu.fmt(r.get("anon_max_kb") and r["anon_max_kb"] / 1024, "%.1f") + ")"
-                         if m == "gotraced" else "-",
-                         bu.fmt(r.get("lost"), "%d") if m == "gotraced" else "-"])
+                         if m.startswith("gotraced") else "-",
+                         bu.fmt(r.get("lost"), "%d") if m.startswith("gotraced") else "-"])
         bu.print_table(
             "HTTP server (%s), %g requests/s on loopback, %gs window after %gs warm-up, median of %d" %
             (label, a.rate, a.seconds, a.warmup, a.reps),
-            ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "server peak RSS MB", "events/s", "tracer CPU us/event",
+            ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "server+daemon CPU vs none (range)",
+             "daemon CPU ms/s", "server peak RSS MB", "events/s", "tracer CPU us/event",
              "daemon peak RSS MB", "of it ring MB", "daemon heap MB (window)", "lost"], rows)
         g, t = med["gotraced"], rt
         print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %

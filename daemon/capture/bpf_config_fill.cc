@@ -77,10 +77,12 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
   if (plan.syscall_tp) {
     for (const auto &s : plan.sites) {
       if (!s.via_tracepoint) continue;
-      if (s.role == probes::ProbeRole::kExitSyscall)
+      if (s.role == probes::ProbeRole::kExitSyscall) {
         c->sys_exit_probe_id = s.id;
-      else
+      } else {
         c->sys_enter_probe_id = s.id;
+        c->sys_enter_stack = (s.flags & GT_CALL_STACK) ? 1 : 0;
+      }
     }
     c->sys_tp = plan.go_minor >= 26 ? 1 : 2;
     c->go_text_lo = plan.go_text.lo + load_bias;
