@@ -313,6 +313,17 @@ std::string JsonString(std::string_view s) {
   return out;
 }
 
+// {"fired":{"stw":1},"rate_limited":0,"files":2,"errors":0,"recent":["..."],"last_error":""}
+std::string TriggersJson(const Target *t) {
+  if (!t->triggers) return "null";
+  const TriggerStats st = t->triggers->Stats();
+  std::string fired, recent;
+  for (const auto &[k, n] : st.fired) fired += fmt::format("{}{}:{}", fired.empty() ? "" : ",", JsonString(k), n);
+  for (const std::string &r : st.recent) recent += fmt::format("{}{}", recent.empty() ? "" : ",", JsonString(r));
+  return fmt::format("{{\"fired\":{{{}}},\"rate_limited\":{},\"files\":{},\"errors\":{},\"recent\":[{}],\"last_error\":{}}}",
+                     fired, st.rate_limited, st.files, st.errors, recent, JsonString(st.last_error));
+}
+
 std::string ProcessesJson(const Service &svc, const Peer &peer) {
   std::string out = "{\"processes\":[";
   bool first = true;
@@ -339,14 +350,14 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
         "\"window_limit\":{{\"seconds\":{},\"bytes\":{}}},"
         "\"events_emitted\":{},\"records\":{},\"lost\":{},\"bytes_written\":{},\"generations\":{},"
         "\"generations_evicted\":{},\"goroutines_live\":{},\"inconsistencies\":{},\"attach_attempts\":{},"
-        "\"attached_at\":{},\"ended_at\":{},\"error\":{}}}",
+        "\"attached_at\":{},\"ended_at\":{},\"error\":{},\"escalations\":{},\"triggers\":{}}}",
         t->info.pid, JsonString(t->info.exe), JsonString(t->info.comm), t->info.uid, JsonString(s.go_version),
         JsonString(s.trace_format), JsonString(s.probe_plan), JsonString(s.level),
         JsonString(TargetStateName(t->state.load())),
         t->rule_line, JsonString(EventSetName(t->events)), f.seconds_held, f.bytes_held, f.generations_held,
         f.first_gen, f.last_gen, win.seconds, win.bytes, s.events, s.records, s.records_lost, s.bytes_written,
         s.generations, f.generations_evicted, s.goroutines_live, s.inconsistencies, attempts, JsonString(attached),
-        JsonString(ended), JsonString(error));
+        JsonString(ended), JsonString(error), t->escalations.load(), TriggersJson(t.get()));
   }
   StoreStats ss = svc.store().Stats();
   out += fmt::format(
@@ -357,17 +368,30 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
 }
 
 std::string ProcessesText(const Service &svc, const Peer &peer) {
-  std::string o = fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9} {:>9} {:>5} {:>12} {:>8} {:>4}  {}\n", "PID", "STATE", "GO",
-                              "LEVEL", "WINDOW_S", "WINDOW_MB", "GENS", "EVENTS", "LOST", "ESC", "EXE");
+  std::string o = fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9} {:>9} {:>5} {:>12} {:>8} {:>4} {:>5}  {}\n", "PID", "STATE",
+                              "GO", "LEVEL", "WINDOW_S", "WINDOW_MB", "GENS", "EVENTS", "LOST", "ESC", "TRIG", "EXE");
+  std::string saved;
   for (const auto &t : svc.Targets()) {
     if (!Allowed(peer, t->info)) continue;
     session::SessionStats s = t->Stats();
     FlightStats f = t->rec->Stats();
-    o += fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8} {:>4}  {}\n", t->info.pid,
+    std::string trig = "-";
+    if (t->triggers) {
+      const TriggerStats st = t->triggers->Stats();
+      std::uint64_t n = 0;
+      for (const auto &[k, v] : st.fired) n += v;
+      trig = std::to_string(n);
+      for (const std::string &r : st.recent) saved += fmt::format("  {}: {}\n", t->info.pid, r);
+      if (st.rate_limited || st.errors)
+        saved += fmt::format("  {}: {} triggers rate-limited, {} saves failed{}\n", t->info.pid, st.rate_limited,
+                             st.errors, st.last_error.empty() ? "" : " (" + st.last_error + ")");
+    }
+    o += fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8} {:>4} {:>5}  {}\n", t->info.pid,
                      TargetStateName(t->state.load()), s.go_version.empty() ? "-" : s.go_version,
                      session::CaptureLevelName(t->level), f.seconds_held, f.bytes_held / 1048576.0, f.generations_held,
-                     s.events, s.records_lost, t->escalations.load(), t->info.exe);
+                     s.events, s.records_lost, t->escalations.load(), trig, t->info.exe);
   }
+  if (!saved.empty()) o += "saved by triggers (spool " + svc.config().spool_dir + "):\n" + saved;
   StoreStats ss = svc.store().Stats();
   o += fmt::format("windows: {:.2f} MiB held, budget {:.2f} MiB, cap {:.0f} MiB; daemon RSS {:.1f} MiB\n",
                    ss.bytes / 1048576.0, ss.cap / 1048576.0, svc.config().memory_bytes / 1048576.0, SelfRss() / 1048576.0);
@@ -427,6 +451,30 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   for (const auto &t : targets)
     o += fmt::format("gotraced_target_escalations_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid, Label(t->info.exe),
                      t->escalations.load());
+  family("gotraced_target_triggers_total", "counter",
+         "Triggers that saved a window to the spool, by kind (stw, syscall, cpu_throttle, sched_latency).");
+  for (const auto &t : targets)
+    if (t->triggers)
+      for (const auto &[k, n] : t->triggers->Stats().fired)
+        o += fmt::format("gotraced_target_triggers_total{{pid=\"{}\",exe=\"{}\",kind=\"{}\"}} {}\n", t->info.pid,
+                         Label(t->info.exe), k, n);
+  family("gotraced_target_triggers_rate_limited_total", "counter",
+         "Trigger crossings not saved: a save was running or began less than min_interval_seconds ago.");
+  for (const auto &t : targets)
+    if (t->triggers)
+      o += fmt::format("gotraced_target_triggers_rate_limited_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
+                       Label(t->info.exe), t->triggers->Stats().rate_limited);
+  family("gotraced_target_spool_files_total", "counter", "Files the process's triggers wrote to the spool.");
+  for (const auto &t : targets)
+    if (t->triggers)
+      o += fmt::format("gotraced_target_spool_files_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
+                       Label(t->info.exe), t->triggers->Stats().files);
+  family("gotraced_target_spool_errors_total", "counter",
+         "Trigger files not saved (spool unwritable or full, full-detail recording refused).");
+  for (const auto &t : targets)
+    if (t->triggers)
+      o += fmt::format("gotraced_target_spool_errors_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
+                       Label(t->info.exe), t->triggers->Stats().errors);
   family("gotraced_target_escalation_start_ms", "gauge",
          "The last escalation's switch: request to full-detail recording (plan, BPF load, attach, snapshot).");
   for (const auto &t : targets)

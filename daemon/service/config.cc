@@ -251,6 +251,17 @@ void ParseEndpoint(const toml::table &t, Config &c) {
   s.RejectUnknown();
 }
 
+void ParseSpool(const toml::table &t, Config &c) {
+  Section s(t, "spool");
+  if (auto v = s.String("dir")) {
+    if (v->empty() || (*v)[0] != '/') Fail(*t.get("dir"), "spool.dir: must be an absolute path");
+    c.spool_dir = *v;
+  }
+  if (auto v = s.Integer("max_files", 1, 100000)) c.spool_max_files = static_cast<std::size_t>(*v);
+  if (auto v = s.Positive("max_mb", kMaxMegabytes)) c.spool_max_bytes = Megabytes(*v);
+  s.RejectUnknown();
+}
+
 void ParseDiscovery(const toml::table &t, Config &c) {
   Section s(t, "discovery");
   if (auto v = s.Bool("exec_watch")) c.exec_watch = *v;
@@ -270,6 +281,20 @@ WatchRule ParseWatch(const toml::table &t, std::size_t index) {
   if (auto v = s.Positive("window_mb", kMaxMegabytes)) r.window_bytes = Megabytes(*v);
   r.events = s.Events("events");
   r.level = LevelOf(s, t, "level");
+  if (const toml::table *tt = SubTable(s, "triggers")) {
+    Section ts(*tt, fmt::format("watch[{}].triggers", index));
+    TriggerConfig &tc = r.triggers;
+    if (auto v = ts.Positive("stw_ms", 3600e3)) tc.stw_ms = *v;
+    if (auto v = ts.Positive("syscall_ms", 3600e3)) tc.syscall_ms = *v;
+    if (auto v = ts.Positive("cpu_throttle_ms", 3600e3)) tc.cpu_throttle_ms = *v;
+    if (auto v = ts.Positive("sched_latency_ms", 3600e3)) tc.sched_latency_ms = *v;
+    if (auto v = ts.Positive("after_seconds", 600)) tc.after_seconds = *v;
+    if (auto v = ts.Positive("min_interval_seconds", 24 * 3600)) tc.min_interval_seconds = *v;
+    ts.RejectUnknown();
+    if (!tc.any())
+      FailAt(tt->source().begin, fmt::format("watch[{}].triggers: no threshold given (stw_ms, syscall_ms, "
+                                             "cpu_throttle_ms, sched_latency_ms)", index));
+  }
   s.RejectUnknown();
   if (r.exe.empty() && r.name.empty() && r.cgroup.empty() && r.unit.empty())
     FailAt(t.source().begin, "[[watch]] needs at least one of exe, name, cgroup, unit");
@@ -345,6 +370,7 @@ std::optional<Config> ParseConfig(std::string_view text, const std::string &path
     if (const toml::table *t = SubTable(top, "flight")) ParseFlight(*t, c);
     if (const toml::table *t = SubTable(top, "endpoint")) ParseEndpoint(*t, c);
     if (const toml::table *t = SubTable(top, "discovery")) ParseDiscovery(*t, c);
+    if (const toml::table *t = SubTable(top, "spool")) ParseSpool(*t, c);
     if (const toml::table *t = SubTable(top, "testing")) {
       Section s(*t, "testing");
       if (auto v = s.Bool("synthetic")) c.synthetic = *v;

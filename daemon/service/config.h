@@ -4,9 +4,12 @@
 //   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
 //                keep_exited, generation_ms, events, level, cpu_hz, trace_version, ring_mb
 //   [endpoint]   socket, owner, group, mode, max_trace_seconds
+//   [spool]      dir, max_files, max_mb (trigger files)
 //   [discovery]  exec_watch, rescan_seconds
 //   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
-//                per-entry window_seconds, window_mb, events, level
+//                per-entry window_seconds, window_mb, events, level, and a [watch.triggers]
+//                sub-table (stw_ms, syscall_ms, cpu_throttle_ms, sched_latency_ms,
+//                after_seconds, min_interval_seconds)
 //
 // Every error names the file, line and column and why ("gotraced.toml:12:1: [[watch]]
 // needs at least one of exe, name, cgroup, unit"), unknown keys included, so a typo is
@@ -51,6 +54,20 @@ std::string EventSetName(std::uint32_t events);
 // the session always records both; `gc`, `user` and `cpu` (at cpu_hz) are.
 session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz);
 
+// [watch.triggers]: moments worth full detail. Each threshold is optional (0 = off). A
+// crossing saves the window in memory (the level's past) and FULL detail for
+// after_seconds to the spool ([spool]), at most once per min_interval_seconds per process
+// (the others are counted as rate-limited).
+struct TriggerConfig {
+  double stw_ms = 0;             // a stop-the-world range longer than this
+  double syscall_ms = 0;         // a goroutine syscall longer than this
+  double cpu_throttle_ms = 0;    // CFS throttling of the process's cgroup, per throttled period
+  double sched_latency_ms = 0;   // runnable -> running (levels full and sched only)
+  double after_seconds = 2;      // full detail recorded after the moment
+  double min_interval_seconds = 30;
+  bool any() const { return stw_ms > 0 || syscall_ms > 0 || cpu_throttle_ms > 0 || sched_latency_ms > 0; }
+};
+
 // One [[watch]] entry. A process matches an entry when it matches every selector kind the
 // entry gives (exe AND name AND ...), and within one kind any of its patterns.
 struct WatchRule {
@@ -63,6 +80,7 @@ struct WatchRule {
   std::optional<std::size_t> window_bytes;
   std::optional<std::uint32_t> events;
   std::optional<session::CaptureLevel> level;
+  TriggerConfig triggers;
   int line = 0;  // where the entry starts, for messages
 };
 
@@ -91,6 +109,11 @@ struct Config {
   gid_t group_gid = 0;
   mode_t mode = 0666;  // who may connect; who may read what is decided per request (SO_PEERCRED)
   int max_trace_seconds = 300;
+
+  // [spool]: where triggers save their windows; bounded, oldest removed first.
+  std::string spool_dir = "/var/lib/gotraced/spool";
+  std::size_t spool_max_files = 32;
+  std::size_t spool_max_bytes = std::size_t{256} << 20;
 
   // [discovery]
   bool exec_watch = true;       // BPF on sched_process_exec/exit; else only rescans

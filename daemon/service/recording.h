@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -28,6 +29,8 @@ struct RecordingOptions {
   std::uint32_t cpu_hz = 100;        // when events has kEventCpu
   session::CaptureLevel level = session::CaptureLevel::kFull;  // what is trapped for (capture_level.h)
   bool self_check = true;  // SessionOptions::self_check (off for escalations)
+  session::TriggerThresholds triggers;                      // SessionOptions::triggers
+  std::function<void(const session::TriggerHit &)> on_trigger;  // SessionOptions::on_trigger
   std::uint64_t start_time = 0;  // the target's /proc start time (exit detection)
 };
 

@@ -301,6 +301,11 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.generation_period = cfg.generation_period;
   ro.events = t->events;
   ro.level = t->level;
+  if (const TriggerConfig &tc = cfg.watch[static_cast<std::size_t>(rule)].triggers; tc.any()) {
+    t->triggers = std::make_shared<TargetTriggers>(tc);
+    ro.triggers = t->triggers->Thresholds();
+    ro.on_trigger = [tt = t->triggers](const session::TriggerHit &h) { tt->Queue(h); };
+  }
   ro.cpu_hz = cfg.cpu_hz;
   ro.start_time = info.start_time;
   spdlog::info("attaching to pid {} ({}) [watch rule at line {}]", info.pid, info.exe, t->rule_line);
@@ -366,6 +371,7 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
   while (!t->stop.load()) {
     if (t->advance.exchange(false)) rec->RequestAdvance();
     if (!rec->Poll(std::chrono::milliseconds(100))) break;
+    if (t->triggers) t->triggers->Poll(*this, t);  // triggers.h: saves run on their own thread
     if (SteadyClock::now() - last_stats >= std::chrono::milliseconds(250)) {
       last_stats = SteadyClock::now();
       session::SessionStats s = rec->Stats();
@@ -374,6 +380,7 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
     }
   }
   const bool detached = t->stop.load();
+  if (t->triggers) t->triggers->Join();
   std::string stop_err;
   if (!rec->Stop(&stop_err)) spdlog::warn("pid {}: finishing the trace failed: {}", ro.pid, stop_err);
   {

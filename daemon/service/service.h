@@ -37,6 +37,7 @@
 #include "daemon/service/endpoint.h"
 #include "daemon/service/exec_watch.h"
 #include "daemon/service/flight_recorder.h"
+#include "daemon/service/triggers.h"
 #include "daemon/service/recording.h"
 
 namespace gotraced::service {
@@ -54,6 +55,7 @@ struct Target {
   // second recording of the process at level full alongside this one, for S seconds.
   std::atomic<std::uint64_t> escalations{0};
   std::atomic<double> last_escalation_ms{0};  // its start: request -> probes attached, snapshot taken
+  std::shared_ptr<TargetTriggers> triggers;   // [watch.triggers] (triggers.h); null when none
   std::chrono::milliseconds generation_period{1000};
 
   std::atomic<TargetState> state{TargetState::kAttaching};

@@ -29,6 +29,8 @@ class SessionRecording final : public Recording {
     so.events = SessionEvents(o.events, o.cpu_hz);
     so.level = o.level;
     so.self_check = o.self_check;
+    so.triggers = o.triggers;
+    so.on_trigger = o.on_trigger;
     return so;
   }
   session::Session session_;

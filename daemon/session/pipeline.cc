@@ -101,6 +101,8 @@ void RecordPipeline::OnRecord(const capture::RecordView &v) {
                    static_cast<long long>(r.target_p), static_cast<unsigned long long>(r.victim_m),
                    static_cast<int>(r.reason.size()), r.reason.data(), r.stack_skip, r.stack.size());
   }
+  if (cfg_.triggers)
+    for (const model::Record &r : scratch_) cfg_.triggers->OnRecord(r);
   for (model::Record &r : scratch_) model_->Push(std::move(r));
   max_ts_ = std::max(max_ts_, v.ts());
   if (++since_advance_ >= kAdvanceEvery) {

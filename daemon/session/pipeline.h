@@ -24,6 +24,7 @@
 #include "daemon/capture/record_view.h"
 #include "daemon/model/model.h"
 #include "daemon/model/record_decoder.h"
+#include "daemon/session/trigger_scan.h"
 #include "encoder/sink.h"
 #include "encoder/event_writer.h"
 #include "encoder/legacy_writer.h"
@@ -63,6 +64,8 @@ struct PipelineConfig {
   bool cpu_samples = false;                        // --cpu-hz > 0
   // Capture level "low": no scheduling records (model_sparse.cc, capture_level.h).
   bool sparse = false;
+  // serve's triggers: shown every decoded record before the model applies it (may be null).
+  TriggerScan *triggers = nullptr;
   // Every repair the model makes, described (debug logs); may be empty.
   std::function<void(const std::string &)> on_repair;
   // Legacy formats: where a generation's restart prelude goes (encoder/legacy_writer.h),

@@ -169,6 +169,7 @@ struct Session::Impl {
   encoder::Sink *sink = nullptr;
   std::uint64_t write_errors_logged = 0;
   std::size_t files_logged = 1;
+  std::unique_ptr<TriggerScan> triggers;  // serve's triggers (trigger_scan.h); outlives the pipeline
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::uint64_t lost_seen = 0;
   std::uint64_t repairs_logged = 0;
@@ -377,6 +378,10 @@ bool Session::Start(std::string *error) {
   pc.snapshot = I.options.launched ? nullptr : &I.cap->snapshot();
   pc.cpu_samples = I.options.events.cpu_hz > 0;
   pc.sparse = sparse;
+  if (I.options.on_trigger) {
+    I.triggers = std::make_unique<TriggerScan>(I.options.triggers, I.options.on_trigger);
+    if (I.triggers->enabled()) pc.triggers = I.triggers.get();
+  }
   pc.on_repair = [this](const std::string &s) {
     if (impl_->repairs_logged++ < 40) spdlog::debug("model repair: {}", s);
   };

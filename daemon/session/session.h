@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "daemon/session/capture_level.h"
+#include "daemon/session/trigger_scan.h"
 #include "encoder/sink.h"
 
 namespace gotraced::session {
@@ -98,6 +100,11 @@ struct SessionOptions {
   // (capture.h self_check). Off for serve's escalations: the always-on recording of the
   // same binary has passed it.
   bool self_check = true;
+
+  // serve's triggers (trigger_scan.h): thresholds on the decoded records, and where each
+  // crossing is reported (called from the recording's thread; must be quick).
+  TriggerThresholds triggers;
+  std::function<void(const TriggerHit &)> on_trigger;
 };
 
 // Counters, cumulative since Start(). A snapshot; cheap to take.

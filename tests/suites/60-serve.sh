@@ -6,8 +6,9 @@
 #   broken config keeps serving, a reload that no longer matches detaches, a soak with 10
 #   targets for 3 minutes asserting the daemon's RSS stays under memory_mb and that what
 #   it holds besides the windows stops growing (RSS and per-target cost printed),
-#   systemd-analyze verify of the unit, and the .deb installed with dpkg into a scratch
-#   root and run.
+#   systemd-analyze verify of the unit, the .deb installed with dpkg into a scratch
+#   root and run; levels (low by default, dump --seconds escalates to full) and the
+#   triggers (tests/serve/triggers.sh: one target per kind, spool bounds, disk full).
 # Env: GOTRACED_SERVE_SOAK_SECONDS (default 180) for longer soaks, GOTRACED_SERVE_MEMORY_MB.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
@@ -349,4 +350,6 @@ sed "s|/usr/bin/gotraced|$ROOT/usr/bin/gotraced|g; s|/etc/gotraced/|$ROOT/etc/go
   "$ROOT/usr/lib/systemd/system/gotraced.service" >"$W/gotraced.service"
 MANPATH=$ROOT/usr/share/man systemd-analyze verify "$W/gotraced.service" || fail "systemd-analyze verify"
 ok "systemd-analyze verify gotraced.service (with its man page)"
+# ---- triggers: one target per kind, the spool, rate limit, disk full (own daemon) -------
+GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/triggers.sh" || fail "triggers (above)"
 echo "60-serve: all checks passed"

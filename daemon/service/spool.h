@@ -1,0 +1,38 @@
+// Spool: the bounded directory where serve's triggers save the windows they catch
+// (config.h [spool]). At most max_files files and max_bytes bytes: before a file is added
+// the oldest are removed until it fits. A file appears only whole: it is written as
+// NAME.partial and renamed once every byte is on disk (fsync), so a full disk or a crash
+// leaves no torn trace; the old files are removed only after that write succeeded, so a
+// failed write (its .partial removed) never costs a file already there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gotraced::service {
+
+struct SpoolFile {
+  std::string name;
+  std::uint64_t bytes = 0;
+  std::int64_t mtime_ns = 0;
+};
+
+class Spool {
+ public:
+  Spool(std::string dir, std::size_t max_files, std::size_t max_bytes);
+  // Saves `bytes` as dir/name (whole or not at all). False with *error on failure.
+  bool Save(const std::string &name, const std::vector<std::uint8_t> &bytes, std::string *error);
+  std::vector<SpoolFile> List() const;  // oldest first
+  const std::string &dir() const { return dir_; }
+
+ private:
+  void MakeRoomLocked(std::size_t incoming);
+  std::string dir_;
+  std::size_t max_files_, max_bytes_;
+  mutable std::mutex mu_;
+};
+
+}  // namespace gotraced::service

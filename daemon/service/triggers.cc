@@ -1,0 +1,237 @@
+#include "daemon/service/triggers.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <time.h>
+
+#include <filesystem>
+
+#include "daemon/service/flight_recorder.h"
+#include "daemon/service/recording.h"
+#include "daemon/service/service.h"
+#include "daemon/service/spool.h"
+
+namespace gotraced::service {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+std::uint64_t MonoNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000ull + std::uint64_t(ts.tv_nsec);
+}
+
+// 20261201T174455.123Z
+std::string UtcStamp() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tm t{};
+  gmtime_r(&ts.tv_sec, &t);
+  return fmt::format("{:04}{:02}{:02}T{:02}{:02}{:02}.{:03}Z", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour,
+                     t.tm_min, t.tm_sec, ts.tv_nsec / 1000000);
+}
+
+// A trace file of the generations held (header + each, rebased for the legacy formats).
+bool DumpBytes(const FlightRecorder::Dump &d, std::vector<std::uint8_t> &out, std::string *error) {
+  if (d.header.empty() || d.generations.empty()) {
+    if (error) *error = "no generation held";
+    return false;
+  }
+  TraceChunker chunker;
+  for (const GenerationChunk &c : d.generations)
+    if (!chunker.Next(d.header, c, out, error)) return false;
+  return true;
+}
+
+// The window as it is now, with the generation in progress ended first (like /flight),
+// once the model has applied the moment: the pipeline applies a record when the newest
+// record is 1 ms past it (pipeline.cc kModelSlackNs) and polls every 100 ms, so a cut
+// asked for 300 ms after the moment (CLOCK_MONOTONIC, steady_clock's clock on Linux)
+// holds it.
+bool WindowNow(const std::shared_ptr<Target> &t, std::uint64_t moment_ns, std::vector<std::uint8_t> &out,
+               std::string *error) {
+  const std::uint64_t ready = moment_ns + 300'000'000;
+  for (std::uint64_t now = MonoNs(); now < ready && t->live(); now = MonoNs())
+    std::this_thread::sleep_for(std::chrono::nanoseconds(ready - now));
+  auto sub = t->rec->Subscribe();
+  if (t->live()) {
+    t->advance = true;
+    const auto deadline = SteadyClock::now() + 2 * t->generation_period + std::chrono::seconds(2);
+    sub->Next(deadline);
+  }
+  return DumpBytes(t->rec->Snapshot(), out, error);
+}
+
+// `seconds` of the process at level full, beside its always-on recording (as an
+// escalation: api.cc HandleAdhocTrace).
+bool FullDetail(Service &svc, const std::shared_ptr<Target> &t, double seconds, std::vector<std::uint8_t> &out,
+                std::string *error) {
+  std::string why;
+  if (svc.BeginAdhoc(t->info, &why) != AdhocAdmission::kAdmitted) {
+    if (error) *error = "full detail not recorded: " + why;
+    return false;
+  }
+  struct EndAdhoc {
+    Service &svc;
+    pid_t pid;
+    ~EndAdhoc() { svc.EndAdhoc(pid); }
+  } end_adhoc{svc, t->info.pid};
+  const Config cfg = svc.config();
+  FlightStore store(cfg.memory_bytes / 4);
+  std::shared_ptr<FlightRecorder> rec = store.Create(t->info.pid, FlightWindow{seconds + 3600, cfg.memory_bytes / 4});
+  RecordingOptions ro;
+  ro.pid = t->info.pid;
+  ro.exe = t->info.exe;
+  ro.sink = rec.get();
+  ro.version = cfg.trace_version;
+  ro.ring_bytes = cfg.ring_bytes;
+  ro.generation_period = cfg.generation_period;
+  ro.events = t->events;
+  ro.level = session::CaptureLevel::kFull;
+  ro.self_check = false;  // the always-on recording checked this binary
+  ro.cpu_hz = cfg.cpu_hz;
+  ro.start_time = t->info.start_time;
+  std::unique_ptr<Recording> r = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
+  if (!r->Start(&why)) {
+    if (error) *error = "full detail not recorded: " + why;
+    return false;
+  }
+  svc.AdhocStarted(t->info.pid);
+  t->escalations++;
+  svc.CountEscalation();
+  const auto end = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
+  while (SteadyClock::now() < end && r->Poll(std::chrono::milliseconds(100))) {
+  }
+  r->Stop(nullptr);  // the last generation, the recorder closed
+  return DumpBytes(rec->Snapshot(), out, error);
+}
+
+}  // namespace
+
+TargetTriggers::TargetTriggers(TriggerConfig cfg) : cfg_(cfg) {}
+
+TargetTriggers::~TargetTriggers() {
+  // The save's thread may hold the last reference to its Target (and so to this).
+  if (worker_.joinable()) {
+    if (worker_.get_id() == std::this_thread::get_id()) worker_.detach();
+    else worker_.join();
+  }
+}
+
+void TargetTriggers::Join() {
+  if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
+}
+
+session::TriggerThresholds TargetTriggers::Thresholds() const {
+  session::TriggerThresholds t;
+  t.stw_ns = static_cast<std::uint64_t>(cfg_.stw_ms * 1e6);
+  t.syscall_ns = static_cast<std::uint64_t>(cfg_.syscall_ms * 1e6);
+  t.sched_latency_ns = static_cast<std::uint64_t>(cfg_.sched_latency_ms * 1e6);
+  return t;
+}
+
+void TargetTriggers::Queue(const session::TriggerHit &hit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pending_.size() < 64) pending_.push_back(hit);
+  else stats_.rate_limited++;
+}
+
+TriggerStats TargetTriggers::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t) {
+  const auto now = SteadyClock::now();
+  // CFS throttling (cgroup_cpu.h), once a second: the throttled time per throttled period
+  // since the last reading.
+  if (cfg_.cpu_throttle_ms > 0 && now >= next_throttle_read_) {
+    next_throttle_read_ = now + std::chrono::seconds(1);
+    if (!cpu_stat_looked_up_) {
+      cpu_stat_looked_up_ = true;
+      cpu_stat_ = CpuStatPath(t->info.pid);
+      if (!cpu_stat_) spdlog::warn("pid {}: no cpu.stat for its cgroup: cpu_throttle_ms cannot fire", t->info.pid);
+    }
+    if (cpu_stat_) {
+      std::optional<CpuThrottle> cur = ReadCpuThrottle(*cpu_stat_);
+      if (cur && last_throttle_ && cur->nr_throttled > last_throttle_->nr_throttled) {
+        const std::uint64_t periods = cur->nr_throttled - last_throttle_->nr_throttled;
+        const std::uint64_t ns = cur->throttled_ns - last_throttle_->throttled_ns;
+        const std::uint64_t per = ns / periods;
+        if (per >= static_cast<std::uint64_t>(cfg_.cpu_throttle_ms * 1e6))
+          Queue(session::TriggerHit{session::TriggerKind::kCpuThrottle, MonoNs(), per, 0,
+                                    fmt::format("cpu_throttle {:.1f} ms per throttled period ({} of {} periods, {})",
+                                                per / 1e6, periods, cur->nr_periods - last_throttle_->nr_periods,
+                                                *cpu_stat_)});
+      }
+      if (cur) last_throttle_ = cur;
+    }
+  }
+  std::deque<session::TriggerHit> hits;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hits.swap(pending_);
+  }
+  if (hits.empty()) return;
+  const bool busy = saving_.load();
+  const bool recent = last_save_ && now - *last_save_ < std::chrono::duration<double>(cfg_.min_interval_seconds);
+  std::size_t skip = hits.size() - 1;
+  if (busy || recent) {
+    skip = hits.size();
+  } else {
+    if (worker_.joinable()) worker_.join();
+    last_save_ = now;
+    saving_ = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.fired[std::string(session::TriggerKindName(hits.front().kind))]++;
+    }
+    // at_ns: the end of the interval that crossed the threshold, CLOCK_MONOTONIC (the
+    // traces' clock), so a reader of the spool finds the moment in the files.
+    spdlog::info("pid {} ({}): trigger {} (at_ns={}): saving the window and {} s at full detail to the spool",
+                 t->info.pid, t->info.exe, hits.front().what, hits.front().ts, cfg_.after_seconds);
+    worker_ = std::thread([this, &svc, t, hit = hits.front()] { Save(svc, t, hit); });
+  }
+  if (skip) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.rate_limited += skip;
+  }
+}
+
+void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::TriggerHit hit) {
+  const Config cfg = svc.config();
+  Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes);
+  const std::string base = fmt::format("{}-{}-{}-{}", std::filesystem::path(t->info.exe).filename().string(),
+                                       t->info.pid, UtcStamp(), session::TriggerKindName(hit.kind));
+  auto note = [&](bool ok, const std::string &name, const std::string &err) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ok) {
+      stats_.files++;
+      stats_.recent.push_back(name);
+      if (stats_.recent.size() > 8) stats_.recent.erase(stats_.recent.begin());
+    } else {
+      stats_.errors++;
+      stats_.last_error = err;
+    }
+  };
+  for (const char *part : {"before", "after"}) {
+    std::vector<std::uint8_t> bytes;
+    std::string err;
+    const bool got = std::string_view(part) == "before" ? WindowNow(t, hit.ts, bytes, &err)
+                                                        : FullDetail(svc, t, cfg_.after_seconds, bytes, &err);
+    const std::string name = base + "." + part + ".trace";
+    if (got && spool.Save(name, bytes, &err)) {
+      note(true, name, "");
+      spdlog::info("pid {}: trigger {}: saved {}/{} ({} bytes)", t->info.pid, session::TriggerKindName(hit.kind),
+                   spool.dir(), name, bytes.size());
+    } else {
+      note(false, name, err);
+      spdlog::warn("pid {}: trigger {}: {} not saved: {}", t->info.pid, session::TriggerKindName(hit.kind), name, err);
+    }
+  }
+  saving_ = false;
+}
+
+}  // namespace gotraced::service

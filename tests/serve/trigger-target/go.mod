@@ -1,0 +1,2 @@
+module triggertarget
+go 1.22
