@@ -114,6 +114,9 @@ struct scratch {
   // the thread's flag is the P's pp.trace.maySweep (traceruntime.go GCSweepStart/Done).
   __u32 sweep;
   __u32 pad;
+  // Capture level low (cfg.sys_pair): the thread's goroutine syscall entered at this time
+  // (bpf_ktime_get_ns), written with its exit's record; 0 = none seen.
+  __u64 sys_enter_ts;
   __u64 deref[4];  // a CALL record's deref[] before the record is reserved
   __u64 tmp[8];  // small multi-field reads (m's curg/p/oldp/id window, p's id..syscalltick)
   struct gt_gstatus_record gs;  // a GSTATUS record's body before the record is reserved

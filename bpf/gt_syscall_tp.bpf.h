@@ -63,6 +63,11 @@ int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
   struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id,
                                        cfg.sys_enter_stack ? GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS : 0);
   if (!s) return 0;
+  if (cfg.sys_pair) {
+    // Capture level low: the exit writes the syscall's one record (no reads, no ring here).
+    s->sys_enter_ts = bpf_ktime_get_ns();
+    return 0;
+  }
   gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE);
   if (!cfg.sys_enter_stack) {
     // Capture level low: the goroutine and its context only (no walk, no stack tail).
@@ -96,6 +101,10 @@ int BPF_PROG(gt_go_sys_exit, struct pt_regs *regs, long ret) {
   struct scratch *s = go_syscall_begin(regs, cfg.sys_exit_probe_id, 0);
   if (!s) return 0;
   s->regs.r[GT_REG_AX] = (__u64)ret;
+  if (cfg.sys_pair) {
+    s->regs.r[GT_REG_BX] = s->sys_enter_ts;  // args[1]: when it entered
+    s->sys_enter_ts = 0;
+  }
   go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, false);
   return gt_call_emit(s, 0);
 }

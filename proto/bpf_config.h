@@ -62,7 +62,10 @@ struct gt_bpf_config {
   // 1: sys_enter walks the goroutine's stack (GoSyscallBegin's); 0: capture level low,
   // whose syscalls are written without one (model_sparse.cc: GoCreateSyscall has none).
   gt_u8 sys_enter_stack;
-  gt_u8 pad3[2];
+  // 1 (capture level low): one record per syscall. sys_enter only notes its time in the
+  // thread's scratch; sys_exit's record carries it in args[1] (0: the entry was not seen).
+  gt_u8 sys_pair;
+  gt_u8 pad3[1];
   gt_u32 sys_enter_probe_id, sys_exit_probe_id;
   gt_u32 pad4;
   gt_u64 go_text_lo, go_text_hi, sys_skip_lo, sys_skip_hi;

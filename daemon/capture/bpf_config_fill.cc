@@ -85,6 +85,7 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
       }
     }
     c->sys_tp = plan.go_minor >= 26 ? 1 : 2;
+    c->sys_pair = plan.syscall_pair ? 1 : 0;
     c->go_text_lo = plan.go_text.lo + load_bias;
     c->go_text_hi = plan.go_text.hi + load_bias;
     c->sys_skip_lo = plan.sys_skip.lo + load_bias;

@@ -19,6 +19,8 @@
 // So a reader sees true syscalls, GC cycles, STW ranges and samples with their goroutine
 // ids; the "goroutines" of the file are these pieces, not the program's lifetimes, and
 // there is no scheduling (no blocks, unblocks, Ps in use) — the summary says so.
+#include <algorithm>
+
 #include "daemon/model/model.h"
 
 namespace gotraced::model {
@@ -79,7 +81,9 @@ void Model::SparseSyscallBegin(const Record &r) {
     }
     SparseSyscallEnd(gs->m, r.ts, g);
   }
-  Count(w_.GoCreateSyscall(r.m, Ts(r.m, r.ts), g));
+  // A syscall's entry comes with its exit (ProbePlan::syscall_pair): one that began
+  // before this generation is written as beginning at its start.
+  Count(w_.GoCreateSyscall(r.m, Ts(r.m, std::max(r.ts, gen_start_ts_)), g));
   GoState &gs = st_.gs[g];
   gs.status = GoStatus::kSyscall;
   gs.m = r.m;

@@ -728,6 +728,13 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       const bool stolen = sys != in_syscall_.end() && sys->second.p == kNoP;
       if (cfg_.sparse) {
         if (sys != in_syscall_.end()) in_syscall_.erase(sys);
+        // One record per syscall (ProbePlan::syscall_pair): its entry time is args[1].
+        if (cfg_.plan && cfg_.plan->syscall_pair && (c.flags & GT_CALL_FROM_TRACEPOINT) && c.args[1] != 0 &&
+            c.args[1] <= v.ts()) {
+          Record b = Base(v, RecordKind::kGoSyscallBegin);
+          b.ts = c.args[1];
+          Emit(out, std::move(b));
+        }
         Emit(out, Base(v, RecordKind::kGoSyscallEnd));
         return;
       }

@@ -300,16 +300,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
 
   // casgstatus transitions that carry a stack in the in-process trace.
   using gobin::kGdead, gobin::kGrunnable, gobin::kGrunning, gobin::kGsyscall, gobin::kGwaiting;
-  PlanOptions o2 = opts;
-  if (!opts.stacks && opts.sched_probes && v.minor <= 20) {
-    // Go <= 1.20 decodes STW by the stacks (no stwReason; record_decoder_gc.cc
-    // LegacyStwReason) and, without the scheduling events' stacks, 2 of 5 two-second
-    // recordings of suite 46's go1.19 workload had an STWBegin the parser refused
-    // ("already in-flight"): not understood yet, so these versions keep their stacks.
-    o2.stacks = true;
-    plan.notes.push_back("go1.19/1.20: stack walks kept (without them the STW ranges are not yet right)");
-  }
-  const PlanOptions &opts_eff = o2;
+  const PlanOptions &opts_eff = opts;
   if (opts_eff.stacks) {
     auto set = [&](uint32_t o, uint32_t n) { plan.stack_for_old[o] |= uint16_t(1u << n); };
     set(kGdead, kGrunnable);      // GoCreate: the creator's stack (newproc1)
@@ -353,6 +344,10 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     s.function = w.function;
     s.required = w.required;
     s.flags = opts_eff.stacks ? w.flags : (w.flags & ~uint32_t(GT_CALL_STACK));
+    // Go <= 1.20 has no stwReason: the decoder tells the traced stops (gcStart's,
+    // gcMarkDone's) from the others by the stack (record_decoder_gc.cc LegacyStwReason),
+    // so that site keeps its walk without stacks too (a few hits per GC cycle).
+    if (w.role == ProbeRole::kSTWStart && v.minor <= 20) s.flags |= w.flags & GT_CALL_STACK;
     const gobin::InsnSite *at = nullptr;
     gobin::InsnSite frame_site;
     if (sites->prologue != gobin::PrologueKind::kNoCheck && sites->after_check) {

@@ -169,6 +169,9 @@ struct ProbePlan {
   // Syscalls from the tracepoints (syscall_sites.h): Go text and the range inside it whose
   // syscalls are not the goroutine's (runtime.futex), link-time [lo, hi).
   bool syscall_tp = false;
+  // Capture level low (UseSyscallTracepointsOnly): one record per syscall, at its exit,
+  // carrying the entry time in args[1] (bpf/gt_syscall_tp.bpf.h, cfg.sys_pair).
+  bool syscall_pair = false;
   struct Range {
     uint64_t lo = 0, hi = 0;
   };

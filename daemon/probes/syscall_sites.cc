@@ -218,6 +218,7 @@ bool UseSyscallTracepointsOnly(const gobin::GoBinary &bin, ProbePlan &plan) {
     plan.sites.push_back(std::move(*s));
   }
   plan.syscall_tp = true;
+  plan.syscall_pair = true;
   plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
   plan.sys_skip = {futex->entry, futex->end};
   return true;
