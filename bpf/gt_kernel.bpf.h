@@ -14,7 +14,7 @@ struct gt_ksched {
   __u64 off_ts;
   __u64 wake_ts;
   __u32 armed;
-  __u32 pad;
+  __u32 throttled;  // the OFF record had throttle == 1
 };
 
 struct {
@@ -47,6 +47,30 @@ static __always_inline __u8 gt_throttled(struct task_struct *t) {
   struct cfs_rq *cq = BPF_CORE_READ(t, se.cfs_rq);
   if (!cq) return 0;
   return BPF_CORE_READ(cq, throttle_count) > 0;
+}
+
+// The CPU quota's period timer of the nearest task group above t with a quota (struct
+// cfs_bandwidth: kernel/sched/fair.c start_cfs_bandwidth arms period_timer, CLOCK_MONOTONIC
+// absolute, hrtimer_forward'ed by one period at each expiry, where throttled run queues
+// get their runtime back: distribute_cfs_runtime -> unthrottle_cfs_rq). *expires = its next
+// expiry (ns, the clock of bpf_ktime_get_ns), *period = the period (ns); both 0 when no
+// group up to 4 levels has a quota. The daemon puts the unthrottle at the period boundary
+// before the switch-in.
+static __always_inline void gt_quota_period(struct task_struct *t, __u64 *expires, __u64 *period) {
+  *expires = 0;
+  *period = 0;
+  if (!bpf_core_field_exists(t->se.cfs_rq) || !bpf_core_field_exists(struct cfs_rq, tg) ||
+      !bpf_core_field_exists(struct task_group, cfs_bandwidth))
+    return;
+  struct task_group *tg = BPF_CORE_READ(t, se.cfs_rq, tg);
+  for (int i = 0; i < 4 && tg; i++) {
+    if (BPF_CORE_READ(tg, cfs_bandwidth.quota) != ~0ULL) {  // RUNTIME_INF: no quota here
+      *expires = BPF_CORE_READ(tg, cfs_bandwidth.period_timer.node.expires);
+      *period = BPF_CORE_READ(tg, cfs_bandwidth.period);
+      return;
+    }
+    tg = BPF_CORE_READ(tg, parent);
+  }
 }
 
 // Returns the record's ts (0: the ring was full, the record is lost and counted).
@@ -89,9 +113,10 @@ int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct tas
       struct gt_ksched *k = bpf_task_storage_get(&ksched_map, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
       if (k) {
         // The ON record names this record by its ts; a lost OFF record arms nothing.
+        const __u8 thr = gt_throttled(prev);
         k->wake_ts = 0;
-        k->off_ts = gt_sched_emit(prev, prev_tgid, next, GT_SCHED_OFF, 0, 0, curg, prev_state, preempt,
-                                  gt_throttled(prev));
+        k->throttled = thr == 1;
+        k->off_ts = gt_sched_emit(prev, prev_tgid, next, GT_SCHED_OFF, 0, 0, curg, prev_state, preempt, thr);
         k->armed = k->off_ts != 0;
       }
     }
@@ -100,7 +125,9 @@ int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct tas
     struct gt_ksched *k = bpf_task_storage_get(&ksched_map, next, 0, 0);
     if (k && k->armed) {
       k->armed = 0;
-      gt_sched_emit(next, next_tgid, prev, GT_SCHED_ON, k->off_ts, k->wake_ts, 0, 0, 0, 0);
+      __u64 expires = 0, period = 0;
+      if (k->throttled) gt_quota_period(next, &expires, &period);
+      gt_sched_emit(next, next_tgid, prev, GT_SCHED_ON, k->off_ts, k->wake_ts, expires, (__u32)period, 0, 0);
     }
   }
   return 0;

@@ -72,6 +72,7 @@ int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
   if (!cfg.sys_enter_stack) {
     // Capture level low: the goroutine and its context only (no walk, no stack tail).
     s->regs.r[GT_REG_DI] = (__u64)id;
+    s->regs.r[GT_REG_SI] = BPF_CORE_READ(regs, di);  // its first argument (below)
     return gt_call_emit(s, 0);
   }
   // reentersyscall(pc, sp, bp)'s arguments, as entersyscall saved them in the g: from the
@@ -90,6 +91,9 @@ int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
     s->regs.r[GT_REG_CX] = fp;
   }
   s->regs.r[GT_REG_DI] = (__u64)id;
+  // The syscall's first argument (an fd for read, write ...): the kernel view names what
+  // the syscall waited on from it (docs/kernel-view.md).
+  s->regs.r[GT_REG_SI] = BPF_CORE_READ(regs, di);
   gt_walk_curg(s);  // GT_CALL_STACK_FROM_ARGS: the walk from the three registers above
   return gt_call_emit(s, s->tail.source != GT_STACK_NONE);
 }

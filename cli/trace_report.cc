@@ -43,6 +43,35 @@ std::string JsonStr(std::string_view s) {
   return o + "\"";
 }
 
+// A syscall log's message, "read /x: 30.100 ms: on CPU 0.200 ms, off-CPU sleep 29.500 ms,
+// run-queue wait 0.400 ms, then waiting for a P 1.000 ms" (model_kernel_syscall.cc
+// KernelSyscallMessage): the region type it belongs to and its parts in ns.
+bool ParseSyscallLog(std::string_view msg, std::string *type, std::map<std::string, std::uint64_t> *parts) {
+  const auto c1 = msg.find(": ");
+  if (c1 == std::string_view::npos) return false;
+  *type = std::string(model::kKernelRegionPrefix) + "syscall " + std::string(msg.substr(0, c1));
+  const auto c2 = msg.find(": ", c1 + 2);
+  if (c2 == std::string_view::npos) return false;
+  std::string_view rest = msg.substr(c2 + 2);
+  while (!rest.empty()) {
+    const auto comma = rest.find(", ");
+    std::string_view part = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+    if (part.substr(0, 5) == "then ") part.remove_prefix(5);
+    // "<what> <number> ms"
+    if (part.size() < 4 || part.substr(part.size() - 3) != " ms") continue;
+    part.remove_suffix(3);
+    const auto sp = part.rfind(' ');
+    if (sp == std::string_view::npos) continue;
+    try {
+      (*parts)[std::string(part.substr(0, sp))] +=
+          static_cast<std::uint64_t>(std::stod(std::string(part.substr(sp + 1))) * 1e6);
+    } catch (...) {
+    }
+  }
+  return true;
+}
+
 std::string Dur(std::uint64_t ns) {
   if (ns >= 1'000'000'000) return fmt::format("{:.3f} s", ns / 1e9);
   if (ns >= 1'000'000) return fmt::format("{:.1f} ms", ns / 1e6);
@@ -62,6 +91,7 @@ TraceReport BuildReport(std::span<const std::uint8_t> bytes) {
   std::unordered_map<std::uint64_t, GInfo> gs;
   std::unordered_map<std::uint64_t, std::uint64_t> cur;  // M -> goroutine it runs (0 none)
   std::map<std::pair<std::uint64_t, std::string>, Acc> per_g;  // (g, cause)
+  std::map<std::pair<std::uint64_t, std::string>, std::map<std::string, std::uint64_t>> per_g_parts;
   std::uint64_t t_first = ~std::uint64_t{0}, t_last = 0;
 
   for (const encoder::DecodedGeneration &gen : t.generations) {
@@ -153,6 +183,15 @@ TraceReport BuildReport(std::span<const std::uint8_t> bytes) {
             }
             break;
           }
+          case EventType::kUserLog: {
+            if (g == 0 || str(e.arg(1)) != model::kKernelSyscallLog) break;
+            std::string type;
+            std::map<std::string, std::uint64_t> parts;
+            if (!ParseSyscallLog(str(e.arg(2)), &type, &parts)) break;
+            auto &dst = per_g_parts[{g, type}];
+            for (auto &[k, v] : parts) dst[k] += v;
+            break;
+          }
           default: break;
         }
       }
@@ -178,11 +217,15 @@ TraceReport BuildReport(std::span<const std::uint8_t> bytes) {
     c.count += acc.count;
     c.max_ns = std::max(c.max_ns, acc.max);
     c.goroutines.push_back({g, acc.total, acc.count});
+    if (auto pp = per_g_parts.find(key); pp != per_g_parts.end())
+      for (auto &[k, v] : pp->second) c.breakdown[k] += v;
     ReportCause &tc = totals[type];
     tc.type = type;
     tc.total_ns += acc.total;
     tc.count += acc.count;
     tc.max_ns = std::max(tc.max_ns, acc.max);
+    if (auto pp = per_g_parts.find(key); pp != per_g_parts.end())
+      for (auto &[k, v] : pp->second) tc.breakdown[k] += v;
     if (type != kGoSyscallCause) groups[fn].total_ns += acc.total;
   }
   auto bigger = [](const auto &a, const auto &b) { return a.total_ns > b.total_ns; };
@@ -221,6 +264,14 @@ std::string ReportText(const TraceReport &r, std::size_t top) {
       if (c.goroutines.size() > top) who += ", ...";
       o += fmt::format("  {:<34} {:>10}  {:>7} intervals  max {:<9}  ({})\n", c.type, Dur(c.total_ns), c.count,
                        Dur(c.max_ns), who);
+      if (!c.breakdown.empty()) {
+        std::vector<std::pair<std::uint64_t, std::string>> parts;
+        for (auto &[k, v] : c.breakdown) parts.emplace_back(v, k);
+        std::sort(parts.rbegin(), parts.rend());
+        std::string line;
+        for (auto &[v, k] : parts) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", k, Dur(v));
+        o += fmt::format("      {}\n", line);
+      }
     }
   }
   return o;
@@ -236,6 +287,15 @@ std::string ReportJson(const TraceReport &r) {
         o += fmt::format("{}{{\"g\": {}, \"total_ns\": {}, \"count\": {}}}", i ? ", " : "", c.goroutines[i].g,
                          c.goroutines[i].total_ns, c.goroutines[i].count);
       o += "]";
+    }
+    if (!c.breakdown.empty()) {
+      o += ", \"breakdown\": {";
+      bool first = true;
+      for (auto &[k, v] : c.breakdown) {
+        o += fmt::format("{}{}: {}", first ? "" : ", ", JsonStr(k), v);
+        first = false;
+      }
+      o += "}";
     }
     return o + "}";
   };

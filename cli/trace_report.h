@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct ReportCause {
     std::uint64_t g = 0, total_ns = 0, count = 0;
   };
   std::vector<PerG> goroutines;  // biggest first
+  // Syscall regions ("kernel: syscall ..."): where their time went, from the logs at
+  // their ends (model_kernel_syscall.cc): "on CPU", "off-CPU blocked", "run-queue wait",
+  // "waiting for a P" ... -> ns.
+  std::map<std::string, std::uint64_t> breakdown;
 };
 
 struct ReportGroup {

@@ -287,8 +287,11 @@ struct gt_sched_switch_record {
   gt_u64 wake_ts;      // ON: first sched_wakeup of the thread after off_ts (0: none, it was
                        // never asleep: preempted, yielded or throttled)
   gt_u64 curg;         // OFF: m->curg read from the thread's TLS g (raw pointer)
+                       // ON after a throttled OFF: the next expiry of the CPU quota's period
+                       // timer (ns, CLOCK_MONOTONIC; 0: no quota found), see gt_quota_period
   gt_u32 prev_state;   // OFF: sched_switch's prev_state (TASK_RUNNING 0, TASK_INTERRUPTIBLE 1,
                        // TASK_UNINTERRUPTIBLE 2, ... include/linux/sched.h)
+                       // ON after a throttled OFF: the quota's period (ns)
   gt_u32 other_tid;    // the thread on the other side of the switch (OFF: next, ON: prev)
   gt_u32 other_tgid;
   gt_u8 dir;           // GT_SCHED_OFF / GT_SCHED_ON

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace gotraced::model {
@@ -28,6 +29,10 @@ inline constexpr std::string_view kKernelSleep = "kernel: off-CPU sleep";
 // From the wake-up of a blocked or sleeping thread until it ran again.
 inline constexpr std::string_view kKernelRunQueue = "kernel: run-queue wait";
 
+// The log written at the end of a syscall region: where its time went
+// (model_kernel_syscall.cc).
+inline constexpr std::string_view kKernelSyscallLog = "kernel: syscall";
+
 // include/linux/sched.h task states (the bits sched_switch's prev_state reports).
 inline constexpr std::uint32_t kTaskInterruptible = 0x1;
 inline constexpr std::uint32_t kTaskUninterruptible = 0x2;
@@ -45,9 +50,25 @@ inline std::string_view KernelOffCause(std::uint32_t prev_state, bool preempt, b
 
 // Whether a region of this type ends at the thread's wake-up and continues as
 // kKernelRunQueue until it runs.
-inline bool KernelCauseSleeps(std::string_view cause) { return cause == kKernelBlocked || cause == kKernelSleep; }
+// (A throttled one too: its "wake-up" is the quota's refill, kernel_view_decoder.cc.)
+inline bool KernelCauseSleeps(std::string_view cause) {
+  return cause == kKernelBlocked || cause == kKernelSleep || cause == kKernelThrottled;
+}
 
 inline bool IsKernelRegion(std::string_view type) { return type.substr(0, kKernelRegionPrefix.size()) == kKernelRegionPrefix; }
 
 }  // namespace gotraced::model
 
+namespace gotraced::model {
+
+// What an fd of the target is ("/var/lib/x.db", "pipe", "tcp 10.0.0.2:5432" ...), for the
+// syscall regions; the session's implementation reads /proc once per fd
+// (session/fd_targets.h). Forget: the model saw the fd closed.
+class FdNamer {
+ public:
+  virtual ~FdNamer() = default;
+  virtual std::string Name(std::int64_t fd) = 0;
+  virtual void Forget(std::int64_t fd) = 0;
+};
+
+}  // namespace gotraced::model

@@ -22,6 +22,14 @@ void RecordDecoder::DecodeKernelSwitch(const capture::RecordView &v, std::vector
     r.kind = RecordKind::kKernelOn;
     r.value = s->off_ts;
     r.value2 = s->wake_ts;
+    // After a throttle: the period boundary (the quota's refill, where the kernel
+    // unthrottles) last passed before the switch-in, as the wake-up instant: from there on
+    // the thread was runnable again, waiting in the run queue.
+    if (s->curg != 0 && s->prev_state != 0) {
+      std::uint64_t b = s->curg;
+      for (int i = 0; i < 4 && b > r.ts && b >= s->prev_state; ++i) b -= s->prev_state;
+      if (b > s->off_ts && b <= r.ts) r.value2 = b;
+    }
   }
   Emit(out, std::move(r));
 }

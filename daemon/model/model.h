@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "daemon/model/flat_map.h"
+#include "daemon/model/kernel_view.h"
 #include "daemon/model/model_gc.h"
 #include "daemon/model/model_kernel.h"
 #include "daemon/model/model_user.h"
@@ -60,6 +61,12 @@ struct ModelOptions {
   // Capture level "low": no scheduling records; each syscall, GC/STW event and sample is
   // written as a self-contained observation (model_sparse.cc).
   bool sparse = false;
+  // What the target's fds are, for the kernel view's syscall regions (kernel_view.h);
+  // null: "fd N".
+  FdNamer *fd_namer = nullptr;
+  // The kernel view is on (--kernel-view): goroutine syscalls get their regions
+  // (model_kernel_syscall.cc; the off-CPU regions need records only it captures).
+  bool kernel_view = true;
 };
 
 struct ModelStats {
@@ -165,6 +172,18 @@ class Model {
   void SparseSyscallBegin(const Record &r);
   void SparseSyscallEnd(ThreadId m, std::uint64_t ts, Goid g);
   void SparseObserve(const Record &r);
+  // The kernel view of goroutine syscalls (model_kernel_syscall.cc), hooked into the
+  // syscall and steal handlers of model_events.cc.
+  void KernelSyscallBegin(const Record &r, std::uint64_t t0);
+  void KernelSyscallEnd(const Record &r, bool lost_p);
+  void KernelProcSteal(ThreadId victim, std::uint64_t ts);
+  bool KernelSyscallRegionBegin(ThreadId m, KernelModelState::Syscall &s);
+  void KernelGoStart(ThreadId m, Goid g);
+  bool KernelSyscallOffCpu(ThreadId m, std::string_view cause, std::uint64_t off, std::uint64_t on,
+                           std::uint64_t wake);
+  void KernelSyscallClose(ThreadId m, const KernelModelState::Syscall &s, std::uint64_t at);
+  std::string KernelSyscallMessage(const KernelModelState::Syscall &s, std::uint64_t t1,
+                                   std::uint64_t resumed) const;
 
   // ---- emit primitives (model_emit.cc): write one event and update the state as
   // order.go would; each asserts its own preconditions.

@@ -118,6 +118,7 @@ void Model::OnProcSteal(const Record &r) {
       // another M's syscall): the model's is the one.
       if (ps->status == ProcStatus::kSyscall && r.victim_m != 0 && ps->m != r.victim_m)
         Repair(r, fmt::format("P {} in a syscall on M {}, not on M {}", p, ps->m, r.victim_m));
+      KernelProcSteal(ps->m, r.ts);  // model_kernel_syscall.cc
       EmitProcSteal(r.m, r.ts, p, ps->m);
       return;
     case ProcStatus::kRunning:
@@ -191,6 +192,7 @@ void Model::OnGoStart(const Record &r) {
     return;
   }
   EmitGoStart(r.m, r.ts, g);
+  KernelGoStart(r.m, g);  // model_kernel_syscall.cc: a syscall region's end
 }
 
 // traceLocker.GoEnd (goexit1) / GoStop (goschedImpl, goyield_m: GoSched, GoPreempt) /
@@ -267,6 +269,7 @@ void Model::OnGoSyscallBegin(const Record &r) {
   encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
   ++stats_.syscalls;
   EmitGoSyscallBegin(r.m, r.ts, stack);
+  KernelSyscallBegin(r, st_.M(r.m).last_ts);  // model_kernel_syscall.cc
 }
 
 // First-generation statuses for a goroutine seen first while in a syscall on this M.
@@ -309,6 +312,7 @@ void Model::OnGoSyscallEnd(const Record &r) {
     return;
   }
   EnsureStatusP(r.m, r.ts, ms.p, ProcStatus::kSyscall);
+  KernelSyscallEnd(r, false);  // model_kernel_syscall.cc
   EmitGoSyscallEnd(r.m, r.ts);
 }
 
@@ -341,6 +345,7 @@ void Model::OnGoSyscallEndBlocked(const Record &r) {
       EmitProcStop(r.m, r.ts);
     }
   }
+  KernelSyscallEnd(r, true);  // model_kernel_syscall.cc
   EmitGoSyscallEndBlocked(r.m, r.ts);
 }
 

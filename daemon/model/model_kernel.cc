@@ -57,7 +57,12 @@ void Model::OnKernel(const Record &r) {
     }
     const Goid g = ms ? ms->g : kNoG;
     if (!placeable(g)) {
-      ++stats_.kernel_unplaced;  // a goroutine in a syscall, or none the model knows runs
+      // In a goroutine syscall: part of that syscall's account (model_kernel_syscall.cc).
+      if (kernel_.sys.count(r.m) != 0) {
+        kernel_.sys_off[r.m] = {g, r.reason, r.ts};
+        return;
+      }
+      ++stats_.kernel_unplaced;  // none the model knows runs here
       return;
     }
     begin(g, r.ts, r.reason);
@@ -65,6 +70,12 @@ void Model::OnKernel(const Record &r) {
     return;
   }
   // kKernelOn
+  if (auto so = kernel_.sys_off.find(r.m); so != kernel_.sys_off.end()) {
+    const KernelModelState::Open off = so->second;
+    kernel_.sys_off.erase(so);
+    if (off.off_ts == r.value) KernelSyscallOffCpu(r.m, off.type, off.off_ts, r.ts, r.value2);
+    return;
+  }
   auto o = kernel_.open.find(r.m);
   if (o == kernel_.open.end() || o->second.off_ts != r.value) {
     ++kernel_.unmatched_on;

@@ -685,6 +685,12 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
         }
       }
       Record r = Base(v, RecordKind::kGoSyscallBegin);
+      // The sys_enter tracepoint's syscall number (args[3]) and first argument (args[4]),
+      // for the kernel view's syscall regions (model_kernel_syscall.cc): value = nr + 1.
+      if (c.flags & GT_CALL_FROM_TRACEPOINT) {
+        r.value = c.args[3] + 1;
+        r.value2 = c.args[4];
+      }
       // Go <= 1.25 cleared m.p in entersyscall: the syscall's P is m.oldp.
       if ((c.flags & GT_CALL_DEREF_OLDP) && c.ctx.p_id < 0 && c.ctx.m_oldp != 0)
         r.p = static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]));

@@ -55,6 +55,8 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
   mo.on_repair = cfg.on_repair;
   mo.stack_pool = &stack_pool_;
   mo.sparse = cfg.sparse;  // capture level "low" (model_sparse.cc)
+  mo.fd_namer = cfg.fd_namer;
+  mo.kernel_view = cfg.kernel_view;
   model_ = std::make_unique<model::Model>(*writer_, sym_.get(), mo);
 
   model::DecoderConfig dc;

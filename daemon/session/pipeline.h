@@ -74,6 +74,9 @@ struct PipelineConfig {
   // GOTRACED_DEBUG_RECORDS: each capture record and its decoded model records, a line
   // each (caller-owned, may be null).
   std::FILE *record_log = nullptr;
+  // The kernel view's names of the target's fds (model::FdNamer; caller-owned, may be null).
+  model::FdNamer *fd_namer = nullptr;
+  bool kernel_view = true;  // --kernel-view (model::ModelOptions::kernel_view)
 };
 
 class RecordPipeline {

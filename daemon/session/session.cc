@@ -25,6 +25,7 @@
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/model/model.h"
 #include "daemon/model/record_decoder.h"
+#include "daemon/session/fd_targets.h"
 #include "daemon/session/gobin_symbolizer.h"
 #include "daemon/session/initial_heap_goal.h"
 #include "daemon/session/model_counters.h"
@@ -170,6 +171,7 @@ struct Session::Impl {
   std::uint64_t write_errors_logged = 0;
   std::size_t files_logged = 1;
   std::unique_ptr<TriggerScan> triggers;  // serve's triggers (trigger_scan.h); outlives the pipeline
+  std::unique_ptr<FdTargets> fds;        // the kernel view's fd names (fd_targets.h)
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::uint64_t lost_seen = 0;
   std::uint64_t repairs_logged = 0;
@@ -386,6 +388,11 @@ bool Session::Start(std::string *error) {
     if (impl_->repairs_logged++ < 40) spdlog::debug("model repair: {}", s);
   };
   pc.record_log = I.record_log;
+  pc.kernel_view = co.plan.sched_switch;  // --kernel-view, unless the capture level left it out
+  if (pc.kernel_view) {
+    I.fds = std::make_unique<FdTargets>(I.options.pid);
+    pc.fd_namer = I.fds.get();
+  }
   if (I.options.events.gc) {
     std::string why;
     pc.initial_heap_goal = InitialHeapGoal(I.options.launched, pid(), bin, minor, I.cap->snapshot(), &why);

@@ -11,6 +11,16 @@
 #             the trace's "kernel: throttled" time within 10% of the cgroup's cpu.stat
 #             throttled time (the target joins the fresh cgroup, so its counter covers
 #             the trace's window);
+#   pipe      a goroutine reads a blocking pipe that another writes 300 ms later: one
+#             region "kernel: syscall read pipe" on the reader, its length within 10% of
+#             the read's wall time as the target measured it (and >= the delay), its log
+#             saying the thread slept (off-CPU sleep) >= 90% of the delay;
+#   file      a file written, fsynced and dropped from the page cache (fadvise DONTNEED),
+#             read back with pread in 1 MiB calls: the target's /proc/self/io read_bytes
+#             must show the reads went to storage; at least one "kernel: syscall pread64
+#             FILE" region whose log has the thread blocked (uninterruptible), every read
+#             the target timed at >= 1 ms in a region (slack 2), and the regions' total
+#             no more than the reads' measured total (+5%);
 #   off       --no-kernel-view: no "kernel:" region at all.
 # Every file must pass tracecheck (Go's parser and its semantic checks); regions are
 # summed from Go's parser's events (tests/kernel-view/regions.py), and `gotraced report
@@ -195,6 +205,117 @@ PY
     fail=1
   fi
 fi
+
+# ---- syscalls --------------------------------------------------------------------------
+# syscalls NAME: the syscall regions and logs of NAME.events, per region type (JSON).
+syscalls() {
+  python3 - "$OUT/$1.events" <<'PY'
+import collections, json, re, sys
+regions, logs, stack = collections.defaultdict(list), collections.defaultdict(list), collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    k, t = e.get("kind"), e.get("type", "")
+    if k == "RegionBegin" and t.startswith("kernel: syscall "):
+        stack[e["g"]].append((t, e["time"]))
+    elif k == "RegionEnd" and t.startswith("kernel: syscall "):
+        s = stack[e["g"]]
+        if s and s[-1][0] == t:
+            regions[t].append({"g": e["g"], "ns": e["time"] - s.pop()[1]})
+    elif k == "Log" and e.get("category") == "kernel: syscall":
+        m = e["message"]
+        parts = {p: float(v) * 1e6 for p, v in re.findall(r"(?:, |: |then )([a-zA-Z -]+?) ([0-9.]+) ms", m.split(": ", 1)[1])}
+        logs["kernel: syscall " + m.split(": ")[0]].append(parts)
+print(json.dumps({"regions": regions, "logs": logs}))
+PY
+}
+pipe_once() {
+  pipe_ok=0
+  record pipe -workload pipe -delay 300ms || return 0
+  syscalls pipe >"$OUT/pipe.sys"
+  if python3 - "$OUT/pipe.sys" "$OUT/pipe.out" >"$OUT/pipe.check" <<'PY'; then pipe_ok=1; fi
+import json, sys
+sysc = json.load(open(sys.argv[1]))
+row = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")][0]
+regs = sysc["regions"].get("kernel: syscall read pipe", [])
+logs = sysc["logs"].get("kernel: syscall read pipe", [])
+errs = []
+if len(regs) != 1 or regs[0]["g"] != row["reader_goid"]:
+    errs.append(f"want one 'kernel: syscall read pipe' region on g{row['reader_goid']}, have {regs}")
+else:
+    ours, ref = regs[0]["ns"], row["read_ns"]
+    sleep = logs[0].get("off-CPU sleep", 0) if logs else 0
+    print(f"read pipe region {ours/1e6:.1f} ms on g{regs[0]['g']}, the target timed the read at {ref/1e6:.1f} ms "
+          f"(written 300 ms late); its log: off-CPU sleep {sleep/1e6:.1f} ms, {', '.join(f'{k} {v/1e6:.3f} ms' for k, v in (logs[0] if logs else {}).items() if k != 'off-CPU sleep')}")
+    if abs(ours - ref) > 0.10 * ref or ours < 300e6:
+        errs.append(f"region {ours/1e6:.1f} ms vs read {ref/1e6:.1f} ms (> 10%, or under the 300 ms delay)")
+    if sleep < 0.9 * 300e6:
+        errs.append(f"off-CPU sleep {sleep/1e6:.1f} ms < 90% of the delay")
+if errs:
+    print("MISSED: " + "; ".join(errs))
+    sys.exit(1)
+PY
+  return 0
+}
+pipe_missed() { ((pipe_ok == 0)) && [[ -s $OUT/pipe.check ]]; }
+pipe_keep() {
+  for f in trace out sums check report sys; do [[ -f $OUT/pipe.$f ]] && mv "$OUT/pipe.$f" "$OUT/pipe.first.$f"; done
+  return 0
+}
+run_twice_on_fail pipe_missed pipe_keep "RETRY $SUITE pipe: the first run missed (its figures: $OUT/pipe.first.check)" -- pipe_once
+if ((pipe_ok)); then
+  echo "PASS $SUITE pipe: $(head -n1 "$OUT/pipe.check")"
+else
+  echo "FAIL $SUITE pipe: $(cat "$OUT/pipe.check" 2>/dev/null | tr '\n' ' ')"
+  fail=1
+fi
+[[ -f $OUT/pipe.report ]] && sed 's/^/    /' "$OUT/pipe.report"
+
+# The file lives on a disk-backed filesystem (not tmpfs, whose pages are never dropped).
+DATA=${KERNEL_VIEW_DATA_DIR:-/var/tmp}/gotraced-kview-$$.data
+file_once() {
+  file_ok=0
+  record file -workload file -file "$DATA" -mb 64 || return 0
+  rm -f "$DATA"
+  syscalls file >"$OUT/file.sys"
+  if python3 - "$OUT/file.sys" "$OUT/file.out" "$DATA" >"$OUT/file.check" <<'PY'; then file_ok=1; fi
+import json, sys
+sysc = json.load(open(sys.argv[1]))
+row = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")][0]
+t = "kernel: syscall pread64 " + sys.argv[3]
+regs, logs = sysc["regions"].get(t, []), sysc["logs"].get(t, [])
+blocked = sum(l.get("off-CPU blocked", 0) for l in logs)
+total = sum(r["ns"] for r in regs)
+print(f"{len(regs)} pread64 regions, {total/1e6:.1f} ms, blocked (uninterruptible) {blocked/1e6:.1f} ms in {sum(1 for l in logs if l.get('off-CPU blocked'))} of them; "
+      f"the target: 64 reads in {row['read_ns']/1e6:.1f} ms, {row['slow_reads']} of them >= 1 ms, {row['read_bytes']>>20} MiB from storage")
+errs = []
+if row["read_bytes"] < 0.9 * row["bytes"]:
+    errs.append(f"only {row['read_bytes']} of {row['bytes']} bytes came from storage: the page cache was not dropped")
+if blocked <= 0:
+    errs.append("no pread64 region has the thread blocked in the kernel")
+if len(regs) < row["slow_reads"] - 2:
+    errs.append(f"{len(regs)} regions for {row['slow_reads']} reads of >= 1 ms")
+if total > 1.05 * row["read_ns"]:
+    errs.append(f"regions {total/1e6:.1f} ms > the reads' {row['read_ns']/1e6:.1f} ms")
+if errs:
+    print("MISSED: " + "; ".join(errs))
+    sys.exit(1)
+PY
+  return 0
+}
+file_missed() { ((file_ok == 0)) && [[ -s $OUT/file.check ]]; }
+file_keep() {
+  for f in trace out sums check report sys; do [[ -f $OUT/file.$f ]] && mv "$OUT/file.$f" "$OUT/file.first.$f"; done
+  return 0
+}
+run_twice_on_fail file_missed file_keep "RETRY $SUITE file: the first run missed (its figures: $OUT/file.first.check)" -- file_once
+rm -f "$DATA"
+if ((file_ok)); then
+  echo "PASS $SUITE file: $(head -n1 "$OUT/file.check")"
+else
+  echo "FAIL $SUITE file: $(cat "$OUT/file.check" 2>/dev/null | tr '\n' ' ')"
+  fail=1
+fi
+[[ -f $OUT/file.report ]] && sed 's/^/    /' "$OUT/file.report"
 
 # ---- off -------------------------------------------------------------------------------
 if record off --no-kernel-view -workload preempt -seconds 0.5 -cpu "$cpu"; then

@@ -6,6 +6,11 @@
 //	  is preempted by the other. Each prints its goid,
 //	  thread and the thread's run-queue wait from /proc/self/task/TID/schedstat (2nd field,
 //	  ns: Documentation/scheduler/sched-stats.rst) when it starts and stops spinning.
+//	-workload pipe: a goroutine reads a blocking pipe (syscall.Pipe: not the netpoller's)
+//	  that another goroutine writes after sleeping -delay; prints the read's wall time.
+//	-workload file: writes -mb MiB to -file, fsyncs it and drops it from the page cache
+//	  (posix_fadvise POSIX_FADV_DONTNEED), then reads it back with pread in 1 MiB calls;
+//	  prints the reads' wall time and how many took 1 ms or more.
 //	-workload throttle: moves itself into the cgroups named by -cgroup (their cgroup.procs)
 //	  and pins every thread to -cpu, then one goroutine spins for -seconds.
 //
@@ -95,6 +100,9 @@ func main() {
 	seconds := flag.Float64("seconds", 2, "how long to spin")
 	cpu := flag.Int("cpu", 0, "the CPU to pin to")
 	cgroups := flag.String("cgroup", "", "comma-separated cgroup directories to join (throttle)")
+	delay := flag.Duration("delay", 300*time.Millisecond, "how late the pipe is written (pipe)")
+	file := flag.String("file", "", "the file to write and read back (file)")
+	mb := flag.Int("mb", 64, "MiB to write and read back (file)")
 	flag.Parse()
 	d := time.Duration(*seconds * float64(time.Second))
 	switch *workload {
@@ -146,8 +154,89 @@ func main() {
 			done <- goid()
 		}()
 		fmt.Printf("{\"spinner_goid\": %d}\n", <-done)
+	case "pipe":
+		var p [2]int
+		if err := syscall.Pipe(p[:]); err != nil {
+			panic(err)
+		}
+		go func() {
+			time.Sleep(*delay)
+			syscall.Write(p[1], []byte("late"))
+		}()
+		buf := make([]byte, 16)
+		t0 := time.Now()
+		n, err := syscall.Read(p[0], buf)
+		el := time.Since(t0)
+		if err != nil || n != 4 {
+			panic(fmt.Sprint("read ", n, err))
+		}
+		fmt.Printf("{\"reader_goid\": %d, \"read_ns\": %d}\n", goid(), el.Nanoseconds())
+		// gotraced names the fd from /proc/PID/fd when its model reaches the syscall, which
+		// for a program this short may be after the read: stay alive (and keep the fd).
+		time.Sleep(time.Second)
+	case "file":
+		readBack(*file, *mb)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown workload", *workload)
 		os.Exit(2)
 	}
+}
+
+// readBack: the file workload (see the top of the file).
+func readBack(path string, mb int) {
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_TRUNC, 0o600)
+	if err != nil {
+		panic(err)
+	}
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte(i * 7)
+	}
+	for i := 0; i < mb; i++ {
+		if _, err := syscall.Write(fd, chunk); err != nil {
+			panic(err)
+		}
+	}
+	if err := syscall.Fsync(fd); err != nil {
+		panic(err)
+	}
+	// posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED = 4): clean pages leave the page cache.
+	if _, _, e := syscall.Syscall6(syscall.SYS_FADVISE64, uintptr(fd), 0, 0, 4, 0, 0); e != 0 {
+		panic(e)
+	}
+	io0 := readBytes()
+	var total time.Duration
+	slow := 0
+	for i := 0; i < mb; i++ {
+		t0 := time.Now()
+		n, err := syscall.Pread(fd, chunk, int64(i)<<20)
+		el := time.Since(t0)
+		if err != nil || n != len(chunk) {
+			panic(fmt.Sprint("pread ", n, err))
+		}
+		total += el
+		if el >= time.Millisecond {
+			slow++
+		}
+	}
+	fromDisk := readBytes() - io0
+	syscall.Close(fd)
+	fmt.Printf("{\"reader_goid\": %d, \"read_ns\": %d, \"reads\": %d, \"slow_reads\": %d, \"bytes\": %d, \"read_bytes\": %d}\n",
+		goid(), total.Nanoseconds(), mb, slow, mb<<20, fromDisk)
+}
+
+// readBytes: the bytes this process had fetched from storage (/proc/self/io read_bytes,
+// Documentation/filesystems/proc.rst): what the page cache did not hold.
+func readBytes() int64 {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		panic(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "read_bytes: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	panic("no read_bytes in /proc/self/io")
 }

@@ -47,7 +47,8 @@ inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const s
 
 // One model writing into memory.
 struct Harness {
-  explicit Harness(encoder::Version v = encoder::Version::kGo126);
+  // fds: the kernel view's fd names (null: "fd N").
+  explicit Harness(encoder::Version v = encoder::Version::kGo126, FdNamer *fds = nullptr);
   encoder::MemorySink sink;
   encoder::TraceWriter writer;
   TableSymbolizer sym;

@@ -169,6 +169,9 @@ func Load(path string) (*Trace, error) {
 			t.RegionEnds = append(t.RegionEnds, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(r.Task), r.Type)}, ev.Stack()))
 		case trace.EventLog:
 			l := ev.Log()
+			if isKernelRegion(l.Category) {
+				return nil
+			}
 			t.Logs = append(t.Logs, withStack(Rec{T: tm, G: gid(ev.Goroutine()), Key: keyf(uint64(l.Task), l.Category, l.Message)}, ev.Stack()))
 		case trace.EventStackSample:
 			t.Samples = append(t.Samples, withStack(Rec{T: tm, G: int64(ev.Goroutine()), Key: leafFunc(ev.Stack())}, trace.NoStack))
@@ -263,8 +266,9 @@ func fromUndetermined(ev trace.Event) bool {
 	return false
 }
 
-// isKernelRegion: a region of gotraced's kernel view (docs/kernel-view.md,
-// daemon/model/kernel_view.h: types "kernel: ..."), which no in-process trace has:
+// isKernelRegion: a region (or a log's category) of gotraced's kernel view
+// (docs/kernel-view.md, daemon/model/kernel_view.h: "kernel: ..."), which no in-process
+// trace has:
 // left out of both sides, so that the fidelity figures compare what runtime/trace
 // records (a program's own region of such a type would be left out too).
 func isKernelRegion(typ string) bool { return strings.HasPrefix(typ, "kernel: ") }

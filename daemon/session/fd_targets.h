@@ -1,0 +1,38 @@
+// What a target's file descriptor is, for the kernel view's syscall regions ("kernel:
+// syscall read /var/lib/x.db", docs/kernel-view.md): read from /proc once per fd and kept
+// until the model sees the fd closed (model::FdNamer). Names: a path; "pipe", "eventfd",
+// "epoll", "timerfd" ... for anonymous inodes; "tcp 10.0.0.2:5432" / "udp ..." (the peer,
+// or "tcp listen :8080") and "unix /run/x.sock" for sockets, from /proc/PID/net/*.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <unordered_map>
+
+#include "daemon/model/kernel_view.h"
+
+namespace gotraced::session {
+
+class FdTargets final : public model::FdNamer {
+ public:
+  explicit FdTargets(pid_t pid) : pid_(pid) {}
+  std::string Name(std::int64_t fd) override;
+  void Forget(std::int64_t fd) override { cache_.erase(fd); }
+  std::uint64_t resolved() const { return resolved_; }  // /proc look-ups made
+
+ private:
+  std::string Resolve(std::int64_t fd);
+  std::string Socket(const std::string &inode);
+  pid_t pid_;
+  std::unordered_map<std::int64_t, std::string> cache_;
+  std::uint64_t resolved_ = 0;
+};
+
+// "socket:[123]" -> the peer as /proc/PID/net/{tcp,tcp6,udp,udp6,unix} say (exposed for
+// tests: `net_dir` is /proc/PID/net).
+std::string SocketName(const std::string &net_dir, const std::string &inode);
+// The anonymous inode or pipe kind of a readlink of /proc/PID/fd/N, or the path itself.
+std::string LinkName(const std::string &link);
+
+}  // namespace gotraced::session
