@@ -116,9 +116,19 @@ TraceReport BuildReport(std::span<const std::uint8_t> bytes) {
           gs.try_emplace(e.arg(0));
           if (st == encoder::GoStatus::kRunning || st == encoder::GoStatus::kSyscall) cur[e.arg(1)] = e.arg(0);
         }
-    for (const encoder::DecodedBatch &b : gen.batches) {
-      if (b.kind != encoder::BatchKind::kEvents) continue;
-      for (const DecodedEvent &e : b.events) {
+    // In time order across the Ms (each M's own events are in order already): a region
+    // may end on another M than the one it began on (a syscall that lost its P ends it
+    // where the goroutine runs again).
+    std::vector<std::pair<const encoder::DecodedBatch *, const DecodedEvent *>> order;
+    for (const encoder::DecodedBatch &b : gen.batches)
+      if (b.kind == encoder::BatchKind::kEvents)
+        for (const DecodedEvent &e : b.events) order.emplace_back(&b, &e);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto &x, const auto &y) { return x.second->time < y.second->time; });
+    for (const auto &[bp, ep] : order) {
+      {
+        const encoder::DecodedBatch &b = *bp;
+        const DecodedEvent &e = *ep;
         const std::uint64_t now = ns(e.time);
         if (e.type != EventType::kNone) {
           t_first = std::min(t_first, now);

@@ -106,6 +106,9 @@ void Model::EmitGoStart(ThreadId m, std::uint64_t ts, Goid g) {
   gs.status = GoStatus::kRunning;
   gs.m = m;
   st_.M(m).g = g;
+  // The end of a region of a syscall that lost its P (model_kernel_syscall.cc), at
+  // whichever GoStart runs the goroutine again (repairs' too).
+  KernelGoStart(m, g);
 }
 
 // order.go advanceGoStopExec (GoDestroy, GoStop, GoBlock).

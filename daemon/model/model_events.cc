@@ -192,7 +192,6 @@ void Model::OnGoStart(const Record &r) {
     return;
   }
   EmitGoStart(r.m, r.ts, g);
-  KernelGoStart(r.m, g);  // model_kernel_syscall.cc: a syscall region's end
 }
 
 // traceLocker.GoEnd (goexit1) / GoStop (goschedImpl, goyield_m: GoSched, GoPreempt) /
