@@ -4,6 +4,8 @@
 # with the in-process runtime/trace and under gotraced --pid, in one run: achieved rate,
 # p50/p99 latency, the server's CPU, the daemon's CPU per event and its RSS (table per Go).
 #   scripts/bench-http.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N] [--json FILE]
+#                         [--levels | --kernel-view]
+# --kernel-view: gotraced also with --no-kernel-view, and what the kernel view adds.
 # --smoke: go1.26 only, 500 requests/s, 1 s window (that the bench runs, not its figures).
 # Exits non-zero if a measurement could not be taken or a trace does not parse.
 set -euo pipefail

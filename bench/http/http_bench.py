@@ -33,12 +33,17 @@ MODES = ("none", "runtime/trace", "gotraced")
 # --levels: gotraced at each capture level (README "Capture levels"); "low+cpu" is serve's
 # default (level low, events with cpu at 100 Hz).
 LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:low", "gotraced:low+cpu")
+# --kernel-view: what the kernel view (docs/kernel-view.md, on by default) adds: gotraced
+# with it and with --no-kernel-view, side by side.
+KERNEL_VIEW_MODES = ("none", "runtime/trace", "gotraced", "gotraced:no-kernel-view")
 
 
 def gotraced_args(mode):
     """Extra gotraced options of a mode: "gotraced" (full), "gotraced:LEVEL[+cpu]"."""
     if mode == "gotraced":
         return []
+    if mode == "gotraced:no-kernel-view":
+        return ["--no-kernel-view"]
     level = mode.split(":", 1)[1]
     extra = []
     if level.endswith("+cpu"):
@@ -121,6 +126,37 @@ def run_mode(a, server, mode, work, tag):
     return res
 
 
+def kernel_view_delta(runs, rate):
+    """What the kernel view adds: each rep's gotraced run against the same rep's
+    --no-kernel-view run (interleaved, so machine load hits both alike), as median and
+    range: events/s, server and daemon CPU, per request and per added event."""
+    on, off = runs["gotraced"], runs["gotraced:no-kernel-view"]
+    d = {k: [] for k in ("ev_s", "srv_ms_s", "dmn_ms_s", "us_req", "us_ev", "p99")}
+    for a, b in zip(on, off):
+        if None in (a.get("server_cpu_s"), b.get("server_cpu_s"), a.get("daemon_cpu_s"), b.get("daemon_cpu_s"),
+                    a.get("window_events"), b.get("window_events")):
+            continue
+        ev = a["window_events"] / a["window_s"] - b["window_events"] / b["window_s"]
+        srv = (a["server_cpu_s"] / a["window_s"] - b["server_cpu_s"] / b["window_s"]) * 1000
+        dmn = (a["daemon_cpu_s"] / a["window_s"] - b["daemon_cpu_s"] / b["window_s"]) * 1000
+        req = a["achieved"] or rate
+        d["ev_s"].append(ev)
+        d["srv_ms_s"].append(srv)
+        d["dmn_ms_s"].append(dmn)
+        d["us_req"].append((srv + dmn) * 1000 / req)
+        d["us_ev"].append((srv + dmn) * 1000 / ev if ev > 0 else None)
+        d["p99"].append(a["p99_us"] - b["p99_us"])
+    def m(k, f):
+        xs = [x for x in d[k] if x is not None]
+        if not xs:
+            return "-"
+        return (f + " (" + f + ".." + f + ")") % (bu.median(xs), min(xs), max(xs))
+    print("  kernel view (gotraced vs --no-kernel-view, median and range of %d reps): events/s %s, server CPU "
+          "ms/s %s, daemon CPU ms/s %s, p99 us %s; per request %s us of CPU; per added event %s us" %
+          (len(d["ev_s"]), m("ev_s", "%+.0f"), m("srv_ms_s", "%+.1f"), m("dmn_ms_s", "%+.1f"), m("p99", "%+.0f"),
+           m("us_req", "%+.2f"), m("us_ev", "%+.2f")))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gotraced", required=True)
@@ -133,8 +169,9 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--json")
     ap.add_argument("--levels", action="store_true", help="also gotraced at levels sched, low, low+cpu (serve's default)")
+    ap.add_argument("--kernel-view", action="store_true", help="also gotraced --no-kernel-view: what the kernel view adds")
     a = ap.parse_args()
-    modes = LEVEL_MODES if a.levels else MODES
+    modes = LEVEL_MODES if a.levels else KERNEL_VIEW_MODES if a.kernel_view else MODES
     work = tempfile.mkdtemp(prefix="bench-http-")
     results = {}
     failed = []
@@ -200,6 +237,8 @@ def main():
         print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
               (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
                bu.ratio(g.get("tracer_us_per_event"), t.get("tracer_us_per_event"))))
+        if a.kernel_view:
+            kernel_view_delta(runs, a.rate)
         if g.get("start_ms") and g["start_ms"] > a.warmup * 1000:
             print("  note: gotraced's start-up (%.0f ms) outlasted the warm-up: its window holds start-up CPU" %
                   g["start_ms"])
