@@ -42,6 +42,10 @@ def parse(go, path):
         if len(parts) < 5 or not parts[0].isdigit():
             continue
         ts, name = int(parts[0]), parts[1]
+        # gotraced's kernel view (docs/kernel-view.md): regions and logs no in-process
+        # trace has ("name=kernel: ...", "category=kernel: ..."), left out of both sides.
+        if name in ("UserRegion", "UserLog") and (" name=kernel: " in line or " category=kernel: " in line):
+            continue
         g = int(parts[3][2:]) if parts[3].startswith("g=") else 0
         args = [p for p in parts[5:] if "=" in p]
         target = None
