@@ -68,6 +68,8 @@ class ByteBuffer {
   std::span<const std::uint8_t> span() const { return {data_, size_}; }
   std::span<const std::uint8_t> span(std::size_t off, std::size_t len) const { return {data_ + off, len}; }
   void Clear() { size_ = 0; }  // keeps the memory for the next generation
+  // Drops the bytes from `n` on (n <= size()).
+  void Truncate(std::size_t n) { size_ = n < size_ ? n : size_; }
 
  private:
   void Grow(std::size_t need) {

@@ -29,6 +29,19 @@ void Batches::Add(std::int64_t p, std::uint64_t ticks, Ev type, std::span<const 
   }
 }
 
+Batches::Mark Batches::Tell(std::int64_t p) {
+  const Batch &b = batches_[p];
+  return Mark{b.buf.size(), b.first_ticks, b.last_ticks, events_};
+}
+
+void Batches::Truncate(std::int64_t p, const Mark &m) {
+  Batch &b = batches_[p];
+  b.buf.Truncate(m.size);
+  b.first_ticks = m.first_ticks;
+  b.last_ticks = m.last_ticks;
+  events_ = m.events;
+}
+
 void Batches::FlushTo(ByteBuffer &out) {
   for (auto &[p, b] : batches_) {
     if (b.buf.empty()) continue;

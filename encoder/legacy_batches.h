@@ -32,6 +32,15 @@ class Batches {
   // a P (the writer's clock never does).
   void Add(std::int64_t p, std::uint64_t ticks, Ev type, std::span<const std::uint64_t> args,
            std::string_view data = {});
+  // Where P `p`'s batch stands: Truncate(p, Tell(p)) takes back every event added to it
+  // since (the writer turns a GoStartLocal into a GoStartLabel that way). A flush ends
+  // what a mark can take back.
+  struct Mark {
+    std::size_t size = 0;
+    std::uint64_t first_ticks = 0, last_ticks = 0, events = 0;
+  };
+  Mark Tell(std::int64_t p);
+  void Truncate(std::int64_t p, const Mark &m);
   // Appends every non-empty batch to `out` and starts new, empty ones.
   void FlushTo(ByteBuffer &out);
   bool empty() const;

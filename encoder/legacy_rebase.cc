@@ -73,7 +73,7 @@ bool LegacyRebaser::Rewrite(std::span<const std::uint8_t> generation, std::vecto
     const legacy::DecodedEvent &e = t.events[i];
     std::vector<std::uint64_t> args = e.args;
     if (e.type == Ev::kGCStart && !args.empty()) args[0] -= std::min(args[0], r_.gc_base);
-    if (e.type == Ev::kGoSysExit && args.size() >= 2) {
+    if ((e.type == Ev::kGoSysExit || e.type == Ev::kGoStartLabel) && args.size() >= 2) {  // [g, seq, ...]
       if (auto it = r_.seq_offsets.find(args[0]); it != r_.seq_offsets.end()) args[1] -= std::min(args[1], it->second);
     }
     batches.Add(e.cpu_batch ? legacy::kCpuSampleBatch : e.p, e.ticks, e.type, args, e.data);

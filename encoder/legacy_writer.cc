@@ -45,6 +45,13 @@ struct PState {
   bool sweeping = false;  // EvGCSweepStart without its Done (parser.go: per P)
   bool known = false;     // mentioned by any event or status so far
   bool hoisted = false;   // running since the trace's start (in the first prelude)
+  // The last event of its batch is the GoStartLocal of `start_g` (StartG), which a GC
+  // worker's label turns into a GoStartLabel (GoLabel): where it begins, its ticks, and
+  // the goroutine's sequence number before it. Any later event on the P closes it.
+  bool start_open = false;
+  GId start_g = 0;
+  legacy::Batches::Mark start_mark;
+  std::uint64_t start_ticks = 0, start_seq = 0;
 };
 
 struct MState {
@@ -123,6 +130,7 @@ struct LegacyTraceWriter::Impl {
   }
   void Put(std::int64_t p, std::uint64_t ticks, Ev e, std::initializer_list<std::uint64_t> args,
            std::string_view data = {}) {
+    if (auto it = ps.find(p); it != ps.end()) it->second.start_open = false;
     batches.Add(p, ticks, e, std::span<const std::uint64_t>(args.begin(), args.size()), data);
     ++stats.events;
     any_event = true;
@@ -178,7 +186,14 @@ struct LegacyTraceWriter::Impl {
   // g starts running on p (GoStartLocal: ordered by state, see legacy_writer.h).
   void StartG(std::int64_t p, std::uint64_t ticks, GId g) {
     GState &gst = gs[g];
+    const legacy::Batches::Mark mark = batches.Tell(p);
     Put(p, ticks, Ev::kGoStartLocal, {g});
+    PState &pst = ps[p];
+    pst.start_open = true;
+    pst.start_g = g;
+    pst.start_mark = mark;
+    pst.start_ticks = ticks;
+    pst.start_seq = gst.seq;
     ++gst.seq;
     gst.st = GSt::kRunning;
     gst.p = p;
@@ -285,6 +300,7 @@ struct LegacyTraceWriter::Impl {
     // the next), as the runtime writes them (traceString into a P's buffer; the stack
     // table dumped into buffers of its own).
     batches.FlushTo(out);
+    for (auto &[id, pst] : ps) pst.start_open = false;  // flushed: no mark can take it back
     out.PutBytes(tables.bytes().span());
     // EvFrequency [ticks per second]; the parser keeps the last one (parser.go).
     out.PutByte(static_cast<std::uint8_t>(Ev::kFrequency));
@@ -769,7 +785,25 @@ EmitStatus LegacyTraceWriter::HeapGoal(MId m, std::uint64_t ts, std::uint64_t by
 
 // ---- Annotations ------------------------------------------------------------------------
 
-EmitStatus LegacyTraceWriter::GoLabel(MId, std::uint64_t, StringArg) { return EmitStatus::kOk; }
+// GC mark workers: runtime/trace.go traceGoStart writes EvGoStartLabel [g, seq, label]
+// instead of the GoStart when pp.gcMarkWorkerMode is set; the model's GoLabel follows the
+// worker's GoStart (model_gc.cc), so the GoStartLocal just written on the worker's P is
+// taken back and written again as that event, at its own ticks. The seq form: order.go
+// stateTransition gives GoStartLabel no Local variant. A label that comes after other
+// events of the P is left out, as before.
+EmitStatus LegacyTraceWriter::GoLabel(MId m, std::uint64_t, StringArg label) {
+  LEGACY_OPEN("GoLabel");
+  const std::int64_t p = I.BatchOf(m);
+  auto it = I.ps.find(p);
+  if (p == kNoP || it == I.ps.end()) return EmitStatus::kOk;
+  PState &pst = it->second;
+  if (!pst.start_open || pst.start_g != I.M(m).g || pst.g != pst.start_g) return EmitStatus::kOk;
+  const PState saved = pst;
+  I.batches.Truncate(p, saved.start_mark);
+  --I.stats.events;
+  I.Put(p, saved.start_ticks, Ev::kGoStartLabel, {saved.start_g, saved.start_seq, I.Str(label)});
+  return EmitStatus::kOk;
+}
 EmitStatus LegacyTraceWriter::UserTaskBegin(MId m, std::uint64_t ts, TaskId task, TaskId parent, StringArg name,
                                             StackId stack) {
   LEGACY_OPEN("UserTaskBegin");

@@ -34,7 +34,10 @@
 // * Timestamps are ns / tick_divisor; EvFrequency (ticks per second) ends every
 //   generation (the parser keeps the last one it reads).
 //
-// Not written (and why): GoStartLabel (GC workers' labels; it needs sequence numbers);
+// * GC workers' labels: the GoStartLocal is written again as GoStartLabel [g, seq, label]
+//   when the label follows it on its P (GoLabel), as traceGoStart writes it.
+//
+// Not written (and why): a label that comes after other events of the worker's P;
 // GCActive / GCSweepActive / GCMarkAssistActive (no legacy form: a GC in progress at the
 // start is not shown, and its end is dropped); STW kinds go1.19 cannot name (the parser
 // rejects kinds other than the GC's two).

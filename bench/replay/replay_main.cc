@@ -71,6 +71,9 @@ int main(int argc, char **argv) {
   int passes = 3;
   double drain_ms = 64;  // a quiet ring's drain interval (ring_consumer.h)
   double generation_ms = 1000;
+  // Sleep this long at every drain (0: none): a live recording runs in bursts, one per
+  // ring drain, with the target and the kernel on the CPU in between (cold caches).
+  double sleep_ms = 0;
   std::string flight_path;
   std::uint64_t flight_from = 1;
   for (int i = 1; i < argc; ++i) {
@@ -80,6 +83,7 @@ int main(int argc, char **argv) {
     else if (a == "--out") out_path = next();
     else if (a == "--passes") passes = std::atoi(next().c_str());
     else if (a == "--drain-ms") drain_ms = std::atof(next().c_str());
+    else if (a == "--sleep-ms") sleep_ms = std::atof(next().c_str());
     else if (a == "--generation-ms") generation_ms = std::atof(next().c_str());
     else if (a == "--flight") flight_path = next();
     else if (a == "--flight-from") flight_from = std::strtoull(next().c_str(), nullptr, 10);
@@ -143,6 +147,10 @@ int main(int argc, char **argv) {
         if (!v.valid()) continue;
         if (v.ts() >= next_drain) {
           if (next_drain) p.Advance(false);
+          if (sleep_ms > 0) {
+            const timespec ts{0, static_cast<long>(sleep_ms * 1e6)};
+            nanosleep(&ts, nullptr);
+          }
           next_drain = v.ts() + drain_ns;
         }
         p.OnRecord(v);

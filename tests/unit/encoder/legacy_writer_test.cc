@@ -108,6 +108,44 @@ TEST(LegacyWriter, PreludeAndSyscalls) {
   }
 }
 
+// A GC worker's label right after its GoStart turns the GoStartLocal into GoStartLabel
+// [g, seq, label] (runtime/trace.go traceGoStart); a label after other events of the P
+// is left out, and the goroutine's sequence stays what order.go counts.
+TEST(LegacyWriter, GcWorkerLabelIsGoStartLabel) {
+  MemorySink sink;
+  LegacyTraceWriter w(sink, {.version = Version::kGo121, .tick_divisor = 1});
+  std::uint64_t t = 10 * kMs;
+  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG1, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoCreate(kM1, t += 100, kG7, kNoStack, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoBlock(kM1, t += 100, "chan receive", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStart(kM1, t += 100, kG7, 1), EmitStatus::kOk);
+  ASSERT_EQ(w.GoLabel(kM1, t += 100, "GC (dedicated)"), EmitStatus::kOk);
+  ASSERT_EQ(w.GoUnblock(kM1, t += 100, kG1, 1, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoBlock(kM1, t += 100, "GC worker (idle)", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStart(kM1, t += 100, kG1, 1), EmitStatus::kOk);
+  ASSERT_EQ(w.GoBlock(kM1, t += 100, "sleep", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoLabel(kM1, t += 100, "GC (fractional)"), EmitStatus::kOk);  // not after a start: left out
+  w.Close();
+  EXPECT_EQ(w.stats().dropped, 0u) << w.last_error();
+  auto d = legacy::DecodeLegacy(sink.bytes());
+  ASSERT_TRUE(d.ok()) << d.error;
+  const std::vector<std::string> want = {"ProcStart", "GoCreate", "GoStartLocal", "Gomaxprocs",  // prelude
+                                         "GoCreate", "GoBlockRecv", "GoStartLabel", "GoUnblockLocal", "GoBlock", "GoStartLocal",
+                                         "GoSleep"};
+  EXPECT_EQ(Names(d), want);
+  int labels = 0;
+  for (auto &e : d.events) {
+    if (e.type != Ev::kGoStartLabel) continue;
+    ++labels;
+    ASSERT_EQ(e.args.size(), 3u);
+    EXPECT_EQ(e.args[0], kG7);
+    EXPECT_EQ(e.args[1], 1u);  // after GoCreate (1); the start makes it 2
+    EXPECT_EQ(d.strings.at(e.args[2]), "GC (dedicated)");
+  }
+  EXPECT_EQ(labels, 1);
+}
+
 // Timestamps strictly increase in call order, even when the calls' own go back.
 TEST(LegacyWriter, StrictlyIncreasingTicks) {
   MemorySink sink;
