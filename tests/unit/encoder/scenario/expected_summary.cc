@@ -59,6 +59,8 @@ std::string ExpectedSummary::ToJson() const {
                    Map(range_actives), Map(range_ends));
   j += fmt::format("  \"metrics\": {},\n  \"labels\": {},\n  \"cpu_samples\": {},\n", Map(metrics), labels,
                    cpu_samples);
+  // tracecheck counts the samples whose goroutine is set (summary.go, EventStackSample).
+  j += fmt::format("  \"cpu_samples_with_goroutine\": {},\n", cpu_samples_with_goroutine);
   j += fmt::format("  \"syncs\": {},\n  \"generations\": {},\n  \"clock_snapshots\": {},\n", syncs, generations,
                    clock_snapshots);
   j += "  \"experimental\": 0\n}\n";

@@ -20,7 +20,7 @@ struct ExpectedSummary {
   std::int64_t creates = 0, syscalls = 0, stacks = 0, frames = 0;
   std::set<std::string> distinct_stacks;
   std::int64_t tasks = 0, task_ends = 0, regions = 0, region_ends = 0, logs = 0, labels = 0;
-  std::int64_t cpu_samples = 0, syncs = 0, generations = 0, clock_snapshots = 0;
+  std::int64_t cpu_samples = 0, cpu_samples_with_goroutine = 0, syncs = 0, generations = 0, clock_snapshots = 0;
 
   // One parser event of `kind` (EventKind.String()).
   void Event(const char *kind) {

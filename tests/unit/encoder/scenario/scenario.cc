@@ -735,6 +735,7 @@ class Sim {
     Emitted(w_.CPUSample(Now(), m.id, m.p, m.g, s.id), EventType::kCPUSample);
     x_.Event("StackSample");
     ++x_.cpu_samples;
+    if (m.g) ++x_.cpu_samples_with_goroutine;
     CountStack(s);
     Thread(m.id);
     if (m.p != kNoProc) x_.procs.insert(m.p);
