@@ -72,12 +72,15 @@ void Model::OnGc(const Record &r) {
       if (!GcContext(r, true)) return dropped();
       const Goid g = st_.M(r.m).g;
       const std::uint64_t ts = Ts(r.m, r.ts);
-      if (gc_.stw_g == g) {
+      if (gc_.stw_g == g || gc_.stw_stale.erase(g) != 0) {
         // Its STWEnd was not seen: the range must be closed before it can begin again.
         Repair(r, "STWBegin inside an open STW range: STWEnd first");
         ++stats_.repair_events;
         emitted(w_.STWEnd(r.m, ts));
       }
+      // Another goroutine's range is still open: this stop shows it over, but its end can
+      // only be written on that goroutine (when it begins again, above).
+      if (gc_.stw_g != kNoG && gc_.stw_g != g) gc_.stw_stale.insert(gc_.stw_g);
       encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
       emitted(w_.STWBegin(r.m, ts, r.reason, stack));
       gc_.stw_g = g;
@@ -89,6 +92,11 @@ void Model::OnGc(const Record &r) {
       // open on this M's goroutine (STW began before the capture) there is nothing to end.
       const MState &ms = st_.M(r.m);
       const GoState *gs = st_.G(ms.g);
+      if (ms.g != gc_.stw_g && ms.p != kNoP && gs != nullptr && gs->status == encoder::GoStatus::kRunning &&
+          gc_.stw_stale.erase(ms.g) != 0) {
+        emitted(w_.STWEnd(r.m, Ts(r.m, r.ts)));  // a range left open by a later stop (stw_stale)
+        return;
+      }
       if (gc_.stw_g == kNoG || ms.g != gc_.stw_g || ms.p == kNoP || gs == nullptr ||
           gs->status != encoder::GoStatus::kRunning)
         return dropped();

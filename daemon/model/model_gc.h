@@ -20,6 +20,11 @@ struct GcModelState {
   bool any = false;      // a GC event was written: GCActive may open the first generation only
   Goid stw_g = kNoG;     // goroutine holding an open STW range (STWBegin written, no STWEnd)
   std::uint64_t stw_ts = 0;  // when that range began (record time)
+  // Goroutines whose STW range is still open in the trace though a later STWBegin of
+  // another goroutine showed it over (worldsema admits one stop at a time: its STWEnd was
+  // lost or dropped). order.go keeps a range per goroutine (gState.beginRange), so the
+  // next STWBegin of such a goroutine must end the old range first.
+  FlatSet<Goid> stw_stale;
   FlatSet<Goid> assist;  // goroutines with an open GCMarkAssist range
   FlatSet<ProcId> sweep; // Ps with an open GCSweep range (order.go pState ranges)
   // The trace's first HeapGoal, not yet written (Model::SetInitialHeapGoal).
