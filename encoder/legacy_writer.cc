@@ -47,8 +47,10 @@ struct PState {
   bool hoisted = false;   // running since the trace's start (in the first prelude)
   // The last event of its batch is the GoStartLocal of `start_g` (StartG), which a GC
   // worker's label turns into a GoStartLabel (GoLabel): where it begins, its ticks, and
-  // the goroutine's sequence number before it. Any later event on the P closes it.
+  // the goroutine's sequence number before it. Any later event on the P closes it: the
+  // batch then no longer ends at `start_end` bytes (a flush clears start_open).
   bool start_open = false;
+  std::size_t start_end = 0;
   GId start_g = 0;
   legacy::Batches::Mark start_mark;
   std::uint64_t start_ticks = 0, start_seq = 0;
@@ -130,7 +132,6 @@ struct LegacyTraceWriter::Impl {
   }
   void Put(std::int64_t p, std::uint64_t ticks, Ev e, std::initializer_list<std::uint64_t> args,
            std::string_view data = {}) {
-    if (auto it = ps.find(p); it != ps.end()) it->second.start_open = false;
     batches.Add(p, ticks, e, std::span<const std::uint64_t>(args.begin(), args.size()), data);
     ++stats.events;
     any_event = true;
@@ -194,6 +195,7 @@ struct LegacyTraceWriter::Impl {
     pst.start_mark = mark;
     pst.start_ticks = ticks;
     pst.start_seq = gst.seq;
+    pst.start_end = batches.Tell(p).size;
     ++gst.seq;
     gst.st = GSt::kRunning;
     gst.p = p;
@@ -797,7 +799,8 @@ EmitStatus LegacyTraceWriter::GoLabel(MId m, std::uint64_t, StringArg label) {
   auto it = I.ps.find(p);
   if (p == kNoP || it == I.ps.end()) return EmitStatus::kOk;
   PState &pst = it->second;
-  if (!pst.start_open || pst.start_g != I.M(m).g || pst.g != pst.start_g) return EmitStatus::kOk;
+  if (!pst.start_open || I.batches.Tell(p).size != pst.start_end || pst.start_g != I.M(m).g || pst.g != pst.start_g)
+    return EmitStatus::kOk;
   const PState saved = pst;
   I.batches.Truncate(p, saved.start_mark);
   --I.stats.events;
