@@ -228,6 +228,14 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
     while (!stop.load() && SteadyClock::now() < end && recording->Poll(std::chrono::milliseconds(100))) {
     }
     recording->Stop(nullptr);  // writes the last generation and closes the recorder
+    // What the full-detail part holds, and whether the switch cost consistency: a switch
+    // starts as an attach does, so its repairs and losses are the switch's (the level-switch
+    // test, tests/serve/level-switch.sh, reads this line).
+    const session::SessionStats fin = recording->Stats();
+    spdlog::info("endpoint: {} of pid {} ended: {} events, {} generations, {} inconsistencies repaired, "
+                 "{} records discarded, {} records lost",
+                 escalate ? "escalation" : "ad-hoc trace", pid, fin.events, fin.generations, fin.inconsistencies,
+                 fin.records_discarded, fin.records_lost);
   });
   TraceStream out{w, pid, "trace"};
   while (true) {

@@ -8,7 +8,8 @@
 #   it holds besides the windows stops growing (RSS and per-target cost printed),
 #   systemd-analyze verify of the unit, the .deb installed with dpkg into a scratch
 #   root and run; levels (low by default, dump --seconds escalates to full) and the
-#   triggers (tests/serve/triggers.sh: one target per kind, spool bounds, disk full).
+#   triggers (tests/serve/triggers.sh: one target per kind, spool bounds, disk full), and
+#   a level switch under load compared with the target's own trace (tests/serve/level-switch.sh).
 # Env: GOTRACED_SERVE_SOAK_SECONDS (default 180) for longer soaks, GOTRACED_SERVE_MEMORY_MB.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
@@ -352,4 +353,6 @@ MANPATH=$ROOT/usr/share/man systemd-analyze verify "$W/gotraced.service" || fail
 ok "systemd-analyze verify gotraced.service (with its man page)"
 # ---- triggers: one target per kind, the spool, rate limit, disk full (own daemon) -------
 GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/triggers.sh" || fail "triggers (above)"
+# ---- a level switch under load against the target's own trace (own daemon) ----------
+GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/level-switch.sh" || fail "level switch (above)"
 echo "60-serve: all checks passed"
