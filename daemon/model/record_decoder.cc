@@ -446,6 +446,10 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
         r.g = gs.goid;
         r.reason = gs.m_block_reason < cfg_.block_reasons.size() ? std::string_view(cfg_.block_reasons[gs.m_block_reason])
                                                                  : std::string_view("unspecified");
+        // Go <= 1.21 writes no stack for traceskip 0 (trace.go traceEventLocked: skip 0 is
+        // "no stack", e.g. gcBgMarkWorker's idle park); 1.22+'s traceStack(0) is the
+        // whole stack.
+        if (cfg_.go_minor <= 21 && gs.m_trace_skip == 0) pcs.clear();
         r.stack = std::move(pcs);
         r.stack_skip = gs.m_trace_skip;
         Emit(out, std::move(r));
@@ -880,10 +884,11 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
         // (suspendG), e.g. [makeslice, <caller missing>, ...].
         pcs.insert(pcs.begin() + 1, t->sched_sp_word);
       }
-      // Go 1.22/1.23 preemptPark calls dropg() before trace.GoPark, so traceStack finds
-      // no m.curg and the event has no stack (1.19/1.21 trace before dropg, 1.26/1.27
-      // after GoPark; 1.24/1.25 not checked: no toolchain here, treated as 1.26).
-      if (cfg_.go_minor == 22 || cfg_.go_minor == 23) pcs.clear();
+      // No stack on Go <= 1.23: 1.19/1.21's traceGoPark(traceEvGoBlock, 0) is skip 0,
+      // which traceEventLocked writes as "no stack"; 1.22/1.23 preemptPark calls dropg()
+      // before trace.GoPark, so traceStack finds no m.curg. 1.26/1.27 dropg after
+      // GoPark: a stack (1.24/1.25 not checked: no toolchain here, treated as 1.26).
+      if (cfg_.go_minor <= 23) pcs.clear();
       r.stack = std::move(pcs);
       r.stack_skip = 0;
       Emit(out, std::move(r));

@@ -192,6 +192,14 @@ bool RecordDecoder::DecodeGcCall(const capture::RecordView &v, probes::ProbeRole
     }
     case probes::ProbeRole::kGCAssist: {
       Record r = Base(v, RecordKind::kGCMarkAssistBegin);
+      // Walked from curg.sched: [systemstack_switch, gcAssistAlloc (1.21+), ...], skip 1.
+      // Go <= 1.21 writes it from traceGCMarkAssistStart, inlined in gcAssistAlloc
+      // (ProbePlan::assist_begin_pc): that call site in place of gcAssistAlloc's frame.
+      if (cfg_.plan && cfg_.plan->assist_begin_pc && pcs.size() > 1) {
+        const std::uint64_t at = cfg_.plan->assist_begin_pc + cfg_.load_bias;
+        if (Innermost(pcs[1]) == "runtime.gcAssistAlloc") pcs[1] = at;
+        else pcs.insert(pcs.begin() + 1, at);
+      }
       r.stack = std::move(pcs);
       r.stack_skip = 1;
       if (r.g != kNoG) assisting_[v.tid()] = r.g;

@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <optional>
 
+#include <capstone/capstone.h>
+
 #include "daemon/gobin/elf_file.h"
+#include "daemon/gobin/function_disasm.h"
 #include "daemon/gobin/go_binary.h"
 
 namespace gotraced::probes {
@@ -42,9 +45,36 @@ std::optional<uint64_t> PaceScavengerSite(const gobin::GoBinary &bin) {
   return f->entry + 32;  // the JBE
 }
 
+// Go <= 1.21: gcAssistAlloc writes GCMarkAssistStart through traceGCMarkAssistStart
+// (trace.go, inlined there: traceEvent(traceEvGCMarkAssistStart, 1)), so the in-process
+// stack is [traceGCMarkAssistStart, gcAssistAlloc at that call, its caller, ...]. Returns
+// the return address after that CALL of traceEvent: its logical frames are those two.
+std::optional<uint64_t> LegacyAssistBeginPc(const gobin::GoBinary &bin) {
+  auto code = gobin::FunctionDisasm::Of(bin, "runtime.gcAssistAlloc", 1 << 14);
+  if (!code) return std::nullopt;
+  std::optional<uint64_t> found;
+  for (const gobin::DisasmInsn &in : code->insns()) {
+    const cs_x86 &x = in.x86();
+    if (in->id != X86_INS_CALL || x.op_count != 1 || x.operands[0].type != X86_OP_IMM) continue;
+    const gobin::FunctionSym *callee = bin.symbols().FuncForPC(static_cast<uint64_t>(x.operands[0].imm));
+    if (!callee || callee->name != "runtime.traceEvent") continue;
+    const uint64_t ret = in->address + in->size;
+    std::vector<gobin::Frame> frames = bin.FramesForPC(ret, gobin::PcKind::kReturnAddress);
+    if (frames.size() < 2 || frames[0].function != "runtime.traceGCMarkAssistStart") continue;
+    if (found) return std::nullopt;  // not the expected shape: two such calls
+    found = ret;
+  }
+  return found;
+}
+
 }  // namespace
 
 void AddGcSites(const gobin::GoBinary &bin, ProbePlan &plan) {
+  if (plan.go_minor <= 21) {
+    if (auto pc = LegacyAssistBeginPc(bin)) plan.assist_begin_pc = *pc;
+    else plan.notes.push_back("runtime.gcAssistAlloc: no call of traceEvent in traceGCMarkAssistStart, "
+                              "GCMarkAssistStart's stack starts at gcAssistAlloc's systemstack call");
+  }
   auto at = PaceScavengerSite(bin);
   if (!at) {
     plan.notes.push_back("runtime.gcPaceScavenger: unexpected code, HeapGoal not recorded");

@@ -166,6 +166,12 @@ struct ProbePlan {
   // own, skip 1 (systemstack_switch). Empty: GCSweepBegin is written without a stack.
   std::vector<uint64_t> sweep_begin_prefix;
   uint32_t sweep_begin_skip = 0;
+  // Go <= 1.21: GCMarkAssistStart's stack has the inlined traceGCMarkAssistStart on top,
+  // at gcAssistAlloc's call of traceEvent (gc_sites.cc); the walk at gcAssistAlloc1 (on
+  // the system stack) has gcAssistAlloc at its systemstack call instead, or not at all on
+  // 1.19 (its systemstack pushes no frame). This return address (link-time) stands in
+  // for that frame. 0: the walk as it is (1.22+, or not found).
+  uint64_t assist_begin_pc = 0;
   // Syscalls from the tracepoints (syscall_sites.h): Go text and the range inside it whose
   // syscalls are not the goroutine's (runtime.futex), link-time [lo, hi).
   bool syscall_tp = false;

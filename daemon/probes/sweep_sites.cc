@@ -282,13 +282,20 @@ std::optional<uint64_t> ReturnAfterCall(const gobin::GoBinary &bin, const char *
 // Go 1.22+ (traceruntime.go / trace2runtime.go): sweep calls trace.GCSweepSpan(bytes)
 // (not inlined: it writes an event), whose `tl.stack(1)` is traceLocker.stack inlined
 // around a CALL of traceStack; fpTracebackPCs then yields [ret in GCSweepSpan, ret in
-// sweep, ret in sweep's caller, ...] and skip 1 drops the traceLocker.stack frame. Go
-// 1.19/1.21 (traceGCSweepSpan -> traceEvent) are not compared: no prefix, no stack.
-std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, std::string *why) {
-  constexpr const char *kSpan = "runtime.traceLocker.GCSweepSpan";
+// sweep, ret in sweep's caller, ...] and skip 1 drops the traceLocker.stack frame.
+// Go 1.19/1.21 (trace.go): sweep calls traceGCSweepSpan, which calls
+// traceEvent(traceEvGCSweepStart, 1); traceEvent adds 1 for its own frame on the
+// goroutine's stack and traceStackID drops traceEventLocked and traceEvent (1.21: the
+// skip on fpTracebackPCs' frames, 1.19: callers(skip+1)), so the stack is again [ret in
+// traceGCSweepSpan, ret in sweep, ...], with no frame of its own to drop (both seen in
+// the in-process trace: runtime.traceGCSweepSpan trace.go:1549 on top on 1.21).
+std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, int go_minor, std::string *why) {
+  const bool legacy = go_minor <= 21;
+  const char *kSpan = legacy ? "runtime.traceGCSweepSpan" : "runtime.traceLocker.GCSweepSpan";
   auto in_sweep = ReturnAfterCall(bin, "runtime.(*sweepLocked).sweep", {kSpan}, why);
   if (!in_sweep) return std::nullopt;
-  auto in_span = ReturnAfterCall(bin, kSpan, {"runtime.traceStack", "runtime.traceLocker.stack"}, why);
+  auto in_span = legacy ? ReturnAfterCall(bin, kSpan, {"runtime.traceEvent"}, why)
+                        : ReturnAfterCall(bin, kSpan, {"runtime.traceStack", "runtime.traceLocker.stack"}, why);
   if (!in_span) return std::nullopt;
   // Logical frames at the return address up to GCSweepSpan's own: the ones to drop
   // (traceLocker.stack when inlined; none when it is a call of its own, whose frame
@@ -297,7 +304,7 @@ std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, s
   uint32_t skip = 0;
   while (skip < frames.size() && frames[skip].function != kSpan) ++skip;
   if (skip == frames.size()) {
-    *why = fmt::format("{}: its call of traceStack is not in its own frames", kSpan);
+    *why = fmt::format("{}: its call of the tracer is not in its own frames", kSpan);
     return std::nullopt;
   }
   return SweepBeginStack{{*in_span, *in_sweep}, skip};
@@ -333,11 +340,11 @@ void AddSweepSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layou
     s.flags = GT_CALL_SPAN_REGS | GT_CALL_SWEEP_IN | GT_SITE_FRAME_READY;
     if (stacks) {
       std::string stack_why;
-      if (auto st = FindSweepBeginStack(bin, &stack_why)) {
+      if (auto st = FindSweepBeginStack(bin, plan.go_minor, &stack_why)) {
         s.flags |= GT_CALL_STACK;
         plan.sweep_begin_prefix = st->prefix;
         plan.sweep_begin_skip = st->skip;
-      } else if (plan.go_minor >= 22) {
+      } else {
         plan.notes.push_back("GCSweepBegin without stacks: " + stack_why);
       }
     }

@@ -51,6 +51,6 @@ struct SweepBeginStack {
   std::vector<uint64_t> prefix;
   uint32_t skip = 0;
 };
-std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, std::string *why);
+std::optional<SweepBeginStack> FindSweepBeginStack(const gobin::GoBinary &bin, int go_minor, std::string *why);
 
 }  // namespace gotraced::probes

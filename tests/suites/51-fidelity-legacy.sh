@@ -35,9 +35,7 @@ GO119=/usr/lib/go-1.19/bin/go
 GO121=/usr/lib/go-1.21/bin/go
 GO126=${GO126:-go}
 read -r -a versions <<<"${LEGACY_VERSIONS:-go1.19 go1.21}"
-# gc is left out: the model's GC decoding on 1.21 differs from the runtime (GoSched
-# written as GoPreempt for goschedIfBusy, block stacks in the GC's own parks: docs/versions.md).
-read -r -a workloads <<<"${LEGACY_WORKLOADS:-pingpong mutex select syscalls spawn midrun annotations}"
+read -r -a workloads <<<"${LEGACY_WORKLOADS:-pingpong mutex select syscalls spawn midrun annotations gc}"
 RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
 
 need_gotraced

@@ -38,6 +38,8 @@ const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
     {0x2900, {"runtime.entersyscallblock"}},
     {0x2a00, {"runtime.reentersyscall"}},
     {0x2b00, {"runtime.entersyscallblock_handoff"}},
+    {0x2c00, {"runtime.gcAssistAlloc"}},
+    {0x2d00, {"runtime.mallocgc"}},
 };
 
 class RawBuilder {
@@ -340,7 +342,7 @@ TEST(RecordDecoder, Go126StealBeforeExitEntry) {
 // Stopped in morestack (syncSafePoint), the frame-pointer walk from sched.bp misses the
 // caller of the function whose prologue called morestack; Go 1.24+ traceStack inserts
 // *(gp.sched.sp) as the second PC (go.dev/issue/68090), and so does the decoder. Go
-// 1.22/1.23 preemptPark calls dropg() before trace.GoPark: the runtime's event has no stack.
+// 1.19-1.23's event has no stack (see the decoder's kPreemptPark).
 TEST(RecordDecoder, PreemptParkStack) {
   auto record = [](bool sync_safe_point) {
     RawBuilder m(11);
@@ -362,13 +364,62 @@ TEST(RecordDecoder, PreemptParkStack) {
     EXPECT_EQ(f.out[0].stack, (std::vector<std::uint64_t>{0x2300, 0x2400, 0x2500}));
     EXPECT_EQ(f.out[1].stack, (std::vector<std::uint64_t>{0x2300, 0x2500}));
   }
-  {
-    Fixture f(23);
+  // 1.22/1.23: dropg() first; 1.19/1.21: traceGoPark(traceEvGoBlock, 0), skip 0 = none.
+  for (int minor : {19, 21, 23}) {
+    Fixture f(minor);
     f.Feed(record(false));
     ASSERT_EQ(f.out.size(), 1u);
     EXPECT_EQ(f.out[0].kind, RecordKind::kGoBlock);
-    EXPECT_TRUE(f.out[0].stack.empty());
+    EXPECT_TRUE(f.out[0].stack.empty()) << "go1." << minor;
   }
+}
+
+// Go <= 1.21 mark assists: the walk at gcAssistAlloc1 from curg.sched is
+// [systemstack_switch, gcAssistAlloc (1.21; none on 1.19), ...]; the plan's
+// assist_begin_pc (traceGCMarkAssistStart's call of traceEvent, inlined in gcAssistAlloc)
+// takes gcAssistAlloc's place, or is put in front of its caller when the walk has none.
+TEST(RecordDecoder, LegacyMarkAssistStack) {
+  auto assist = [](int minor, std::uint64_t assist_pc, std::vector<std::uint64_t> walk) {
+    Fixture f(minor);
+    probes::ProbeSite s;
+    s.id = static_cast<std::uint16_t>(f.plan.sites.size());
+    s.role = probes::ProbeRole::kGCAssist;
+    f.plan.sites.push_back(s);
+    f.plan.assist_begin_pc = assist_pc;
+    RawBuilder m(11);
+    f.Feed(m.Call(100, s.id, 0, 5, {}, {}, walk, GT_STACK_SCHED));
+    EXPECT_EQ(f.out.size(), 1u);
+    return f.out.empty() ? Record{} : f.out[0];
+  };
+  using Pcs = std::vector<std::uint64_t>;
+  Record r = assist(21, 0x2c40, {0x2000, 0x2c00, 0x2d00, 0x2500});
+  EXPECT_EQ(r.kind, RecordKind::kGCMarkAssistBegin);
+  EXPECT_EQ(r.stack, (Pcs{0x2000, 0x2c40, 0x2d00, 0x2500}));
+  EXPECT_EQ(r.stack_skip, 1u);
+  EXPECT_EQ(assist(19, 0x2c40, {0x2000, 0x2d00, 0x2500}).stack, (Pcs{0x2000, 0x2c40, 0x2d00, 0x2500}));
+  EXPECT_EQ(assist(26, 0, {0x2000, 0x2c00, 0x2d00, 0x2500}).stack, (Pcs{0x2000, 0x2c00, 0x2d00, 0x2500}));
+}
+
+// gopark(..., traceskip 0) (gcBgMarkWorker's idle park): Go <= 1.21's traceEventLocked
+// writes skip 0 as "no stack"; 1.22+'s traceStack(0) is the whole stack. Any other skip
+// keeps the stack on every version.
+TEST(RecordDecoder, ParkWithTraceskipZero) {
+  auto park = [](int minor, std::uint8_t skip) {
+    Fixture f(minor);
+    RawBuilder m(11);
+    m.trace_skip = skip;
+    f.Feed(m.Gstatus(100, 0x1200, 5, 2, 4, 0, 5, {0x2000, 0x2100, 0x2500}));
+    EXPECT_EQ(f.out.size(), 1u);
+    return f.out.empty() ? Record{} : f.out[0];
+  };
+  EXPECT_TRUE(park(19, 0).stack.empty());
+  EXPECT_TRUE(park(21, 0).stack.empty());
+  EXPECT_EQ(park(22, 0).stack.size(), 3u);
+  EXPECT_EQ(park(26, 0).stack.size(), 3u);
+  Record r = park(21, 2);
+  EXPECT_EQ(r.kind, RecordKind::kGoBlock);
+  EXPECT_EQ(r.stack.size(), 3u);
+  EXPECT_EQ(r.stack_skip, 2u);
 }
 
 // Go 1.22 GoSysCall skips 4 frames from systemstack_switch whatever the path

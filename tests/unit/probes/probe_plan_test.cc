@@ -154,10 +154,9 @@ TEST_P(PlanTest, SweepSites) {
       const uint32_t nfreed_reg = (s.cookie_hi >> (GT_NFREED_REG_COOKIE_SHIFT - 32)) & 15;
       EXPECT_EQ(span_reg, uint32_t{GT_REG_DX});
       EXPECT_EQ(nfreed_reg, uint32_t{GT_REG_CX});
-      // GCSweepBegin's stack (1.22+): walked at the span site, after a prefix of two
-      // return addresses (in traceLocker.GCSweepSpan, in sweep) and skip 1 (the inlined
-      // traceLocker.stack).
-      EXPECT_EQ((s.flags & GT_CALL_STACK) != 0, plan_.go_minor >= 22);
+      // GCSweepBegin's stack: walked at the span site, after a prefix of two return
+      // addresses (in traceLocker.GCSweepSpan, 1.19/1.21 traceGCSweepSpan; in sweep).
+      EXPECT_TRUE(s.flags & GT_CALL_STACK);
     }
     if (s.role == ProbeRole::kGCSweepDone) {
       n[2]++;
@@ -165,7 +164,7 @@ TEST_P(PlanTest, SweepSites) {
     }
     if (s.role == ProbeRole::kGCSweepChunk) {
       n[3]++;
-      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_IN} | (plan_.go_minor >= 22 ? uint32_t{GT_CALL_STACK} : 0u));
+      EXPECT_EQ(s.flags, uint32_t{GT_CALL_SWEEP_IN} | uint32_t{GT_CALL_STACK});
     }
   }
   for (const auto &note : plan_.notes) EXPECT_EQ(note.find("sweeps not recorded"), std::string::npos) << note;
@@ -173,15 +172,27 @@ TEST_P(PlanTest, SweepSites) {
   EXPECT_EQ(n[1], 1);
   EXPECT_EQ(n[2], 4);
   EXPECT_EQ(n[3], 1);
-  if (plan_.go_minor >= 22) {
-    ASSERT_EQ(plan_.sweep_begin_prefix.size(), 2u);
-    EXPECT_EQ(plan_.sweep_begin_skip, 1u);
-    for (uint64_t pc : plan_.sweep_begin_prefix) EXPECT_NE(pc, 0u);
-  } else {
-    EXPECT_TRUE(plan_.sweep_begin_prefix.empty());
-  }
+  ASSERT_EQ(plan_.sweep_begin_prefix.size(), 2u);
+  // 1.22+: skip 1, the inlined traceLocker.stack; 1.19/1.21: traceGCSweepSpan's call of
+  // traceEvent is in its own frame.
+  EXPECT_EQ(plan_.sweep_begin_skip, plan_.go_minor >= 22 ? 1u : 0u);
+  for (uint64_t pc : plan_.sweep_begin_prefix) EXPECT_NE(pc, 0u);
   EXPECT_GE(plan_.offsets.span_npages, 0);
   EXPECT_GE(plan_.offsets.span_elemsize, 0);
+}
+
+// Go <= 1.21: GCMarkAssistStart's stack starts at gcAssistAlloc's call of traceEvent,
+// whose logical frames are [traceGCMarkAssistStart (inlined), gcAssistAlloc] (gc_sites.cc).
+TEST_P(PlanTest, LegacyMarkAssistBeginPc) {
+  if (plan_.go_minor >= 22) {
+    EXPECT_EQ(plan_.assist_begin_pc, 0u);
+    return;
+  }
+  ASSERT_NE(plan_.assist_begin_pc, 0u);
+  std::vector<gobin::Frame> frames = bin_->FramesForPC(plan_.assist_begin_pc, gobin::PcKind::kReturnAddress);
+  ASSERT_GE(frames.size(), 2u);
+  EXPECT_EQ(frames[0].function, "runtime.traceGCMarkAssistStart");
+  EXPECT_EQ(frames[1].function, "runtime.gcAssistAlloc");
 }
 
 // --no-sweeps: the other GC sites stay, the sweep sites go.

@@ -132,9 +132,13 @@ func (c *cmp) gc() {
 // heapGoalAtStart: the runtime writes HeapGoal at the very beginning of every
 // trace (runtime/trace.go StartTrace), so REF's first sample is the goal when the
 // program started tracing, outside the trimmed window. When OURS was recording by
-// then, its value at that time (its latest sample up to TolNS later) must be
-// within 1% of it: OURS writes the goal at its own start too (read at attach, or
-// gcinit's in launch mode) and each gcControllerCommit's after that.
+// then, its value at that time must be within 1% of it: OURS writes the goal at its
+// own start too (read at attach, or gcinit's in launch mode) and each
+// gcControllerCommit's after that. Its value at that time is the sample nearest to
+// it of two: the latest at or before it and the first up to TolNS after (the clocks
+// of the two sides differ by up to that). Not the latest up to TolNS after: a go1.19
+// gc run writes the next goal 1.6 ms after the first (a GC cycle at the start), and
+// that one was taken for OURS' value at the start.
 func (c *cmp) heapGoalAtStart() {
 	var first *Rec
 	for i := range c.ref.Metrics {
@@ -156,11 +160,21 @@ func (c *cmp) heapGoalAtStart() {
 		c.addRow(row)
 		return
 	}
-	var at *Rec
+	var before, after *Rec
 	for i := range c.ours.Metrics {
-		if m := &c.ours.Metrics[i]; m.Key == metricHeapGoal && m.T <= first.T+c.o.TolNS {
-			at = m
+		m := &c.ours.Metrics[i]
+		if m.Key != metricHeapGoal {
+			continue
 		}
+		if m.T <= first.T {
+			before = m
+		} else if m.T <= first.T+c.o.TolNS && after == nil {
+			after = m
+		}
+	}
+	at := before
+	if after != nil && (before == nil || after.T-first.T < first.T-before.T) {
+		at = after
 	}
 	switch {
 	case at == nil:
