@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "encoder/legacy_writer.h"
+#include "encoder/legacy_restart.h"
 
 namespace gotraced::encoder {
 

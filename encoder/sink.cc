@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "encoder/legacy_rebase.h"
+
 namespace gotraced::encoder {
 
 void MemorySink::WriteHeader(std::span<const std::uint8_t> header) {
@@ -131,9 +133,29 @@ void FileSink::WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> 
   }
   // write(2) hands each whole generation to the kernel: a reader (or a crash of
   // gotraced) sees whole generations. The header goes with a file's first generation.
-  const std::span<const std::uint8_t> parts[2] = {header_, bytes};
   const bool first = files_.back().generations == 0;
-  const bool ok = first ? Append(parts, gen) : Append(std::span(parts).subspan(1), gen);
+  std::span<const std::uint8_t> prelude;
+  if (first) {
+    // A legacy file that starts after generation 1 opens with that generation's restart
+    // prelude, and its generations are rebased to it (legacy_rebase.h).
+    rebaser_.reset();
+    if (gen > 1 && restart_ && restart_gen_ == gen) rebaser_ = std::make_unique<LegacyRebaser>(std::move(*restart_));
+    restart_.reset();
+    if (rebaser_) prelude = rebaser_->prelude();
+  }
+  if (rebaser_) {
+    rebased_.clear();
+    std::string why;
+    if (!rebaser_->Rewrite(bytes, rebased_, &why)) {
+      NoteError(fmt::format("{}: generation {}: {}", files_.back().path, gen, why));
+      lost_++;
+      if (policy_ == WriteErrorPolicy::kDrop) CloseFd();
+      return;
+    }
+    bytes = rebased_;
+  }
+  const std::span<const std::uint8_t> parts[3] = {header_, prelude, bytes};
+  const bool ok = first ? Append(parts, gen) : Append(std::span(parts).subspan(2), gen);
   if (ok) {
     last_file_ = int(files_.size()) - 1;
     return;
@@ -142,6 +164,16 @@ void FileSink::WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> 
   // kDrop: the next generation goes to a new file (this one keeps what it has, or is
   // removed when it has nothing).
   if (policy_ == WriteErrorPolicy::kDrop) CloseFd();
+}
+
+void FileSink::WriteLegacyPrelude(std::uint64_t gen, const LegacyRestart &restart) {
+  // Kept only when this generation will open a file (the last write failed, or the file
+  // was removed): the copy holds every string of the trace so far.
+  restart_.reset();
+  CheckRemoved();
+  if (policy_ != WriteErrorPolicy::kDrop || (fd_ >= 0 && !files_.empty() && files_.back().generations > 0)) return;
+  restart_ = std::make_unique<StoredLegacyRestart>(StoredLegacyRestart::From(restart));
+  restart_gen_ = gen;
 }
 
 void FileSink::Close() {

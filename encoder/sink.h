@@ -6,12 +6,18 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "encoder/legacy_restart.h"
+
 namespace gotraced::encoder {
+
+struct StoredLegacyRestart;
+class LegacyRebaser;
 
 class Sink {
  public:
@@ -65,7 +71,10 @@ enum class WriteErrorPolicy : std::uint8_t {
   // reader carries goroutine and P state from one generation to the next
   // (internal/trace/order.go: "found goroutine status for new goroutine after the first
   // generation"), while a file that starts at generation k parses on its own (the first
-  // generation's leniency, as runtime/trace's FlightRecorder relies on).
+  // generation's leniency, as runtime/trace's FlightRecorder relies on). A legacy
+  // (pre-1.22) file has no such leniency: its continuation starts with generation k's
+  // restart prelude and the generations are rebased to it (legacy_rebase.h), as a
+  // flight-recorder dump is; the FileSink takes the preludes as a LegacyRestartSink.
   kDrop,
 };
 
@@ -81,7 +90,10 @@ std::string ContinuationPath(const std::string &path, unsigned n);
 //   and at Close (fstat), and counts as an error: its generations are lost.
 // Then the policy says what happens to the later generations. error() keeps the first
 // error ("" if none); the counts below say what is on disk and what was lost.
-class FileSink final : public Sink {
+// A legacy-format writer given the FileSink as its LegacyRestartSink (kDrop only: a file
+// that never skips a generation needs no prelude) makes each continuation file a trace
+// of its own, as above.
+class FileSink final : public Sink, public LegacyRestartSink {
  public:
   explicit FileSink(const std::string &path, WriteErrorPolicy policy = WriteErrorPolicy::kStop);
   ~FileSink() override;
@@ -91,6 +103,9 @@ class FileSink final : public Sink {
   void WriteHeader(std::span<const std::uint8_t> header) override;
   void WriteGeneration(std::uint64_t gen, std::span<const std::uint8_t> bytes) override;
   void Close() override;
+  // Kept for `gen` (called right before its WriteGeneration), used when that generation
+  // opens a continuation file.
+  void WriteLegacyPrelude(std::uint64_t gen, const LegacyRestart &restart) override;
 
   const std::string &error() const { return error_; }
   const std::string &latest_error() const { return latest_error_; }  // the last one
@@ -134,6 +149,12 @@ class FileSink final : public Sink {
   int last_file_ = -1;
   std::uint64_t lost_ = 0, write_errors_ = 0;
   std::string error_, latest_error_;
+  // Legacy format: the restart of generation restart_gen_, and the rebaser of the open
+  // file when it is a continuation (null for the file that starts at generation 1).
+  std::unique_ptr<StoredLegacyRestart> restart_;
+  std::uint64_t restart_gen_ = 0;
+  std::unique_ptr<LegacyRebaser> rebaser_;
+  std::vector<std::uint8_t> rebased_;
 };
 
 }  // namespace gotraced::encoder

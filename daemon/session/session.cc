@@ -369,6 +369,8 @@ bool Session::Start(std::string *error) {
     I.sink = I.tally.get();
   }
   PipelineConfig pc;
+  // --on-write-error drop: a legacy continuation file opens with a restart prelude.
+  if (I.file_sink && I.options.on_write_error == encoder::WriteErrorPolicy::kDrop) pc.legacy_restart = I.file_sink.get();
   pc.bin = &bin;
   pc.layout = &layout;
   pc.plan = &I.cap->plan();

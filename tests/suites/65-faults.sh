@@ -9,7 +9,7 @@
 #
 # Cases: target SIGKILL, SIGSTOP/SIGCONT, exec, fork; gotraced SIGKILL, SIGTERM; disk
 # full at the header, mid-generation and at the stack table, and under
-# --on-write-error drop; the output file removed; ring-buffer overflow under a burst; 10k
+# --on-write-error drop (also for a go1.19 target, in the legacy format); the output file removed; ring-buffer overflow under a burst; 10k
 # goroutines at attach; two gotraced on one target; another user without capabilities;
 # the traced binary replaced on disk. Each prints PASS or FAIL with its figures; the
 # last line counts cases, failures, target crashes and unparseable files (the README's
@@ -198,6 +198,15 @@ GO
 (cd "$WORK/prog" && printf 'module faults\ngo 1.22\n' >go.mod && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -o "$WORK/target" .) ||
   { echo "FAIL $SUITE: cannot build the target"; exit 1; }
 T=$WORK/target
+# The same program built by Debian's Go 1.19: recorded in its own legacy format ("go 1.19
+# trace", --trace-version auto), which has no generations of its own to restart from.
+GO119=/usr/lib/go-1.19/bin/go
+GO121=/usr/lib/go-1.21/bin/go
+mkdir -p "$WORK/prog119"
+cp "$WORK/prog/main.go" "$WORK/prog119/"
+(cd "$WORK/prog119" && printf 'module faults\ngo 1.19\n' >go.mod && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false "$GO119" build -o "$WORK/target-go119" .) ||
+  { echo "FAIL $SUITE: cannot build the target with $GO119 (scripts/install-deps.sh installs golang-1.19-go)"; exit 1; }
+T119=$WORK/target-go119
 
 MNT=$WORK/mnt
 mkdir -p "$MNT"
@@ -620,6 +629,48 @@ case_10_disk_full_on_write_error_drop() {
   ((${#files[@]} >= 2)) || problem "${#files[@]} files on disk, want the file and a continuation"
   parses "${files[@]}" && counts_true "${files[@]}"
   unharmed "$tpid"
+  no_leftovers
+  finish
+}
+
+# The legacy format (a go1.19 target): each continuation file opens with the restart
+# prelude of its first generation (encoder/sink.h FileSink, legacy_rebase.h), so Go 1.19's
+# and 1.21's own `go tool trace -d` read every file on its own.
+case_21_disk_full_on_write_error_drop_legacy() {
+  begin "disk full, --on-write-error drop, go1.19 target (legacy format)"
+  fresh_tmpfs 3m
+  dd if=/dev/zero of="$MNT/filler" bs=4k count=743 2>/dev/null  # ~100 KiB left
+  local tsave=$T
+  T=$T119
+  start_target
+  T=$tsave
+  record "$MNT/t.trace" --duration 3s --on-write-error drop
+  for ((i = 0; i < 60; i++)); do grep -q "recording goes on" "$WORK/$SLUG.out" && break; sleep 0.1; done
+  grep -q "recording goes on" "$WORK/$SLUG.out" || problem "no write failed in 6 s"
+  rm -f "$MNT/filler"
+  wait_record
+  [[ $rc == 1 ]] || problem "gotraced exit $rc, want 1 (generations were lost)"
+  files=()
+  for f in "$MNT"/t*.trace; do cp "$f" "$WORK/drop119-$(basename "$f")"; files+=("$WORK/drop119-$(basename "$f")"); done
+  umount "$MNT"
+  says "OUTPUT FAILED, [0-9]+ generation\(s\) lost .* the trace is in ${#files[@]} file\(s\)" \
+    "the generations lost and the ${#files[@]} files on disk"
+  ((${#files[@]} >= 2)) || problem "${#files[@]} files on disk, want the file and a continuation"
+  local f g v
+  for f in "${files[@]}"; do
+    [[ $(head -c 13 "$f") == "go 1.19 trace" ]] || problem "$(basename "$f"): header '$(head -c 13 "$f")', want 'go 1.19 trace'"
+    for g in "$GO119" "$GO121"; do
+      v=$("$g" version | cut -d' ' -f3)
+      if "$g" tool trace -d "$f" >"$f.$v.txt" 2>"$f.$v.err"; then
+        fig "$(basename "$f"): $v go tool trace -d reads $(grep -c ' off=' "$f.$v.txt") events"
+      else
+        problem "$(basename "$f"): $v go tool trace -d: $(grep -v Parsing "$f.$v.err" | head -n1)"
+        unparseable=$((unparseable + 1))
+      fi
+    done
+  done
+  parses "${files[@]}"
+  unharmed "$tpid" "$T119"
   no_leftovers
   finish
 }
