@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Suite 60: `gotraced serve` end to end with real Go targets (tests/serve/target).
 #   attach to targets started after the daemon (exec notifications), flight windows and
-#   /trace dumps judged by tracecheck (Go's parser), exit keeps the window, 403 for another
+#   /trace dumps judged by tracecheck (Go's parser), a go1.19 target's in its own legacy
+#   format judged by Go 1.19's and 1.21's go tool trace too, exit keeps the window, 403 for another
 #   uid (client run as the unprivileged user gotraced-test), 400 for garbage, SIGHUP with a
 #   broken config keeps serving, a reload that no longer matches detaches, a soak with 10
 #   targets for 3 minutes asserting the daemon's RSS stays under memory_mb and that what
@@ -95,10 +96,22 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$DAEMON/stat"; }
 
 # ---- set-up ---------------------------------------------------------------------------
 (cd "$GOTRACED_ROOT/tests/serve/target" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -o "$W/serve-target" .)
+# The same target built by Debian's Go 1.19 (its go.mod says go 1.22, which 1.19 cannot
+# read as its own): served in its own legacy format ("go 1.19 trace").
+GO119=/usr/lib/go-1.19/bin/go
+[[ -x $GO119 ]] || fail "$GO119 missing (scripts/install-deps.sh installs golang-1.19-go)"
+mkdir -p "$W/target119"
+cp "$GOTRACED_ROOT"/tests/serve/target/*.go "$W/target119/"
+printf 'module gotraced.test/serve-target\ngo 1.19\n' >"$W/target119/go.mod"
+(cd "$W/target119" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false "$GO119" build -o "$W/serve-target-go119" .) ||
+  fail "cannot build the target with $GO119"
 if ! id "$TEST_USER" >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin "$TEST_USER"
 fi
-write_config 3 "$W/serve-target"
+# The go1.19 target at level full: level low writes the go1.22 format whatever the target
+# (its syscall pieces have no legacy form; session.cc), so only full serves go1.19's own.
+WATCH119=$(printf '[[watch]]\nexe = "%s"\nlevel = "full"' "$W/serve-target-go119")
+write_config 3 "$W/serve-target" "$WATCH119"
 "$GT" serve --check-config --config "$CONF" >/dev/null || fail "test config refused"
 "$GT" serve --config "$CONF" >"$W/serve.log" 2>&1 &
 DAEMON=$!
@@ -112,8 +125,11 @@ ok "daemon up (pid $DAEMON, RSS $((RSS_IDLE / 1024)) MiB idle)"
 start_target; A=$LAST
 start_target; Bp=$LAST
 start_target; C=$LAST
-for p in $A $Bp $C; do wait_state "$p" recording; done
-ok "3 targets started after the daemon are attached: $A $Bp $C ($(field "$A" go_version))"
+"$W/serve-target-go119" -rate 100 >/dev/null 2>&1 &
+TARGETS+=($!)
+G19=$!
+for p in $A $Bp $C $G19; do wait_state "$p" recording; done
+ok "3 targets started after the daemon are attached: $A $Bp $C ($(field "$A" go_version)); and $G19 ($(field "$G19" go_version))"
 
 # ---- flight windows and /trace ----------------------------------------------------------
 sleep 4.5  # the 3 s window fills and starts trimming
@@ -145,6 +161,25 @@ grep -q "gotraced_target_events_total{pid=\"$A\"" <<<"$METRICS" || fail "/metric
 PS=$("$GT" ps --socket "$SOCK")
 grep -q "$A .*recording" <<<"$PS" || fail "gotraced ps does not list $A"
 ok "/metrics and gotraced ps list the targets"
+# go1.19: the flight window (from a later generation: restart prelude and rebased
+# generations, encoder/legacy_rebase.h) and /trace?seconds= (the endpoint's chunks) in
+# the target's own format, read by Go 1.19's and 1.21's go tool trace and tracecheck.
+legacy_check() {  # file what
+  [[ $(head -c 13 "$1") == "go 1.19 trace" ]] || fail "$2: header '$(head -c 13 "$1")', want 'go 1.19 trace'"
+  local g out
+  for g in "$GO119" /usr/lib/go-1.21/bin/go; do
+    out=$("$g" tool trace -d "$1" 2>&1 >"$1.d.txt") || fail "$2: $("$g" version | cut -d' ' -f3) go tool trace -d: $(grep -v Parsing <<<"$out" | head -n1)"
+  done
+  check_trace "$1" "$2 (go1.19 format, $(grep -c ' off=' "$1.d.txt") events read by go1.19 and go1.21 go tool trace -d)"
+}
+[[ $(field "$G19" level) == full ]] || fail "pid $G19 records at level '$(field "$G19" level)', want its rule's full"
+"$GT" dump --socket "$SOCK" --pid "$G19" --out "$W/flight-$G19.trace" 2>/dev/null || fail "dump --pid $G19"
+(($(field "$G19" first_generation) > 1)) || fail "window of $G19 was never trimmed: the dump proves nothing about k>1"
+legacy_check "$W/flight-$G19.trace" "flight window of go1.19 $G19 (from generation $(field "$G19" first_generation))"
+"$GT" dump --socket "$SOCK" --pid "$G19" --seconds 1 --out "$W/trace-$G19.trace" 2>/dev/null || fail "dump --seconds of $G19"
+legacy_check "$W/trace-$G19.trace" "/trace?seconds=1 of go1.19 $G19"
+kill "$G19"
+
 # A Go process no rule watches: /trace attaches for the request only.
 cp "$W/serve-target" "$W/unwatched-target"
 "$W/unwatched-target" >/dev/null 2>&1 &
