@@ -36,6 +36,16 @@ struct GState {
   // parseEvents sets e.G from Args[0] for GoSysExit only), so it would name the wrong one.
   std::uint64_t seq = 0;
   std::uint64_t created_tick = 0;  // its GoCreate's ticks (0: in the prelude)
+  // User region/log events (the kernel view's) that came while it was in a syscall,
+  // written when it runs again (HoldInSyscall).
+  struct Held {
+    Ev e;
+    std::vector<std::uint64_t> args;
+    std::string data;
+    std::size_t stack_arg;  // index of the stack id in args
+    std::uint64_t gen;      // generation it came in (stack ids are per generation)
+  };
+  std::vector<Held> held;
 };
 
 struct PState {
@@ -140,6 +150,33 @@ struct LegacyTraceWriter::Impl {
   void At(MId m, std::uint64_t ts, Ev e, std::initializer_list<std::uint64_t> args, std::string_view data = {}) {
     Put(BatchOf(m), Tick(ts), e, args, data);
   }
+  // A goroutine in a syscall has no event of its own in the legacy format until the
+  // syscall returns or loses the P: Go's converter (tracev1.go, EvGoSysCall) takes the
+  // next event of the goroutine after GoSysCall to say whether the syscall blocked
+  // (GoSysBlock) or was an instant, and any other event in between made a blocked one an
+  // instant, after which its GoSysExit left a syscall the goroutine was not in
+  // ("goroutine N leaves Syscall but was Running"); and without its P (GoSysBlock
+  // written) an event on m's batch would be another goroutine's. Only the kernel view
+  // writes such events (the goroutine runs no code meanwhile): they are held and written
+  // when it runs again (FlushHeld), with that moment's time.
+  bool HoldInSyscall(MId m, Ev e, std::initializer_list<std::uint64_t> args, std::size_t stack_arg,
+                     std::string_view data = {}) {
+    const GId g = M(m).g;
+    if (g == 0) return false;
+    GState &gst = gs[g];
+    if (!gst.in_syscall && !gst.sys_blocked) return false;
+    gst.held.push_back({e, std::vector<std::uint64_t>(args), std::string(data), stack_arg, gen});
+    return true;
+  }
+  // Right after the event that lets the goroutine run on p again, one tick apart each.
+  void FlushHeld(std::int64_t p, GState &gst) {
+    for (GState::Held &h : gst.held) {
+      if (h.gen != gen && h.stack_arg < h.args.size()) h.args[h.stack_arg] = 0;  // that table is gone
+      batches.Add(p, Tick((clock + 1) * opt.tick_divisor), h.e, std::span<const std::uint64_t>(h.args), h.data);
+      ++stats.events;
+    }
+    gst.held.clear();
+  }
   EmitStatus Drop(EmitStatus s, std::string_view what, std::string detail) {
     ++stats.dropped;
     last_error = fmt::format("{} dropped ({}): {}", what, EmitStatusName(s), detail);
@@ -202,6 +239,10 @@ struct LegacyTraceWriter::Impl {
     gst.in_syscall = false;
     gst.sys_blocked = false;
     ps[p].g = g;
+    if (!gst.held.empty()) {
+      FlushHeld(p, gst);
+      pst.start_open = false;  // the GoStartLocal is no longer its batch's last event
+    }
   }
   // runtime/trace.go traceGoSysExit: EvGoSysExit [g, seq, real ts]; real ts 0 (the
   // event's own time is the exit's; order.go skips 0).
@@ -609,6 +650,10 @@ EmitStatus LegacyTraceWriter::GoSyscallEnd(MId m, std::uint64_t ts) {
   if (mm.g == 0) return I.Drop(EmitStatus::kBadState, "GoSyscallEnd", fmt::format("M {} runs no goroutine", m));
   if (gst.st == GSt::kRunning) {
     gst.in_syscall = false;
+    if (!gst.held.empty()) {
+      I.Tick(ts);  // the return's time, for what follows
+      I.FlushHeld(gst.p, gst);
+    }
     return EmitStatus::kOk;
   }
   if (gst.st != GSt::kWaiting || !gst.sys_blocked || mm.p == kNoP)
@@ -820,11 +865,13 @@ EmitStatus LegacyTraceWriter::UserTaskEnd(MId m, std::uint64_t ts, TaskId task, 
 }
 EmitStatus LegacyTraceWriter::UserRegionBegin(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack) {
   LEGACY_OPEN("UserRegionBegin");
+  if (I.HoldInSyscall(m, Ev::kUserRegion, {task, 0, I.Str(name), Sid(stack)}, 3)) return EmitStatus::kOk;
   I.At(m, ts, Ev::kUserRegion, {task, 0, I.Str(name), Sid(stack)});
   return EmitStatus::kOk;
 }
 EmitStatus LegacyTraceWriter::UserRegionEnd(MId m, std::uint64_t ts, TaskId task, StringArg name, StackId stack) {
   LEGACY_OPEN("UserRegionEnd");
+  if (I.HoldInSyscall(m, Ev::kUserRegion, {task, 1, I.Str(name), Sid(stack)}, 3)) return EmitStatus::kOk;
   I.At(m, ts, Ev::kUserRegion, {task, 1, I.Str(name), Sid(stack)});
   return EmitStatus::kOk;
 }
@@ -832,6 +879,7 @@ EmitStatus LegacyTraceWriter::UserLog(MId m, std::uint64_t ts, TaskId task, Stri
                                       StackId stack) {
   LEGACY_OPEN("UserLog");
   const std::string v(I.Text(value));
+  if (I.HoldInSyscall(m, Ev::kUserLog, {task, I.Str(key), Sid(stack)}, 2, v)) return EmitStatus::kOk;
   I.At(m, ts, Ev::kUserLog, {task, I.Str(key), Sid(stack)}, v);
   return EmitStatus::kOk;
 }

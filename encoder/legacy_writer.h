@@ -34,6 +34,10 @@
 // * Timestamps are ns / tick_divisor; EvFrequency (ticks per second) ends every
 //   generation (the parser keeps the last one it reads).
 //
+// * A goroutine in a syscall writes nothing of its own until the syscall returns or
+//   loses its P: Go's converter (tracev1.go) reads the goroutine's next event after
+//   GoSysCall to tell a blocked syscall from an instant one. The kernel view's regions
+//   and logs that come meanwhile are held and written when it runs again.
 // * GC workers' labels: the GoStartLocal is written again as GoStartLabel [g, seq, label]
 //   when the label follows it on its P (GoLabel), as traceGoStart writes it.
 //

@@ -108,6 +108,50 @@ TEST(LegacyWriter, PreludeAndSyscalls) {
   }
 }
 
+// Go's converter (tracev1.go) reads the goroutine's next event after GoSysCall to tell a
+// blocked syscall (GoSysBlock) from an instant one; the kernel view's regions and logs of
+// a goroutine in a syscall came in between, and its later GoSysExit then left a syscall
+// the goroutine was not in ("goroutine 7 leaves Syscall but was Running", tracecheck).
+// They are written when it runs again: after its GoStart, or at a fast return.
+TEST(LegacyWriter, KernelViewEventsInASyscallWaitUntilItRunsAgain) {
+  MemorySink sink;
+  LegacyTraceWriter w(sink, {.version = Version::kGo119, .tick_divisor = 1, .gomaxprocs = 2});
+  std::uint64_t t = 10 * kMs;
+  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG7, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  // A blocked syscall with a region begun inside it (off-CPU) and a log.
+  ASSERT_EQ(w.GoSyscallBegin(kM1, t += 100, 1, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.UserRegionBegin(kM1, t += 100, 0, "kernel: off-CPU sleep", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.ProcSteal(kM2, t += 100, kP0, 2, kM1), EmitStatus::kOk);
+  ASSERT_EQ(w.ProcStart(kM2, t += 100, kP0, 3), EmitStatus::kOk);
+  ASSERT_EQ(w.UserLog(kM1, t += 100, 0, "kernel: syscall", "read 3 ms", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoSyscallEndBlocked(kM1, t += 100), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStart(kM2, t += 100, kG7, 2), EmitStatus::kOk);
+  ASSERT_EQ(w.UserRegionEnd(kM2, t += 100, 0, "kernel: off-CPU sleep", kNoStack), EmitStatus::kOk);
+  // A syscall that returns with its P: the region inside it comes at the return.
+  ASSERT_EQ(w.GoSyscallBegin(kM2, t += 100, 4, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.UserRegionBegin(kM2, t += 100, 0, "kernel: off-CPU sleep", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoSyscallEnd(kM2, t += 100), EmitStatus::kOk);
+  ASSERT_EQ(w.UserRegionEnd(kM2, t += 100, 0, "kernel: off-CPU sleep", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.GoDestroy(kM2, t += 100), EmitStatus::kOk);
+  w.Close();
+  EXPECT_EQ(w.stats().dropped, 0u) << w.last_error();
+  auto d = legacy::DecodeLegacy(sink.bytes());
+  ASSERT_TRUE(d.ok()) << d.error;
+  const std::vector<std::string> want = {
+      "ProcStart", "GoCreate", "GoStartLocal", "Gomaxprocs",  // prelude
+      "GoSysCall", "GoSysBlock", "ProcStop", "ProcStart", "GoSysExit", "GoStartLocal",
+      "UserRegion", "UserLog", "UserRegion",                   // held, then the end
+      "GoSysCall", "UserRegion", "UserRegion", "GoEnd"};
+  EXPECT_EQ(Names(d), want);
+  // Every user event is on the P its goroutine runs on (the reader's ev.G).
+  for (auto &e : d.events) {
+    if (e.type == Ev::kUserRegion || e.type == Ev::kUserLog) {
+      EXPECT_EQ(e.p, kP0);
+    }
+  }
+}
+
 // A GC worker's label right after its GoStart turns the GoStartLocal into GoStartLabel
 // [g, seq, label] (runtime/trace.go traceGoStart); a label after other events of the P
 // is left out, and the goroutine's sequence stays what order.go counts.
