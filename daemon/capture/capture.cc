@@ -56,6 +56,8 @@ struct Capture::Impl {
   bool stopped = false;
   std::chrono::steady_clock::time_point next_alive_check{};
   CaptureTimings timings;
+  std::string exe;        // the path probed (TargetPlan::exe)
+  bool attached = false;  // Attach() ran (Load alone attaches nothing)
 
   ~Impl() {
     consumer.reset();
@@ -195,12 +197,19 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
 }
 
 gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opts, TargetPlan target) {
+  auto cap = Load(opts, std::move(target));
+  if (!cap) return cap;
+  if (auto err = (*cap)->Attach(); !err.empty()) return gobin::Error{err};
+  return cap;
+}
+
+gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts, TargetPlan target) {
   auto impl = std::make_unique<Impl>();
   impl->opts = opts;
   Impl &I = *impl;
   if (opts.pid <= 0) return gobin::Error{"no target pid"};
   if (kill(opts.pid, 0) != 0 && errno == ESRCH) return gobin::Error{fmt::format("no process {}", opts.pid)};
-  const std::string exe = target.exe;
+  I.exe = target.exe;
   I.bin = std::move(target.bin);
   I.layout = std::move(target.layout);
   I.plan = std::move(target.plan);
@@ -286,7 +295,20 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     bpf_program *p = nullptr;
     bpf_object__for_each_program(p, I.skel->obj) I.timings.programs += bpf_program__fd(p) >= 0;
   }
-  t_phase = Clock::now();
+  return std::unique_ptr<Capture>(new Capture(std::move(impl)));
+}
+
+std::string Capture::Attach() {
+  Impl &I = *impl_;
+  if (I.attached) return "capture: already attached";
+  I.attached = true;
+  const CaptureOptions &opts = I.opts;
+  const std::string &exe = I.exe;
+  using Clock = std::chrono::steady_clock;
+  auto since_ms = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  auto t_phase = Clock::now();
   // 4. Attach: tracepoints, then uprobes.
   auto attach_tp = [&](bpf_program *p, const char *what, bool required) -> bool {
     bpf_link *l = bpf_program__attach(p);
@@ -300,7 +322,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     return true;
   };
   if (!attach_tp(I.skel->progs.gt_task_exit, "sched_process_exit", true))
-    return gobin::Error{fmt::format("attaching sched_process_exit failed: {}", probes::ExplainAttachErrno(errno))};
+    return fmt::format("attaching sched_process_exit failed: {}", probes::ExplainAttachErrno(errno));
   attach_tp(I.skel->progs.gt_exec, "sched_process_exec", false);
   attach_tp(I.skel->progs.gt_task_new, "task_newtask", false);
   if (opts.plan.sched_switch) {  // a kernel without them records without the kernel view
@@ -312,10 +334,10 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     attach_tp(I.skel->progs.gt_sys_exit, "raw_syscalls/sys_exit", false);
   }
   I.consumer = std::make_unique<RingConsumer>(bpf_map__fd(I.skel->maps.events), opts.consumer,
-                                              [p = impl.get()] { return p->LostPerCpu(); });
-  if (!I.consumer->ok()) return gobin::Error{fmt::format("ring_buffer__new: {}", std::strerror(errno))};
+                                              [p = impl_.get()] { return p->LostPerCpu(); });
+  if (!I.consumer->ok()) return fmt::format("ring_buffer__new: {}", std::strerror(errno));
   auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->obj, &I.warnings);
-  if (!up) return gobin::Error{up.error()};
+  if (!up) return up.error();
   I.uprobes = std::move(*up);
   if (I.plan.syscall_tp) {
     // The plan has no uprobes at entersyscall/exitsyscall: without these, no syscall.
@@ -325,12 +347,11 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     for (auto [p, what] : {std::pair{I.skel->progs.gt_go_sys_enter, "raw_syscalls/sys_enter"},
                            std::pair{I.skel->progs.gt_go_sys_exit, "raw_syscalls/sys_exit"}})
       if (!attach_tp(p, what, true))
-        return gobin::Error{fmt::format("attaching {} (goroutine syscalls) failed: {}", what,
-                                        probes::ExplainAttachErrno(errno))};
+        return fmt::format("attaching {} (goroutine syscalls) failed: {}", what, probes::ExplainAttachErrno(errno));
   }
   if (opts.cpu_hz > 0) {
     auto cs = CpuSampler::Attach(I.skel->progs.gt_cpu_sample, opts.cpu_hz);
-    if (!cs) return gobin::Error{cs.error()};
+    if (!cs) return cs.error();
     I.cpu_sampler = std::move(*cs);
   }
 
@@ -342,7 +363,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     procmem::ProcessMemory mem(opts.pid);
     mem.set_load_bias(I.bias);
     auto snap = procmem::TakeSnapshot(mem, I.layout, GlobalAddrs(*I.bin, I.layout, I.bias));
-    if (!snap) return gobin::Error{fmt::format("runtime snapshot of pid {}: {}", opts.pid, snap.error())};
+    if (!snap) return fmt::format("runtime snapshot of pid {}: {}", opts.pid, snap.error());
     I.snapshot = std::move(*snap);
   }
 
@@ -399,22 +420,22 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Start(const CaptureOptions &opt
     while (!ok && !bad && std::chrono::steady_clock::now() < deadline && !I.exited) {
       I.consumer->WaitAndDrain(I.Wrap(keep), std::chrono::milliseconds(5));
     }
-    if (bad) return gobin::Error{"self-check failed: " + verdict};
+    if (bad) return "self-check failed: " + verdict;
     if (!ok && I.plan.untested)
-      return gobin::Error{fmt::format("self-check inconclusive for {}, a Go version outside the plan's range: {}",
-                                      I.plan.name, verdict)};
+      return fmt::format("self-check inconclusive for {}, a Go version outside the plan's range: {}",
+                                      I.plan.name, verdict);
     if (!ok) I.warnings.push_back("self-check inconclusive: " + verdict);
     if (I.plan.untested) I.warnings.push_back(probes::ClassifyGoVersion(I.bin->go_version()).why);
   }
   I.timings.self_check_ms = since_ms(t_phase);
-  return std::unique_ptr<Capture>(new Capture(std::move(impl)));
+  return "";
 }
 
 size_t Capture::Poll(const RingConsumer::Callback &cb, std::chrono::milliseconds max_wait) {
   Impl &I = *impl_;
   auto wrapped = I.Wrap(cb);
   size_t n = I.DeliverHeld(wrapped);
-  if (I.stopped) return n;
+  if (I.stopped || !I.consumer) return n;  // (not attached: nothing to drain)
   n += I.consumer->WaitAndDrain(wrapped, max_wait);
   I.CheckAlive();
   return n;
@@ -451,7 +472,7 @@ size_t Capture::Flush(const RingConsumer::Callback &cb) {
   Impl &I = *impl_;
   auto wrapped = I.Wrap(cb);
   size_t n = I.DeliverHeld(wrapped);
-  return n + I.consumer->Flush(wrapped);
+  return I.consumer ? n + I.consumer->Flush(wrapped) : n;
 }
 
 bool Capture::target_exited() const { return impl_->exited; }

@@ -186,24 +186,27 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
     ~EndAdhoc() { svc.EndAdhoc(pid); }
   } end_adhoc{svc, pid};
   Config cfg = svc.config();
-  FlightStore store(cfg.memory_bytes / 4);
-  std::shared_ptr<FlightRecorder> rec = store.Create(pid, FlightWindow{0.001, 1});
-  auto sub = rec->Subscribe();
-  RecordingOptions ro;
-  ro.pid = pid;
-  ro.exe = info->exe;
-  ro.sink = rec.get();
-  ro.version = cfg.trace_version;
-  ro.ring_bytes = cfg.ring_bytes;
-  ro.generation_period = cfg.generation_period;
-  ro.events = escalate ? escalate->events : cfg.events;
-  ro.level = session::CaptureLevel::kFull;
-  // The always-on recording of this process has checked the binary's offsets already.
-  ro.self_check = escalate == nullptr || escalate->state.load() != TargetState::kRecording;
-  ro.cpu_hz = cfg.cpu_hz;
-  ro.start_time = info->start_time;
   const auto t0 = SteadyClock::now();
-  std::unique_ptr<Recording> recording = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
+  // The always-on recording of this process has checked the binary's offsets already.
+  const bool self_check = escalate == nullptr || escalate->state.load() != TargetState::kRecording;
+  const RecordingOptions ro = FullRecordingOptions(cfg, pid, info->exe, escalate ? escalate->events : cfg.events,
+                                                   info->start_time, self_check);
+  // An escalation takes the recording its target's thread loaded ahead (standby.h) when
+  // it was made for these very options.
+  bool ahead = false;
+  FullRecording full = TakeFullRecording(cfg, escalate, ro, &ahead);
+  struct Escalating {
+    Target *t;
+    explicit Escalating(Target *x) : t(x) {
+      if (t) t->escalating = true;
+    }
+    ~Escalating() {
+      if (t) t->escalating = false;
+    }
+  } escalating{escalate};
+  std::shared_ptr<FlightRecorder> rec = full.rec;
+  auto sub = rec->Subscribe();
+  std::unique_ptr<Recording> &recording = full.recording;
   std::string err;
   if (!recording->Start(&err)) return Error(w, 500, fmt::format("cannot trace pid {}: {}", pid, err));
   svc.AdhocStarted(pid);
@@ -215,10 +218,16 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
     escalate->last_escalation_ms = ms;
     svc.CountEscalation();
     const session::SessionStats st = recording->Stats();
-    spdlog::info("endpoint: pid {} ({}) escalated from level {} to full for {} s (full detail after {:.0f} ms: "
-                 "plan {:.0f}, BPF load {:.0f}, attach {:.0f}, snapshot {:.0f}, self-check {:.0f})",
-                 pid, info->exe, session::CaptureLevelName(escalate->level), seconds, ms, st.plan_ms, st.load_ms,
-                 st.attach_ms, st.snapshot_ms, st.self_check_ms);
+    if (ahead)
+      spdlog::info("endpoint: pid {} ({}) escalated from level {} to full for {} s (full detail after {:.0f} ms: "
+                   "loaded ahead, attach {:.0f}, snapshot {:.0f}, self-check {:.0f})",
+                   pid, info->exe, session::CaptureLevelName(escalate->level), seconds, ms, st.attach_ms,
+                   st.snapshot_ms, st.self_check_ms);
+    else
+      spdlog::info("endpoint: pid {} ({}) escalated from level {} to full for {} s (full detail after {:.0f} ms: "
+                   "plan {:.0f}, BPF load {:.0f}, attach {:.0f}, snapshot {:.0f}, self-check {:.0f})",
+                   pid, info->exe, session::CaptureLevelName(escalate->level), seconds, ms, st.plan_ms, st.load_ms,
+                   st.attach_ms, st.snapshot_ms, st.self_check_ms);
   } else {
     spdlog::info("endpoint: ad-hoc trace of pid {} ({}) for {} s", pid, info->exe, seconds);
   }

@@ -38,6 +38,9 @@ class Recording {
  public:
   virtual ~Recording() = default;
   virtual bool Start(std::string *error) = 0;
+  // Start's slow half ahead of time (session::Session::Prepare: plan, BPF load and
+  // verification; nothing attached): Start then only attaches. Optional.
+  virtual bool Prepare(std::string *) { return true; }
   // False when the recording is over (target gone or fatal error).
   virtual bool Poll(std::chrono::milliseconds timeout) = 0;
   virtual bool Stop(std::string *error) = 0;

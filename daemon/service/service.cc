@@ -368,9 +368,17 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
   spdlog::info("tracing pid {} ({}, {}, trace format {})", ro.pid, ro.exe, rec->Stats().go_version,
                rec->Stats().trace_format);
   auto last_stats = SteadyClock::now();
+  // Below level full: keep the next escalation's recording loaded (standby.h), made on
+  // this thread between polls (the ring holds what arrives meanwhile).
+  const bool want_standby = !synthetic && t->level != session::CaptureLevel::kFull;
+  auto next_standby = SteadyClock::now();
   while (!t->stop.load()) {
     if (t->advance.exchange(false)) rec->RequestAdvance();
     if (!rec->Poll(std::chrono::milliseconds(100))) break;
+    if (want_standby && !t->escalating.load() && SteadyClock::now() >= next_standby) {
+      next_standby = SteadyClock::now() + std::chrono::seconds(1);
+      if (!PrepareStandby(*t)) next_standby = SteadyClock::now() + std::chrono::seconds(60);
+    }
     if (t->triggers) t->triggers->Poll(*this, t);  // triggers.h: saves run on their own thread
     if (SteadyClock::now() - last_stats >= std::chrono::milliseconds(250)) {
       last_stats = SteadyClock::now();
@@ -380,6 +388,10 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
     }
   }
   const bool detached = t->stop.load();
+  {
+    std::lock_guard<std::mutex> lock(t->mu);
+    t->standby.reset();  // its BPF object goes with the recording
+  }
   if (t->triggers) t->triggers->Join();
   std::string stop_err;
   if (!rec->Stop(&stop_err)) spdlog::warn("pid {}: finishing the trace failed: {}", ro.pid, stop_err);
@@ -398,6 +410,37 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
   spdlog::info("pid {} {}: window of {:.1f} s, {} generations, {} bytes kept", ro.pid,
                detached ? "detached" : "exited", fs.seconds_held, fs.generations_held, fs.bytes_held);
   t->done = true;
+}
+
+bool Service::PrepareStandby(Target &t) {
+  const Config cfg = config();
+  const RecordingOptions ro = FullRecordingOptions(cfg, t.info.pid, t.info.exe, t.events, t.info.start_time, false);
+  const std::string key = FullRecordingKey(ro);
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    if (t.standby && t.standby->key == key) return true;
+    t.standby.reset();  // made under another configuration
+  }
+  auto f = std::make_unique<FullRecording>(NewFullRecording(cfg, ro));
+  std::string err;
+  bool ok;
+  auto t0 = SteadyClock::now();
+  {
+    std::lock_guard<std::mutex> lock(start_mu_);  // one BPF load at a time (RunTarget)
+    t0 = SteadyClock::now();
+    ok = f->recording->Prepare(&err);
+  }
+  if (!ok) {
+    if (ProcessAlive(t.info.pid, t.info.start_time))
+      spdlog::warn("pid {}: no full-detail standby (escalations will load their own, ~130 ms slower): {}",
+                   t.info.pid, err);
+    return false;
+  }
+  spdlog::info("pid {}: full-detail standby loaded in {:.0f} ms (escalations attach it)", t.info.pid,
+                std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count());
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.standby = std::move(f);
+  return true;
 }
 
 void Service::Step() {

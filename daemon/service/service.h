@@ -39,6 +39,7 @@
 #include "daemon/service/flight_recorder.h"
 #include "daemon/service/triggers.h"
 #include "daemon/service/recording.h"
+#include "daemon/service/standby.h"
 
 namespace gotraced::service {
 
@@ -55,6 +56,12 @@ struct Target {
   // second recording of the process at level full alongside this one, for S seconds.
   std::atomic<std::uint64_t> escalations{0};
   std::atomic<double> last_escalation_ms{0};  // its start: request -> probes attached, snapshot taken
+  // The next escalation's recording, loaded ahead by the target's thread (standby.h);
+  // guarded by mu. Taken (moved out) by an escalation whose options it matches.
+  std::unique_ptr<FullRecording> standby;
+  // An escalation of this target is recording: the next standby waits for its end (a BPF
+  // load is ~130 ms of a core, which a full-detail recording's consumer needs then).
+  std::atomic<bool> escalating{false};
   std::shared_ptr<TargetTriggers> triggers;   // [watch.triggers] (triggers.h); null when none
   std::chrono::milliseconds generation_period{1000};
 
@@ -143,6 +150,9 @@ class Service {
   bool Consider(pid_t pid);
   void Attach(const ProcInfo &info, int rule);
   void RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool synthetic);
+  // Makes t.standby (standby.h) unless one made under the current config is there.
+  // False (logged) when the load failed.
+  bool PrepareStandby(Target &t);
   void Sweep();
   void AdjustBudget();
   bool StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, std::string *error);

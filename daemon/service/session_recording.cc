@@ -11,6 +11,7 @@ class SessionRecording final : public Recording {
   explicit SessionRecording(const RecordingOptions &o) : session_(Options(o)) {}
 
   bool Start(std::string *error) override { return session_.Start(error); }
+  bool Prepare(std::string *error) override { return session_.Prepare(error); }
   bool Poll(std::chrono::milliseconds timeout) override { return session_.Poll(timeout); }
   bool Stop(std::string *error) override { return session_.Stop(error); }
   void RequestAdvance() override { session_.RequestAdvance(); }

@@ -79,21 +79,20 @@ bool FullDetail(Service &svc, const std::shared_ptr<Target> &t, double seconds, 
     ~EndAdhoc() { svc.EndAdhoc(pid); }
   } end_adhoc{svc, t->info.pid};
   const Config cfg = svc.config();
-  FlightStore store(cfg.memory_bytes / 4);
-  std::shared_ptr<FlightRecorder> rec = store.Create(t->info.pid, FlightWindow{seconds + 3600, cfg.memory_bytes / 4});
-  RecordingOptions ro;
-  ro.pid = t->info.pid;
-  ro.exe = t->info.exe;
-  ro.sink = rec.get();
-  ro.version = cfg.trace_version;
-  ro.ring_bytes = cfg.ring_bytes;
-  ro.generation_period = cfg.generation_period;
-  ro.events = t->events;
-  ro.level = session::CaptureLevel::kFull;
-  ro.self_check = false;  // the always-on recording checked this binary
-  ro.cpu_hz = cfg.cpu_hz;
-  ro.start_time = t->info.start_time;
-  std::unique_ptr<Recording> r = cfg.synthetic ? MakeSyntheticRecording(ro) : MakeSessionRecording(ro);
+  // The always-on recording checked this binary: no self-check. The standby loaded ahead
+  // (standby.h) when there is one: full detail from ~20 ms after the moment, not ~130.
+  const RecordingOptions ro =
+      FullRecordingOptions(cfg, t->info.pid, t->info.exe, t->events, t->info.start_time, false);
+  bool ahead = false;
+  FullRecording full = TakeFullRecording(cfg, t.get(), ro, &ahead);
+  std::shared_ptr<FlightRecorder> rec = full.rec;
+  rec->SetWindow(FlightWindow{seconds + 3600, cfg.memory_bytes / 4});  // all of it, read at the end
+  std::unique_ptr<Recording> &r = full.recording;
+  struct Escalating {
+    Target &t;
+    explicit Escalating(Target &x) : t(x) { t.escalating = true; }
+    ~Escalating() { t.escalating = false; }
+  } escalating{*t};
   if (!r->Start(&why)) {
     if (error) *error = "full detail not recorded: " + why;
     return false;

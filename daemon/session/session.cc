@@ -157,6 +157,8 @@ class TallySink final : public encoder::Sink {
 
 struct Session::Impl {
   SessionOptions options;
+  double plan_ms = 0;        // Prepare's binary analysis and probe plan
+  bool kernel_view = false;  // the plan's sched_switch option (capture level applied)
   mutable std::mutex mu;
   SessionStats stats;
   std::string last_error;
@@ -300,7 +302,7 @@ Session::~Session() {
   if (impl_ && impl_->started && !impl_->stopped) Stop();
 }
 
-bool Session::Start(std::string *error) {
+bool Session::Prepare(std::string *error) {
   Impl &I = *impl_;
   auto fail = [&](std::string msg) {
     if (error) *error = msg;
@@ -309,12 +311,11 @@ bool Session::Start(std::string *error) {
     return false;
   };
   if (I.started) return fail("session: already started");
+  if (I.cap) return true;  // prepared already
   if (I.options.pid <= 0) return fail("session: no target pid");
   // GOTRACED_DEBUG=1: the model's repairs and the decoder's counts in the log.
   if (std::getenv("GOTRACED_DEBUG")) spdlog::set_level(spdlog::level::debug);
   if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) I.record_log = std::fopen(f, "w");
-  const char *record_file = std::getenv("GOTRACED_RECORD_FILE");
-  if (record_file && !*record_file) record_file = nullptr;
 
   capture::CaptureOptions co;
   co.pid = I.options.pid;
@@ -345,9 +346,37 @@ bool Session::Start(std::string *error) {
   auto target = capture::PlanTarget(co.pid, co.exe_path, co.plan);
   const double plan_ms = ms_since(t_start);
   if (!target) return fail(target.error());
-  auto cap = capture::Capture::Start(co, std::move(*target));
+  auto cap = capture::Capture::Load(co, std::move(*target));
   if (!cap) return fail(cap.error());
   I.cap = std::move(*cap);
+  I.plan_ms = plan_ms;
+  I.kernel_view = co.plan.sched_switch;
+  return true;
+}
+
+bool Session::Start(std::string *error) {
+  Impl &I = *impl_;
+  auto fail = [&](std::string msg) {
+    if (error) *error = msg;
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.last_error = std::move(msg);
+    return false;
+  };
+  if (I.started) return fail("session: already started");
+  using Clock = std::chrono::steady_clock;
+  const auto t_start = Clock::now();
+  auto ms_since = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  // Loaded ahead (Prepare, serve's standby) or now.
+  const bool ahead = I.cap != nullptr;
+  if (!ahead && !Prepare(error)) return false;
+  if (std::string err = I.cap->Attach(); !err.empty()) {
+    I.cap.reset();
+    return fail(err);
+  }
+  const double plan_ms = I.plan_ms;
+  const bool sparse = I.options.level == CaptureLevel::kLow;
+  const char *record_file = std::getenv("GOTRACED_RECORD_FILE");
+  if (record_file && !*record_file) record_file = nullptr;
 
   const gobin::GoBinary &bin = I.cap->binary();
   const gobin::RuntimeLayout &layout = I.cap->layout();
@@ -390,7 +419,7 @@ bool Session::Start(std::string *error) {
     if (impl_->repairs_logged++ < 40) spdlog::debug("model repair: {}", s);
   };
   pc.record_log = I.record_log;
-  pc.kernel_view = co.plan.sched_switch;  // --kernel-view, unless the capture level left it out
+  pc.kernel_view = I.kernel_view;  // --kernel-view, unless the capture level left it out
   if (pc.kernel_view) {
     I.fds = std::make_unique<FdTargets>(I.options.pid);
     pc.fd_namer = I.fds.get();
@@ -433,6 +462,7 @@ bool Session::Start(std::string *error) {
     I.stats.bpf_programs = ct.programs;
     I.stats.uprobes = ct.uprobes;
     I.stats.start_ms = ms_since(t_start);
+    I.stats.loaded_ahead = ahead;
   }
   I.started = true;
   return true;

@@ -7,7 +7,8 @@
 # parked goroutines and lockers: midrun.go). `gotraced dump --seconds S` escalates it to
 # full; once the daemon has logged the switch, SIGUSR1 makes the target start its own
 # runtime/trace and run its measured part (ping-pong, mutex, spawn), then exit. The
-# escalated recording must then:
+# escalation must use the full-level recording serve loaded ahead (service/standby.h),
+# and its recording must then:
 #   * parse (tracecheck), and hold the whole measured part;
 #   * match the in-process trace by suite 50's thresholds (tracecompare: every goroutine
 #     of the window with the same id, creator and start function; block, unblock and
@@ -76,6 +77,10 @@ grep -q '^ready' "$W/target.out" || fail "the target never printed ready: $(tail
 for ((i = 0; i < 150; i++)); do [[ $(field "$TARGET" state) == recording ]] && break; sleep 0.1; done
 [[ $(field "$TARGET" state) == recording ]] || fail "serve does not record the target (state '$(field "$TARGET" state)')"
 [[ $(field "$TARGET" level) == low ]] || fail "the target records at level '$(field "$TARGET" level)', want low"
+# serve loads the next escalation's recording ahead (service/standby.h): wait for it, so
+# that the switch measured is the one a user gets.
+for ((i = 0; i < 300; i++)); do grep -q "pid $TARGET: full-detail standby loaded" "$W/serve.log" && break; sleep 0.1; done
+grep -q "pid $TARGET: full-detail standby loaded" "$W/serve.log" || fail "no full-detail standby loaded for $TARGET within 30 s"
 sleep 1  # a second of low recording of the busy target before the switch
 
 "$GT" dump --socket "$SOCK" --pid "$TARGET" --seconds 30 --out "$W/full.trace" 2>"$W/dump.err" &
@@ -84,6 +89,7 @@ for ((i = 0; i < 200; i++)); do grep -q "pid $TARGET .*escalated from level low 
 esc=$(grep -o "pid $TARGET .*escalated from level low to full .*" "$W/serve.log" | head -1)
 [[ -n $esc ]] || fail "no escalation of $TARGET logged within 10 s"
 esc_ms=$(grep -o 'full detail after [0-9]* ms' <<<"$esc" | grep -o '[0-9]*')
+grep -q 'loaded ahead' <<<"$esc" || fail "the escalation did not use the standby: $esc"
 sleep 0.2
 kill -USR1 "$TARGET"
 wait "$TARGET" || fail "the target exited $?: $(tail -3 "$W/target.out")"
