@@ -2,17 +2,30 @@
 
 #include <fstream>
 #include <sstream>
-#include <string_view>
 #include <vector>
 
 namespace gotraced::service {
 
 namespace {
 bool Exists(const std::string &p) { return std::ifstream(p).good(); }
+
+std::optional<std::string> Slurp(const std::string &p) {
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 }  // namespace
 
 std::optional<std::string> CpuStatPath(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  const auto text = Slurp("/proc/" + std::to_string(pid) + "/cgroup");
+  if (!text) return std::nullopt;
+  return CpuStatPathIn(*text, "/sys/fs/cgroup");
+}
+
+std::optional<std::string> CpuStatPathIn(std::string_view proc_cgroup, const std::string &root) {
+  std::istringstream in{std::string(proc_cgroup)};
   std::string line, v1, v2;
   bool have_v2 = false;
   while (std::getline(in, line)) {
@@ -30,14 +43,14 @@ std::optional<std::string> CpuStatPath(pid_t pid) {
       if (c == "cpu") v1 = path;
   }
   if (!v1.empty()) {
-    for (const char *mnt : {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"}) {
-      std::string p = std::string(mnt) + (v1 == "/" ? "" : v1) + "/cpu.stat";
+    for (const char *mnt : {"/cpu", "/cpu,cpuacct"}) {
+      std::string p = root + mnt + (v1 == "/" ? "" : v1) + "/cpu.stat";
       if (Exists(p)) return p;
     }
   }
   if (have_v2) {
-    for (const char *mnt : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-      std::string p = std::string(mnt) + (v2 == "/" ? "" : v2) + "/cpu.stat";
+    for (const char *mnt : {"", "/unified"}) {
+      std::string p = root + mnt + (v2 == "/" ? "" : v2) + "/cpu.stat";
       if (Exists(p)) return p;
     }
   }
@@ -45,8 +58,13 @@ std::optional<std::string> CpuStatPath(pid_t pid) {
 }
 
 std::optional<CpuThrottle> ReadCpuThrottle(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+  const auto text = Slurp(path);
+  if (!text) return std::nullopt;
+  return ParseCpuStat(*text);
+}
+
+std::optional<CpuThrottle> ParseCpuStat(std::string_view text) {
+  std::istringstream in{std::string(text)};
   CpuThrottle t;
   bool any = false;
   std::string key;
@@ -59,6 +77,44 @@ std::optional<CpuThrottle> ReadCpuThrottle(const std::string &path) {
   }
   if (!any) return std::nullopt;
   return t;
+}
+
+std::optional<CpuQuota> ParseCpuMax(std::string_view text) {
+  // Documentation/admin-guide/cgroup-v2.rst cpu.max: "$MAX $PERIOD", $MAX "max" for none.
+  std::istringstream in{std::string(text)};
+  std::string max;
+  std::uint64_t period = 0;
+  if (!(in >> max >> period) || period == 0) return std::nullopt;
+  CpuQuota q;
+  q.period_us = period;
+  if (max != "max") {
+    try {
+      q.quota_us = std::stoull(max);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return q;
+}
+
+std::optional<CpuQuota> ParseCfsQuota(std::string_view quota_us, std::string_view period_us) {
+  // Documentation/scheduler/sched-bwc.rst: cpu.cfs_quota_us -1 for none.
+  std::istringstream qi{std::string(quota_us)}, pi{std::string(period_us)};
+  long long quota = 0;
+  std::uint64_t period = 0;
+  if (!(qi >> quota) || !(pi >> period) || period == 0) return std::nullopt;
+  CpuQuota q;
+  q.period_us = period;
+  if (quota >= 0) q.quota_us = static_cast<std::uint64_t>(quota);
+  return q;
+}
+
+std::optional<CpuQuota> ReadCpuQuota(const std::string &cpu_stat_path) {
+  const std::string dir = cpu_stat_path.substr(0, cpu_stat_path.rfind('/'));
+  if (auto m = Slurp(dir + "/cpu.max")) return ParseCpuMax(*m);
+  auto q = Slurp(dir + "/cpu.cfs_quota_us"), p = Slurp(dir + "/cpu.cfs_period_us");
+  if (q && p) return ParseCfsQuota(*q, *p);
+  return std::nullopt;
 }
 
 }  // namespace gotraced::service

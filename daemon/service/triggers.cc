@@ -152,6 +152,15 @@ void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t) {
       cpu_stat_looked_up_ = true;
       cpu_stat_ = CpuStatPath(t->info.pid);
       if (!cpu_stat_) spdlog::warn("pid {}: no cpu.stat for its cgroup: cpu_throttle_ms cannot fire", t->info.pid);
+      if (cpu_stat_) {
+        const std::optional<CpuQuota> q = ReadCpuQuota(*cpu_stat_);
+        if (!q || !q->quota_us)
+          spdlog::info("pid {}: its cgroup ({}) has no CPU quota: cpu_throttle_ms fires only if one is set", t->info.pid,
+                       *cpu_stat_);
+        else
+          spdlog::info("pid {}: CPU quota {:.1f} ms per {:.1f} ms ({})", t->info.pid, *q->quota_us / 1e3,
+                       q->period_us / 1e3, *cpu_stat_);
+      }
     }
     if (cpu_stat_) {
       std::optional<CpuThrottle> cur = ReadCpuThrottle(*cpu_stat_);
