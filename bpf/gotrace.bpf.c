@@ -32,6 +32,7 @@
 #include "bpf/gt_user.bpf.h"
 #include "bpf/gt_kernel.bpf.h"
 #include "bpf/gt_syscall_tp.bpf.h"
+#include "bpf/gt_kernel_syscall.bpf.h"
 #include "bpf/gt_cpu.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

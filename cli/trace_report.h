@@ -5,7 +5,8 @@
 // Reads Go 1.22+ (v2) traces with encoder/trace_decoder.h: per M, the goroutine it runs
 // follows the scheduling events of its batches, and a region belongs to that goroutine
 // (a user region is an event of the running goroutine: runtime/traceruntime.go
-// trace_userRegion; internal/trace/order.go advanceUserRegionBegin).
+// trace_userRegion; internal/trace/order.go advanceUserRegionBegin). Reads go1.19 / go1.21
+// (legacy) traces with encoder/legacy_decoder.h: the same per P (docs/kernel-view.md).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,16 @@
 #include <vector>
 
 namespace gotraced::cli {
+
+// Bytes moved by the syscalls of a region type or of a syscall kind (the logs' ", N
+// bytes": a successful read, write, pread64, sendto, recvmsg ... that got a region).
+struct SyscallBytes {
+  std::uint64_t bytes = 0, calls = 0;
+  void Add(const SyscallBytes &o) {
+    bytes += o.bytes;
+    calls += o.calls;
+  }
+};
 
 struct ReportCause {
   std::string type;  // region type ("kernel: throttled" ...) or "go: syscall"
@@ -27,6 +38,7 @@ struct ReportCause {
   // their ends (model_kernel_syscall.cc): "on CPU", "off-CPU blocked", "run-queue wait",
   // "waiting for a P" ... -> ns.
   std::map<std::string, std::uint64_t> breakdown;
+  SyscallBytes bytes;  // syscall regions: the bytes their syscalls moved
 };
 
 struct ReportGroup {
@@ -34,13 +46,14 @@ struct ReportGroup {
   std::uint64_t goroutines = 0;
   std::uint64_t total_ns = 0;      // of the kernel causes (not "go: syscall")
   std::vector<ReportCause> causes;  // biggest first
+  std::map<std::string, SyscallBytes> syscall_bytes;  // per syscall kind ("read", "pwrite64" ...)
 };
 
 struct TraceReport {
   std::string version;           // "go1.26"
   std::uint64_t duration_ns = 0; // first to last event
   std::uint64_t goroutines = 0;
-  std::uint64_t kernel_regions = 0;
+  std::uint64_t kernel_regions = 0;  // and, in the legacy formats, syscall logs that stand for one
   std::vector<ReportGroup> groups;  // biggest kernel total first
   std::vector<ReportCause> totals;  // per cause over all goroutines (goroutines: empty)
   std::string error;                // "" when the trace was read

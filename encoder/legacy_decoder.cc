@@ -108,6 +108,8 @@ DecodedTrace DecodeLegacy(std::span<const std::uint8_t> bytes, bool header) {
         if (vals.size() < 2 || vals.size() != 2 + 4 * vals[1]) return fail(at, "stack arguments");
         if (t.stacks.count(vals[0])) return fail(at, fmt::format("duplicate stack id {}", vals[0]));
         t.stacks[vals[0]] = vals[1];
+        auto &funcs = t.stack_funcs[vals[0]];
+        for (std::uint64_t i = 0; i < vals[1]; ++i) funcs.push_back(vals[2 + 4 * i + 1]);  // {pc, func, file, line}
         t.table_bytes.insert(t.table_bytes.end(), bytes.begin() + at, bytes.begin() + r.off);
         continue;
       }

@@ -31,6 +31,7 @@ struct DecodedTrace {
   std::vector<DecodedEvent> events;  // in file order
   std::map<std::uint64_t, std::string> strings;
   std::map<std::uint64_t, std::size_t> stacks;  // id -> number of frames
+  std::map<std::uint64_t, std::vector<std::uint64_t>> stack_funcs;  // id -> func string ids, innermost first
   std::vector<std::uint8_t> table_bytes;         // every EvString / EvStack entry, verbatim
   std::uint64_t frequency = 0;
   int frequency_events = 0;

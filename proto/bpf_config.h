@@ -52,7 +52,7 @@ struct gt_bpf_config {
   // span is unaligned or over GT_MWIN bytes, read those fields on their own.
   gt_u32 m_big_len;
   // Goroutine syscalls from the raw_syscalls tracepoints (bpf/gt_syscall_tp.bpf.h), when
-  // sys_tp != 0: a syscall made from Go text [go_text_lo, go_text_hi) (runtime addresses)
+  // sys_tp != 0 (and the kernel view's, when ksys != 0): a syscall made from Go text [go_text_lo, go_text_hi) (runtime addresses)
   // outside [sys_skip_lo, sys_skip_hi) (runtime.futex: entersyscallblock's futex sleep,
   // whose syscall the runtime traces at entersyscallblock itself) by a thread whose g
   // (TLS) is in _Gsyscall writes a CALL record as the plan site sys_enter_probe_id /
@@ -65,7 +65,10 @@ struct gt_bpf_config {
   // 1 (capture level low): one record per syscall. sys_enter only notes its time in the
   // thread's scratch; sys_exit's record carries it in args[1] (0: the entry was not seen).
   gt_u8 sys_pair;
-  gt_u8 pad3[1];
+  // 1: the kernel view's goroutine syscall records (bpf/gt_kernel_syscall.bpf.h, Go <= 1.25
+  // whose syscalls come from uprobes): the same filter as sys_tp (Go text outside
+  // [sys_skip_lo, sys_skip_hi), TLS g in _Gsyscall), one small record at each end.
+  gt_u8 ksys;
   gt_u32 sys_enter_probe_id, sys_exit_probe_id;
   gt_u32 pad4;
   gt_u64 go_text_lo, go_text_hi, sys_skip_lo, sys_skip_hi;

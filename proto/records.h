@@ -63,6 +63,8 @@ enum gt_record_kind {
   GT_REC_USER = 11,         // struct gt_user_record: a runtime/trace annotation site (tasks,
                             // regions, logs); 12 is reserved for user annotations too
   GT_REC_CPU_SAMPLE = 10,   // struct gt_cpu_sample_record: a CPU-clock perf sample of a target thread
+  GT_REC_KSYS_ENTER = 13,   // struct gt_syscall_record: the kernel view's goroutine syscall entry
+  GT_REC_KSYS_EXIT = 14,    // struct gt_syscall_record: ... and its exit (bpf/gt_kernel_syscall.bpf.h)
   GT_REC_KIND_COUNT
 };
 
@@ -303,6 +305,10 @@ struct gt_sched_switch_record {
 
 // GT_REC_SYS_ENTER / GT_REC_SYS_EXIT: raw_syscalls in a traced tgid (optional: attached
 // only when the plan asks, they fire for runtime-internal syscalls too: futex, epoll...).
+// GT_REC_KSYS_ENTER / GT_REC_KSYS_EXIT: the same fields, for goroutine syscalls only (a
+// thread whose g is in _Gsyscall, from Go text), Go <= 1.25 with the kernel view
+// (bpf/gt_kernel_syscall.bpf.h): the number, fd and byte count of the syscall that the
+// casgstatus uprobe's GoSyscallBegin stands for.
 struct gt_syscall_record {
   struct gt_record_header h;
   gt_s64 id;      // syscall number (x86-64)

@@ -14,7 +14,10 @@ namespace gotraced::bpfcheck {
 
 gobin::Result<SelftestTarget> TargetFromBinary(const std::string &path) {
   // The recorder's own planning (capture.h PlanTarget: binary, runtime layout, plan).
-  auto planned = capture::PlanTarget(0, path, probes::PlanOptions{});
+  // A recording's defaults: the kernel view on (its Go <= 1.25 syscall programs live).
+  probes::PlanOptions po;
+  po.sched_switch = true;
+  auto planned = capture::PlanTarget(0, path, po);
   if (!planned) return gobin::Error{planned.error()};
   SelftestTarget t;
   const std::string &v = planned->bin->build_info().go_version;
@@ -48,6 +51,9 @@ gobin::Result<SelftestTarget> BuiltinTarget() {
   // Goroutine syscalls from the tracepoints (probes/syscall_sites.h), with placeholder
   // ranges: otherwise the verifier sees those programs return at once.
   p.syscall_tp = true;
+  // ... and the kernel view's own (bpf/gt_kernel_syscall.bpf.h), which a recording of Go
+  // <= 1.25 loads instead: both live here, on the same ranges.
+  p.kernel_syscalls = true;
   p.go_text = {0x401000, 0x800000};
   p.sys_skip = {0x410000, 0x410100};
   t.description = fmt::format("built-in: {} runtime layout table ({})", p.name, layout->go_version);

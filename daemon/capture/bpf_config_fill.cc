@@ -86,6 +86,9 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
     }
     c->sys_tp = plan.go_minor >= 26 ? 1 : 2;
     c->sys_pair = plan.syscall_pair ? 1 : 0;
+  }
+  c->ksys = plan.kernel_syscalls ? 1 : 0;  // the kernel view's (syscall_sites.h UseKernelViewSyscalls)
+  if (plan.syscall_tp || plan.kernel_syscalls) {
     c->go_text_lo = plan.go_text.lo + load_bias;
     c->go_text_hi = plan.go_text.hi + load_bias;
     c->sys_skip_lo = plan.sys_skip.lo + load_bias;

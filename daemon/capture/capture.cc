@@ -254,6 +254,9 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
       bpf_program__set_autoload(skel->progs.gt_sched_switch, false);
       bpf_program__set_autoload(skel->progs.gt_sched_wakeup, false);
     }
+    // The kernel view's goroutine syscalls where the plan's come from uprobes (Go <= 1.25).
+    bpf_program__set_autoload(skel->progs.gt_ksys_enter, I.plan.kernel_syscalls);
+    bpf_program__set_autoload(skel->progs.gt_ksys_exit, I.plan.kernel_syscalls);
     // Goroutine syscalls from sys_enter/sys_exit (probes/syscall_sites.h).
     bpf_program__set_autoload(skel->progs.gt_go_sys_enter, I.plan.syscall_tp);
     bpf_program__set_autoload(skel->progs.gt_go_sys_exit, I.plan.syscall_tp);
@@ -328,6 +331,10 @@ std::string Capture::Attach() {
   if (opts.plan.sched_switch) {  // a kernel without them records without the kernel view
     attach_tp(I.skel->progs.gt_sched_switch, "sched_switch (kernel view)", false);
     attach_tp(I.skel->progs.gt_sched_wakeup, "sched_wakeup (kernel view)", false);
+  }
+  if (I.plan.kernel_syscalls) {  // without them the syscalls are there, with no kernel view
+    attach_tp(I.skel->progs.gt_ksys_enter, "sys_enter (kernel view)", false);
+    attach_tp(I.skel->progs.gt_ksys_exit, "sys_exit (kernel view)", false);
   }
   if (opts.plan.syscall_tracepoints) {
     attach_tp(I.skel->progs.gt_sys_enter, "raw_syscalls/sys_enter", false);

@@ -15,6 +15,8 @@ const char *RecordKindName(uint16_t kind) {
     case GT_REC_SCHED_SWITCH: return "SCHED_SWITCH";
     case GT_REC_SYS_ENTER: return "SYS_ENTER";
     case GT_REC_SYS_EXIT: return "SYS_EXIT";
+    case GT_REC_KSYS_ENTER: return "KSYS_ENTER";
+    case GT_REC_KSYS_EXIT: return "KSYS_EXIT";
     case GT_REC_TASK_EXIT: return "TASK_EXIT";
     case GT_REC_EXEC: return "EXEC";
     case GT_REC_TASK_NEW: return "TASK_NEW";
@@ -31,7 +33,9 @@ size_t RecordBodySize(uint16_t kind) {
     case GT_REC_CALL: return sizeof(gt_call_record);
     case GT_REC_SCHED_SWITCH: return sizeof(gt_sched_switch_record);
     case GT_REC_SYS_ENTER:
-    case GT_REC_SYS_EXIT: return sizeof(gt_syscall_record);
+    case GT_REC_SYS_EXIT:
+    case GT_REC_KSYS_ENTER:
+    case GT_REC_KSYS_EXIT: return sizeof(gt_syscall_record);
     case GT_REC_TASK_EXIT:
     case GT_REC_EXEC:
     case GT_REC_TASK_NEW: return sizeof(gt_task_record);
@@ -70,7 +74,8 @@ const gt_sched_switch_record *RecordView::sched_switch() const {
                                                         : nullptr;
 }
 const gt_syscall_record *RecordView::syscall() const {
-  return valid_ && (header().kind == GT_REC_SYS_ENTER || header().kind == GT_REC_SYS_EXIT)
+  const uint16_t k = header().kind;
+  return valid_ && (k == GT_REC_SYS_ENTER || k == GT_REC_SYS_EXIT || k == GT_REC_KSYS_ENTER || k == GT_REC_KSYS_EXIT)
              ? reinterpret_cast<const gt_syscall_record *>(data_)
              : nullptr;
 }
@@ -149,7 +154,7 @@ std::string RecordView::Describe() const {
     else
       out += fmt::format(" on off_ts={} wake_ts={} prev={}/{}", s->off_ts, s->wake_ts, s->other_tgid, s->other_tid);
   } else if (auto *s = syscall()) {
-    out += fmt::format(" nr={} {}={}", s->id, h.kind == GT_REC_SYS_EXIT ? "ret" : "arg0", s->ret);
+    out += fmt::format(" nr={} {}={}", s->id, h.kind == GT_REC_SYS_EXIT || h.kind == GT_REC_KSYS_EXIT ? "ret" : "arg0", s->ret);
   } else if (auto *t = task()) {
     out += fmt::format(" other_tid={} exit_code={} group_dead={}", t->other_tid, t->exit_code, t->group_dead);
   } else if (auto *cs = cpu_sample()) {

@@ -35,7 +35,7 @@ class RecordView {
   const gt_gstatus_record *gstatus() const;
   const gt_call_record *call() const;
   const gt_sched_switch_record *sched_switch() const;
-  const gt_syscall_record *syscall() const;   // SYS_ENTER or SYS_EXIT
+  const gt_syscall_record *syscall() const;   // SYS_ENTER/EXIT, KSYS_ENTER/EXIT
   const gt_task_record *task() const;         // TASK_EXIT, EXEC or TASK_NEW
   const gt_hello_record *hello() const;
   const gt_user_record *user() const;         // USER (runtime/trace annotation sites)

@@ -48,6 +48,8 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kGCSweepEnd: return "GCSweepEnd";
     case RecordKind::kKernelOff: return "KernelOff";
     case RecordKind::kKernelOn: return "KernelOn";
+    case RecordKind::kKernelSyscallEnter: return "KernelSyscallEnter";
+    case RecordKind::kKernelSyscallExit: return "KernelSyscallExit";
   }
   return "?";
 }
@@ -213,6 +215,8 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGCSweepEnd: OnGc(r); break;  // model_gc.cc
     case RecordKind::kKernelOff:
     case RecordKind::kKernelOn: OnKernel(r); break;  // model_kernel.cc
+    case RecordKind::kKernelSyscallEnter:
+    case RecordKind::kKernelSyscallExit: OnKernelSyscall(r); break;  // model_kernel_syscall.cc
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
   last_ts_ = std::max(last_ts_, r.ts);

@@ -61,9 +61,6 @@ struct ModelOptions {
   // Capture level "low": no scheduling records; each syscall, GC/STW event and sample is
   // written as a self-contained observation (model_sparse.cc).
   bool sparse = false;
-  // What the target's fds are, for the kernel view's syscall regions (kernel_view.h);
-  // null: "fd N".
-  FdNamer *fd_namer = nullptr;
   // The kernel view is on (--kernel-view): goroutine syscalls get their regions
   // (model_kernel_syscall.cc; the off-CPU regions need records only it captures).
   bool kernel_view = true;
@@ -176,8 +173,10 @@ class Model {
   // syscall and steal handlers of model_events.cc.
   void KernelSyscallBegin(const Record &r, std::uint64_t t0);
   void KernelSyscallEnd(const Record &r, bool lost_p);
+  void OnKernelSyscall(const Record &r);  // kKernelSyscallEnter / kKernelSyscallExit
   void KernelProcSteal(ThreadId victim, std::uint64_t ts);
   bool KernelSyscallRegionBegin(ThreadId m, KernelModelState::Syscall &s);
+  void KernelSyscallNamed(KernelModelState::Syscall &s, const Record &r);
   void KernelGoStart(ThreadId m, Goid g);
   bool KernelSyscallOffCpu(ThreadId m, std::string_view cause, std::uint64_t off, std::uint64_t on,
                            std::uint64_t wake);

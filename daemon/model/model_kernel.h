@@ -25,8 +25,11 @@ struct KernelModelState {
   struct Syscall {
     Goid g = kNoG;
     std::uint64_t t0 = 0, t1 = 0;  // GoSyscallBegin's ts (as written), the end record's
-    std::int64_t nr = -1, fd = -1;
-    std::string target;            // FdNamer's name of fd ("" when none)
+    std::int64_t nr = -1, fd = -1;  // nr -1: not known (yet: Go <= 1.25's comes after t0)
+    std::string target;            // what fd is (the decoder's FdNamer; "fd N" unnamed)
+    bool log_only = false;         // the legacy formats' syscall that lost its P: no region
+    bool have_ret = false;         // the kernel's return value, from the exit's record
+    std::int64_t ret = 0;
     std::string type;              // the region type, once begun
     std::uint64_t steal_ts = 0;    // the first ProcSteal of the M's P after t0
     std::map<std::string, std::uint64_t> off_ns;  // off CPU by cause (until the wake-up)

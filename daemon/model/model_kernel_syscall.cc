@@ -14,8 +14,13 @@
 //   * GoSyscallEnd (the P kept): the region's end and the log just before it, at t1.
 //   * GoSyscallEndBlocked (the P lost): the goroutine has no P until it runs again, so the
 //     end and the log come right after its next GoStart, on the M that runs it.
-// Only Go 1.26+ syscalls from the sys_enter tracepoint carry the syscall number and its
-// first argument (Record::value = nr + 1, value2 = arg0: record_decoder.cc).
+// The syscall's number and first argument (its fd), and its return value (the byte count
+// of read, write ...): Go 1.26+'s GoSyscallBegin from the sys_enter tracepoint carries the
+// first two (Record::value = nr + 1, value2 = arg0: record_decoder.cc), a
+// kKernelSyscallExit the third; Go <= 1.25's syscalls come from uprobes, and the kernel
+// view's own sys_enter / sys_exit records (bpf/gt_kernel_syscall.bpf.h) give all three as
+// kKernelSyscallEnter / kKernelSyscallExit on the same M (OnKernelSyscall). A syscall
+// whose number never came (a cgo call, entersyscallblock's futex) gets no region.
 #include <fmt/format.h>
 
 #include "daemon/model/kernel_view.h"
@@ -38,21 +43,38 @@ std::string Ms(std::uint64_t ns) { return fmt::format("{:.3f} ms", static_cast<d
 }  // namespace
 
 void Model::KernelSyscallBegin(const Record &r, std::uint64_t t0) {
-  if (!opt_.kernel_view || r.value == 0) return;  // off, or no syscall number (a uprobe at entersyscall)
-  const std::int64_t nr = static_cast<std::int64_t>(r.value) - 1;
-  const std::int64_t fd = static_cast<std::int64_t>(r.value2);
+  if (!opt_.kernel_view) return;
   KernelModelState::Syscall s;
   s.g = st_.M(r.m).g;
   s.t0 = t0;
-  s.nr = nr;
-  s.fd = SyscallTakesFd(nr) ? fd : -1;
-  if (s.fd >= 0 && opt_.fd_namer) {
-    s.target = opt_.fd_namer->Name(fd);
-    if (SyscallCloses(nr)) opt_.fd_namer->Forget(fd);
-  } else if (s.fd >= 0) {
-    s.target = fmt::format("fd {}", fd);
-  }
   kernel_.sys[r.m] = std::move(s);
+  // Go 1.26+ (the sys_enter tracepoint): the record is the kernel's entry too. Otherwise
+  // (uprobes at entersyscall, a cgo call) a kKernelSyscallEnter may follow.
+  if (r.value != 0) KernelSyscallNamed(kernel_.sys[r.m], r);
+}
+
+// The syscall's number, fd and the fd's name (the decoder's, kernel_view.h FdNamer) from
+// its entry record: value = nr + 1, value2 = the first argument, text = the name.
+void Model::KernelSyscallNamed(KernelModelState::Syscall &s, const Record &r) {
+  s.nr = static_cast<std::int64_t>(r.value) - 1;
+  s.fd = SyscallTakesFd(s.nr) ? static_cast<std::int64_t>(r.value2) : -1;
+  if (s.fd >= 0) s.target = r.text.empty() ? fmt::format("fd {}", s.fd) : r.text;
+}
+
+// Go <= 1.25 (bpf/gt_kernel_syscall.bpf.h): the kernel's entry and exit of the syscall the
+// uprobes' GoSyscallBegin opened on this M, matched by thread and time (the entry after
+// the GoSyscallBegin, the first one only: a restarted syscall enters again; the exit
+// before its end, the last one). Go 1.26+: the exit's return value.
+void Model::OnKernelSyscall(const Record &r) {
+  auto it = kernel_.sys.find(r.m);
+  if (it == kernel_.sys.end() || r.ts < it->second.t0) return;
+  KernelModelState::Syscall &s = it->second;
+  if (r.kind == RecordKind::kKernelSyscallEnter) {
+    if (s.nr < 0 && s.type.empty()) KernelSyscallNamed(s, r);
+    return;
+  }
+  s.have_ret = true;
+  s.ret = static_cast<std::int64_t>(r.value);
 }
 
 // The steal of a syscall's P (sysmon's retake after 20 us or more, or a STW): the region
@@ -63,6 +85,11 @@ void Model::KernelProcSteal(ThreadId victim, std::uint64_t ts) {
   if (it == kernel_.sys.end() || it->second.steal_ts != 0) return;
   it->second.steal_ts = ts;
   if (ts < it->second.t0 + kStealMargin) return;
+  // The legacy formats: Go 1.22+'s reader of them (internal/trace/tracev1.go) decides that
+  // a GoSysCall blocked when the goroutine's next event is GoSysBlock; a region begun in
+  // between would make it an instant syscall, and the GoSysExit after it an error. Such a
+  // syscall gets only its log (KernelSyscallEnd).
+  if (encoder::IsLegacy(w_.version())) return;
   KernelSyscallRegionBegin(victim, it->second);
 }
 
@@ -71,6 +98,7 @@ void Model::KernelProcSteal(ThreadId victim, std::uint64_t ts) {
 // syscall on it with its P, in this generation.
 bool Model::KernelSyscallRegionBegin(ThreadId m, KernelModelState::Syscall &s) {
   if (!s.type.empty()) return true;
+  if (s.nr < 0) return false;  // no kernel entry seen (a cgo call, runtime.futex, a lost record)
   const MState &ms = st_.M(m);
   const GoState *gs = st_.G(s.g);
   if (ms.g != s.g || ms.p < 0 || gs == nullptr || gs->status != GoStatus::kSyscall || gs->m != m ||
@@ -103,8 +131,13 @@ bool Model::KernelSyscallOffCpu(ThreadId m, std::string_view cause, std::uint64_
 std::string Model::KernelSyscallMessage(const KernelModelState::Syscall &s, std::uint64_t t1,
                                         std::uint64_t resumed) const {
   const std::uint64_t total = t1 - s.t0;
-  std::string m = fmt::format("{}{}{}: {}: on CPU {}", SyscallName(s.nr), s.target.empty() ? "" : " ", s.target,
-                              Ms(total), Ms(total > s.off_total ? total - s.off_total : 0));
+  // "read pipe: 300.649 ms, 4096 bytes: on CPU ...": a successful byte-moving syscall's
+  // return value is its byte count; a failure says its errno.
+  std::string moved;
+  if (s.have_ret && s.ret < 0 && s.ret >= -4095) moved = fmt::format(", error {}", -s.ret);
+  else if (s.have_ret && SyscallMovesBytes(s.nr)) moved = fmt::format(", {} bytes", s.ret);
+  std::string m = fmt::format("{}{}{}: {}{}: on CPU {}", SyscallName(s.nr), s.target.empty() ? "" : " ", s.target,
+                              Ms(total), moved, Ms(total > s.off_total ? total - s.off_total : 0));
   for (const auto &[cause, ns] : s.off_ns) m += fmt::format(", {} {}", cause.substr(kKernelRegionPrefix.size()), Ms(ns));
   if (s.runq_ns) m += fmt::format(", {} {}", kKernelRunQueue.substr(kKernelRegionPrefix.size()), Ms(s.runq_ns));
   if (resumed > t1 + 1000) m += fmt::format(", then waiting for a P {}", Ms(resumed - t1));
@@ -117,10 +150,18 @@ void Model::KernelSyscallEnd(const Record &r, bool lost_p) {
   KernelModelState::Syscall s = std::move(it->second);
   kernel_.sys.erase(it);
   s.t1 = std::max(r.ts, s.t0);
+  const bool worth = s.off_total != 0 || s.t1 - s.t0 >= kMinSyscallNs;
+  if (s.type.empty() && lost_p && worth && s.nr >= 0 && encoder::IsLegacy(w_.version())) {
+    // The legacy formats' syscall that lost its P (KernelProcSteal): its log alone, when
+    // the goroutine runs again.
+    s.log_only = true;
+    kernel_.resume[s.g] = std::move(s);
+    return;
+  }
   if (s.type.empty()) {
     // Not begun at a steal: a syscall that kept its P. Worth a region when it went off
     // CPU or took kMinSyscallNs.
-    if (lost_p || s.steal_ts != 0 || (s.off_total == 0 && s.t1 - s.t0 < kMinSyscallNs)) return;
+    if (lost_p || s.steal_ts != 0 || !worth) return;
     if (!KernelSyscallRegionBegin(r.m, s)) return;
   }
   if (lost_p) {
@@ -131,6 +172,11 @@ void Model::KernelSyscallEnd(const Record &r, bool lost_p) {
 }
 
 void Model::KernelSyscallClose(ThreadId m, const KernelModelState::Syscall &s, std::uint64_t at) {
+  if (s.log_only) {
+    Count(w_.UserLog(m, Ts(m, at), 0, std::string(kKernelSyscallLog), KernelSyscallMessage(s, s.t1, at),
+                     encoder::kNoStack));
+    return;
+  }
   auto it = user_.regions.find(s.g);
   if (it == user_.regions.end() || it->second.empty() || it->second.back().first != 0 ||
       it->second.back().second != s.type)

@@ -88,6 +88,12 @@ enum class RecordKind : std::uint8_t {
   // / came back (value = its off instant, value2 = its wake-up instant or 0).
   kKernelOff,
   kKernelOn,
+  // ... this M's goroutine syscall as the kernel saw it (model_kernel_syscall.cc): its entry
+  // (value = nr + 1, value2 = the first argument, text = what that fd is, "" unnamed) and
+  // its exit (value = the return value). Go <= 1.25 only has both; Go 1.26+'s
+  // GoSyscallBegin carries the entry's fields itself.
+  kKernelSyscallEnter,
+  kKernelSyscallExit,
 };
 
 std::string_view RecordKindName(RecordKind k);
@@ -106,7 +112,8 @@ struct Record {
   bool flag = false;          // kGoCreate: parked (GoCreateBlocked); kGoSwitch: destroy
   std::string_view reason;    // kGoBlock/kGoStop; must point to static storage
   std::uint64_t value2 = 0;   // kUserTaskBegin: parent task id
-  std::string text, text2;    // kUser*: the annotation's strings (owned)
+  std::string text, text2;    // kUser*: the annotation's strings (owned); the fd's name of a
+                              // syscall entry (kGoSyscallBegin with value, kKernelSyscallEnter)
 
   std::uint32_t stack_skip = 0;
   std::vector<std::uint64_t> stack;  // physical return addresses, leaf first

@@ -223,6 +223,7 @@ void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool
 
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
   if (v.kind() == GT_REC_SCHED_SWITCH) return DecodeKernelSwitch(v, out);  // kernel_view_decoder.cc
+  if (v.kind() == GT_REC_KSYS_ENTER || v.kind() == GT_REC_KSYS_EXIT) return DecodeKernelSyscall(v, out);
   if (v.kind() == GT_REC_GSTATUS || v.kind() == GT_REC_CALL) {
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->m != 0) {
       auto [it, fresh] = m_thread_.try_emplace(c->m, v.tid());
@@ -694,6 +695,7 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       if (c.flags & GT_CALL_FROM_TRACEPOINT) {
         r.value = c.args[3] + 1;
         r.value2 = c.args[4];
+        r.text = FdName(static_cast<std::int64_t>(c.args[3]), c.args[4]);  // kernel_view_decoder.cc
       }
       // Go <= 1.25 cleared m.p in entersyscall: the syscall's P is m.oldp.
       if ((c.flags & GT_CALL_DEREF_OLDP) && c.ctx.p_id < 0 && c.ctx.m_oldp != 0)
@@ -726,6 +728,13 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // GoSysExit(true) + GoStart — decided after the CAS (PendingFast). Without a P:
       // resolved by the thread's next record (PendingExit).
       const Goid g = c.ctx.curg ? c.ctx.curg_goid : kNoG;
+      if (cfg_.kernel_view && !cfg_.sparse && (c.flags & GT_CALL_FROM_TRACEPOINT)) {
+        // The kernel view's byte count: sys_exit's return value (args[0]), before the
+        // exit's own record, which may wait for the thread's next one (PendingFast).
+        Record k = Base(v, RecordKind::kKernelSyscallExit);
+        k.value = c.args[0];
+        Emit(out, std::move(k));
+      }
       std::optional<std::uint32_t> entry_tick;
       if (auto t = entry_tick_.find(v.tid()); t != entry_tick_.end()) {
         entry_tick = t->second;

@@ -21,6 +21,7 @@
 
 #include "daemon/capture/record_view.h"
 #include "daemon/model/flat_map.h"
+#include "daemon/model/kernel_view.h"
 #include "daemon/model/record.h"
 #include "daemon/model/stack_pool.h"
 #include "daemon/probes/probe_plan.h"
@@ -62,6 +63,14 @@ struct DecoderConfig {
   // fast/slow decision (there is no P in the trace to decide about), and CPU samples
   // carry their own goroutine and P.
   bool sparse = false;
+  // The kernel view is on: syscall exits from the tracepoints also give the model their
+  // return value (kKernelSyscallExit), and fd_namer (may be null) names the fds of
+  // syscalls as their entry records are decoded, not later when the model applies them:
+  // the model waits for records of other threads (the ring is drained every few ms, and
+  // a quiet program's entry waits for its next record), by which time a short-lived fd
+  // may be closed.
+  bool kernel_view = false;
+  FdNamer *fd_namer = nullptr;
 };
 
 struct DecoderStats {
@@ -132,6 +141,10 @@ class RecordDecoder {
   bool HasRole(probes::ProbeRole role) const;
   // The kernel view's sched_switch records (kernel_view_decoder.cc).
   void DecodeKernelSwitch(const capture::RecordView &v, std::vector<Record> &out);
+  // ... its goroutine syscall records (Go <= 1.25, GT_REC_KSYS_*), and the name of a
+  // syscall's fd at decode time (FdName, "" when none is asked for).
+  void DecodeKernelSyscall(const capture::RecordView &v, std::vector<Record> &out);
+  std::string FdName(std::int64_t nr, std::uint64_t arg0);
   // User annotations (record_decoder_user.cc).
   void DecodeUser(const capture::RecordView &v, std::vector<Record> &out);
   std::uint64_t UserTaskOfContext(const gt_user_record &u) const;

@@ -63,4 +63,15 @@ bool SyscallTakesFd(std::int64_t nr) {
 
 bool SyscallCloses(std::int64_t nr) { return nr == __NR_close; }
 
+bool SyscallMovesBytes(std::int64_t nr) {
+  switch (nr) {
+    case __NR_read: case __NR_write: case __NR_pread64: case __NR_pwrite64: case __NR_readv:
+    case __NR_writev: case __NR_preadv: case __NR_pwritev: case __NR_preadv2: case __NR_pwritev2:
+    case __NR_recvfrom: case __NR_recvmsg: case __NR_sendto: case __NR_sendmsg: case __NR_sendfile:
+    case __NR_splice: case __NR_copy_file_range: case __NR_getdents64: case __NR_getrandom:
+      return true;
+    default: return false;  // recvmmsg / sendmmsg return messages, not bytes
+  }
+}
+
 }  // namespace gotraced::model

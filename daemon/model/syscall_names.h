@@ -16,5 +16,8 @@ std::string SyscallName(std::int64_t nr);
 bool SyscallTakesFd(std::int64_t nr);
 // close(2): the fd's cached target is stale from here on.
 bool SyscallCloses(std::int64_t nr);
+// A successful call returns the bytes it moved (read, write, pread64, sendto, recvmsg,
+// readv, sendfile, getrandom ...): the kernel view's byte counts.
+bool SyscallMovesBytes(std::int64_t nr);
 
 }  // namespace gotraced::model

@@ -398,6 +398,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
   else if (opts.syscalls_from_tracepoints &&
            (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))
     UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
+  if (opts.sched_switch) UseKernelViewSyscalls(bin, plan);  // syscall_sites.cc
   return plan;
 }
 

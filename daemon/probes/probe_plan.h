@@ -178,6 +178,10 @@ struct ProbePlan {
   // Capture level low (UseSyscallTracepointsOnly): one record per syscall, at its exit,
   // carrying the entry time in args[1] (bpf/gt_syscall_tp.bpf.h, cfg.sys_pair).
   bool syscall_pair = false;
+  // The kernel view's goroutine syscall records (bpf/gt_kernel_syscall.bpf.h): the plan's
+  // syscalls come from uprobes (Go <= 1.25) and the kernel view is on; go_text and sys_skip
+  // are its filter's ranges too (syscall_sites.h UseKernelViewSyscalls).
+  bool kernel_syscalls = false;
   struct Range {
     uint64_t lo = 0, hi = 0;
   };

@@ -224,4 +224,17 @@ bool UseSyscallTracepointsOnly(const gobin::GoBinary &bin, ProbePlan &plan) {
   return true;
 }
 
+bool UseKernelViewSyscalls(const gobin::GoBinary &bin, ProbePlan &plan) {
+  if (plan.syscall_tp) return false;
+  const gobin::FunctionSym *futex = bin.FindFunction("runtime.futex");
+  if (plan.tls_g_offset == 0 || plan.offsets.g_atomicstatus < 0 || !futex) {
+    plan.notes.push_back("kernel view: syscalls not named (no TLS g offset, g.atomicstatus or runtime.futex)");
+    return false;
+  }
+  plan.kernel_syscalls = true;
+  plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
+  plan.sys_skip = {futex->entry, futex->end};
+  return true;
+}
+
 }  // namespace gotraced::probes

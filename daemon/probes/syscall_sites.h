@@ -33,4 +33,12 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan);
 // Returns false (a note in the plan) when the TLS g offset or runtime.futex is unknown.
 bool UseSyscallTracepointsOnly(const gobin::GoBinary &bin, ProbePlan &plan);
 
+// The kernel view (PlanOptions::sched_switch) of a plan whose goroutine syscalls come from
+// uprobes (Go <= 1.25 at capture levels full and sched): the sys_enter / sys_exit programs
+// of bpf/gt_kernel_syscall.bpf.h name each goroutine syscall, its fd and its byte count,
+// with the filter of the tracepoint syscalls. Returns false (a note) when the TLS g offset,
+// g.atomicstatus or runtime.futex is unknown, or the plan's syscalls already come from the
+// tracepoints (which carry all of it).
+bool UseKernelViewSyscalls(const gobin::GoBinary &bin, ProbePlan &plan);
+
 }  // namespace gotraced::probes

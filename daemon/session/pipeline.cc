@@ -55,7 +55,6 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
   mo.on_repair = cfg.on_repair;
   mo.stack_pool = &stack_pool_;
   mo.sparse = cfg.sparse;  // capture level "low" (model_sparse.cc)
-  mo.fd_namer = cfg.fd_namer;
   mo.kernel_view = cfg.kernel_view;
   model_ = std::make_unique<model::Model>(*writer_, sym_.get(), mo);
 
@@ -76,6 +75,8 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
   }
   dc.cpu_samples = cfg.cpu_samples;
   dc.sparse = cfg.sparse;
+  dc.kernel_view = cfg.kernel_view;
+  dc.fd_namer = cfg.kernel_view ? cfg.fd_namer : nullptr;  // named at decode time (record_decoder.h)
   dc.stack_pool = &stack_pool_;
   dc.sp_delta = [&bin, bias = cfg.load_bias](std::uint64_t pc) -> std::optional<std::int32_t> {
     auto f = bin.pclntab().FuncForPC(pc - bias);

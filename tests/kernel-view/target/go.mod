@@ -1,3 +1,3 @@
 module gotraced/tests/kernel-view/target
 
-go 1.22
+go 1.19

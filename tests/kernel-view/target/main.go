@@ -7,7 +7,8 @@
 //	  thread and the thread's run-queue wait from /proc/self/task/TID/schedstat (2nd field,
 //	  ns: Documentation/scheduler/sched-stats.rst) when it starts and stops spinning.
 //	-workload pipe: a goroutine reads a blocking pipe (syscall.Pipe: not the netpoller's)
-//	  that another goroutine writes after sleeping -delay; prints the read's wall time.
+//	  that another goroutine writes after sleeping -delay; prints the read's wall time,
+//	  closes the pipe at once and exits.
 //	-workload file: writes -mb MiB to -file, fsyncs it and drops it from the page cache
 //	  (posix_fadvise POSIX_FADV_DONTNEED), then reads it back with pread in 1 MiB calls;
 //	  prints the reads' wall time and how many took 1 ms or more.
@@ -170,10 +171,12 @@ func main() {
 		if err != nil || n != 4 {
 			panic(fmt.Sprint("read ", n, err))
 		}
-		fmt.Printf("{\"reader_goid\": %d, \"read_ns\": %d}\n", goid(), el.Nanoseconds())
-		// gotraced names the fd from /proc/PID/fd when its model reaches the syscall, which
-		// for a program this short may be after the read: stay alive (and keep the fd).
-		time.Sleep(time.Second)
+		// Closed at once, and the program ends: gotraced names the fd when it decodes the
+		// read's entry record (within a ring drain of the entry, while the read waits),
+		// not after the syscall, when it would be gone.
+		syscall.Close(p[0])
+		syscall.Close(p[1])
+		fmt.Printf("{\"reader_goid\": %d, \"read_ns\": %d, \"bytes\": %d}\n", goid(), el.Nanoseconds(), n)
 	case "file":
 		readBack(*file, *mb)
 	default:

@@ -25,7 +25,7 @@ long Transitions(const CheckResult &r, const std::string &name) {
 }
 
 TEST(ModelSparse, SyscallsGcStwAndProcsArePiecesTheParserAccepts) {
-  Harness h(Version::kGo126, /*fds=*/nullptr, /*sparse=*/true);
+  Harness h(Version::kGo126, /*sparse=*/true);
   h.PushAll({
       RSyscall(100, 1, 0, 5),
       RSyscall(150, 2, kNoP, 6),  // Go <= 1.25: no P in a syscall
@@ -59,7 +59,7 @@ TEST(ModelSparse, SyscallsGcStwAndProcsArePiecesTheParserAccepts) {
 }
 
 TEST(ModelSparse, SyscallSpanningACutBeginsAtTheCut) {
-  Harness h(Version::kGo126, /*fds=*/nullptr, /*sparse=*/true);
+  Harness h(Version::kGo126, /*sparse=*/true);
   h.PushAll({RSyscall(100, 1, 0, 5), RSyscallEnd(120, 1, 0, 5)});
   h.model.CutGeneration(400);
   // One record per syscall (ProbePlan::syscall_pair): the entry arrives with the exit.

@@ -47,9 +47,8 @@ inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const s
 
 // One model writing into memory.
 struct Harness {
-  // fds: the kernel view's fd names (null: "fd N"); sparse: the model's capture level
-  // "low" mode (model_sparse.cc).
-  explicit Harness(encoder::Version v = encoder::Version::kGo126, FdNamer *fds = nullptr, bool sparse = false);
+  // sparse: the model's capture level "low" mode (model_sparse.cc).
+  explicit Harness(encoder::Version v = encoder::Version::kGo126, bool sparse = false);
   encoder::MemorySink sink;
   encoder::TraceWriter writer;
   TableSymbolizer sym;
