@@ -421,6 +421,23 @@ bool Service::PrepareStandby(Target &t) {
     if (t.standby && t.standby->key == key) return true;
     t.standby.reset();  // made under another configuration
   }
+  // The standbys' rings are kernel memory (memcg-charged to this service) that no trace
+  // uses until an escalation: at most kStandbyRingBytes of them, first come first served;
+  // the others' escalations load their own.
+  std::size_t held = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &o : targets_) {
+      if (o.get() == &t) continue;
+      std::lock_guard<std::mutex> tl(o->mu);
+      if (o->standby) held++;
+    }
+  }
+  if ((held + 1) * cfg.ring_bytes > kStandbyRingBytes) {
+    spdlog::debug("pid {}: no full-detail standby: {} processes hold one ({} MiB of rings, the most kept)",
+                  t.info.pid, held, (held * cfg.ring_bytes) >> 20);
+    return false;
+  }
   auto f = std::make_unique<FullRecording>(NewFullRecording(cfg, ro));
   std::string err;
   bool ok;

@@ -7,7 +7,8 @@
 // not attached: its programs run nowhere and it writes nothing); an escalation takes it,
 // and the target's thread makes the next one. What it holds while it waits: the BPF
 // programs and maps of one recording, of which the ring buffer (ring_mb) is the kernel
-// memory that counts; none of it is in the daemon's RSS until it is attached.
+// memory that counts (at most kStandbyRingBytes of them in all); none of it is in the
+// daemon's RSS until it is attached.
 #pragma once
 
 #include <sys/types.h>
@@ -22,6 +23,10 @@
 namespace gotraced::service {
 
 struct Target;
+
+// The most ring buffer the standbys of all processes hold together (8 processes at the
+// default ring_mb of 8).
+inline constexpr std::size_t kStandbyRingBytes = std::size_t{64} << 20;
 
 // One full-level recording of a process and the one-generation recorder it writes into
 // (the response of a /trace request is read from it).
