@@ -27,7 +27,7 @@ struct KernelModelState {
     std::uint64_t t0 = 0, t1 = 0;  // GoSyscallBegin's ts (as written), the end record's
     std::int64_t nr = -1, fd = -1;  // nr -1: not known (yet: Go <= 1.25's comes after t0)
     std::string target;            // what fd is (the decoder's FdNamer; "fd N" unnamed)
-    bool log_only = false;         // the legacy formats' syscall that lost its P: no region
+    bool log_only = false;         // the legacy formats' syscall: its log, no region
     bool have_ret = false;         // the kernel's return value, from the exit's record
     std::int64_t ret = 0;
     std::string type;              // the region type, once begun

@@ -151,11 +151,17 @@ void Model::KernelSyscallEnd(const Record &r, bool lost_p) {
   kernel_.sys.erase(it);
   s.t1 = std::max(r.ts, s.t0);
   const bool worth = s.off_total != 0 || s.t1 - s.t0 >= kMinSyscallNs;
-  if (s.type.empty() && lost_p && worth && s.nr >= 0 && encoder::IsLegacy(w_.version())) {
-    // The legacy formats' syscall that lost its P (KernelProcSteal): its log alone, when
-    // the goroutine runs again.
+  if (encoder::IsLegacy(w_.version())) {
+    // The legacy formats (KernelProcSteal): the syscall's log alone. A region could not
+    // begin in the syscall, and the legacy writer holds a goroutine's events while it is
+    // in one until it returns (legacy_writer.cc HoldInSyscall), which would make the
+    // region an instant; the log says how long the syscall took. Written at once for a
+    // syscall that kept its P (the writer places it at the return), after the goroutine's
+    // next GoStart for one that lost it.
+    if (!worth || s.nr < 0 || (s.steal_ts != 0 && !lost_p)) return;
     s.log_only = true;
-    kernel_.resume[s.g] = std::move(s);
+    if (lost_p) kernel_.resume[s.g] = std::move(s);
+    else KernelSyscallClose(r.m, s, s.t1);
     return;
   }
   if (s.type.empty()) {
