@@ -483,6 +483,7 @@ size_t Capture::Flush(const RingConsumer::Callback &cb) {
 }
 
 bool Capture::target_exited() const { return impl_->exited; }
+uint64_t Capture::delivered_up_to() const { return impl_->consumer ? impl_->consumer->delivered_up_to() : 0; }
 const CaptureTimings &Capture::timings() const { return impl_->timings; }
 const probes::ProbePlan &Capture::plan() const { return impl_->plan; }
 const procmem::RuntimeSnapshot &Capture::snapshot() const { return impl_->snapshot; }

@@ -121,6 +121,9 @@ class Capture {
 
   // The target's process exited (GT_REC_TASK_EXIT with group_dead, or /proc/PID gone).
   bool target_exited() const;
+  // CLOCK_MONOTONIC ns up to which every record has been delivered (RingConsumer::
+  // delivered_up_to; 0 before the first drain).
+  uint64_t delivered_up_to() const;
 
   const probes::ProbePlan &plan() const;
   const CaptureTimings &timings() const;

@@ -368,16 +368,28 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
   spdlog::info("tracing pid {} ({}, {}, trace format {})", ro.pid, ro.exe, rec->Stats().go_version,
                rec->Stats().trace_format);
   auto last_stats = SteadyClock::now();
-  // Below level full: keep the next escalation's recording loaded (standby.h), made on
-  // this thread between polls (the ring holds what arrives meanwhile).
+  // Below level full: keep the next escalation's recording loaded (standby.h). It is
+  // made on a thread of its own: a load takes 130-300 ms, which this loop's drains and
+  // the cuts that dumps and trigger saves ask for must not wait.
   const bool want_standby = !synthetic && t->level != session::CaptureLevel::kFull;
   auto next_standby = SteadyClock::now();
+  std::thread standby_thread;
+  std::atomic<bool> standby_busy{false}, standby_failed{false};
   while (!t->stop.load()) {
     if (t->advance.exchange(false)) rec->RequestAdvance();
     if (!rec->Poll(std::chrono::milliseconds(100))) break;
-    if (want_standby && !t->escalating.load() && SteadyClock::now() >= next_standby) {
-      next_standby = SteadyClock::now() + std::chrono::seconds(1);
-      if (!PrepareStandby(*t)) next_standby = SteadyClock::now() + std::chrono::seconds(60);
+    if (want_standby && !t->escalating.load() && !standby_busy.load() && SteadyClock::now() >= next_standby) {
+      if (standby_thread.joinable()) standby_thread.join();
+      if (standby_failed.exchange(false)) {
+        next_standby = SteadyClock::now() + std::chrono::seconds(60);  // a minute after a failed load
+      } else {
+        next_standby = SteadyClock::now() + std::chrono::seconds(1);
+        standby_busy = true;
+        standby_thread = std::thread([this, t, &standby_busy, &standby_failed] {
+          if (!PrepareStandby(*t)) standby_failed = true;
+          standby_busy = false;
+        });
+      }
     }
     if (t->triggers) t->triggers->Poll(*this, t);  // triggers.h: saves run on their own thread
     if (SteadyClock::now() - last_stats >= std::chrono::milliseconds(250)) {
@@ -388,6 +400,7 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
     }
   }
   const bool detached = t->stop.load();
+  if (standby_thread.joinable()) standby_thread.join();
   {
     std::lock_guard<std::mutex> lock(t->mu);
     t->standby.reset();  // its BPF object goes with the recording

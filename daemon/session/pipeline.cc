@@ -114,9 +114,15 @@ void RecordPipeline::OnRecord(const capture::RecordView &v) {
   }
 }
 
-bool RecordPipeline::Advance(bool cut_requested) {
-  if (max_ts_ <= kModelSlackNs) return false;
-  const std::uint64_t watermark = max_ts_ - kModelSlackNs;
+bool RecordPipeline::Advance(bool cut_requested, std::uint64_t delivered_up_to) {
+  std::uint64_t top = max_ts_;
+  // A requested cut (a dump's, a trigger's save) ends the generation at what the capture
+  // has delivered, not at the newest record: a quiet target (level low, a throttled
+  // process) may have written nothing for hundreds of ms, and the moment a save is about
+  // must be inside the window saved. Nothing older can still arrive (ring_consumer.h).
+  if (cut_requested && delivered_up_to > top) top = delivered_up_to;
+  if (top <= kModelSlackNs) return false;
+  const std::uint64_t watermark = top - kModelSlackNs;
   model_->Advance(watermark);
   const auto period = static_cast<std::uint64_t>(cfg_.generation_period.count());
   const bool due = period > 0 && watermark >= model_->generation_start() + period;

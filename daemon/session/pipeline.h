@@ -94,8 +94,10 @@ class RecordPipeline {
   // After a batch of records: applies what is older than the newest record by the
   // model's slack, and ends the generation when its period is over or when
   // `cut_requested` (and something happened since it started). Returns true if it cut
-  // (which satisfies a request: the caller clears it).
-  bool Advance(bool cut_requested);
+  // (which satisfies a request: the caller clears it). `delivered_up_to`: CLOCK_MONOTONIC
+  // ns up to which the capture has delivered every record (0: unknown, as in the replay);
+  // a requested cut ends there rather than at the newest record.
+  bool Advance(bool cut_requested, std::uint64_t delivered_up_to = 0);
   // End of the recording: the decoder's pending records, the model's last generation,
   // the writer closed (the sink then holds a complete trace). `now_ns`: CLOCK_MONOTONIC.
   void Finish(std::uint64_t now_ns);

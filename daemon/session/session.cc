@@ -485,7 +485,7 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     cs = I.cap->stats();
     I.NoteLoss(*cs, false);
   }
-  if (I.pipe->Advance(I.advance.load())) I.advance = false;
+  if (I.pipe->Advance(I.advance.load(), I.cap->delivered_up_to())) I.advance = false;
   I.LogOutput();
   // The output failed (disk full ...) under --on-write-error stop: the file was cut back
   // to whole generations and recording stops, saying why (SessionStats::output_error).
