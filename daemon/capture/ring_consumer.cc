@@ -105,6 +105,16 @@ int RingConsumer::OnSample(void *ctx, void *data, size_t size) {
 }
 
 size_t RingConsumer::Release(uint64_t watermark, const Callback &cb) {
+  // Everything up to a drain's watermark is delivered once this returns, records or not
+  // (delivered_up_to: a quiet target's generations still end on time). Flush's infinite
+  // watermark says nothing about time.
+  struct Mark {
+    RingConsumer &c;
+    uint64_t w;
+    ~Mark() {
+      if (w != ~uint64_t{0}) c.released_ = std::max(c.released_, w);
+    }
+  } mark{*this, watermark};
   if (pending_.empty()) return 0;
   stats_.max_buffered = std::max<uint64_t>(stats_.max_buffered, pending_.size());
   SortNearlySorted(pending_);

@@ -115,12 +115,12 @@ void RecordPipeline::OnRecord(const capture::RecordView &v) {
 }
 
 bool RecordPipeline::Advance(bool cut_requested, std::uint64_t delivered_up_to) {
-  std::uint64_t top = max_ts_;
-  // A requested cut (a dump's, a trigger's save) ends the generation at what the capture
-  // has delivered, not at the newest record: a quiet target (level low, a throttled
-  // process) may have written nothing for hundreds of ms, and the moment a save is about
-  // must be inside the window saved. Nothing older can still arrive (ring_consumer.h).
-  if (cut_requested && delivered_up_to > top) top = delivered_up_to;
+  // The model goes up to what the capture has delivered, not only to the newest record:
+  // a quiet target (level low, a throttled process) may write nothing for hundreds of ms,
+  // and a generation cut then (by its period, or asked for by a dump or a trigger's save)
+  // must still end at the time it is cut, or the moment a save is about falls outside the
+  // window saved. Nothing older than delivered_up_to can still arrive (ring_consumer.h).
+  std::uint64_t top = std::max(max_ts_, delivered_up_to);
   if (top <= kModelSlackNs) return false;
   const std::uint64_t watermark = top - kModelSlackNs;
   model_->Advance(watermark);

@@ -95,8 +95,8 @@ class RecordPipeline {
   // model's slack, and ends the generation when its period is over or when
   // `cut_requested` (and something happened since it started). Returns true if it cut
   // (which satisfies a request: the caller clears it). `delivered_up_to`: CLOCK_MONOTONIC
-  // ns up to which the capture has delivered every record (0: unknown, as in the replay);
-  // a requested cut ends there rather than at the newest record.
+  // ns up to which the capture has delivered every record (0: unknown, as in the replay):
+  // the model advances to it, and a cut ends there, even when no record came since.
   bool Advance(bool cut_requested, std::uint64_t delivered_up_to = 0);
   // End of the recording: the decoder's pending records, the model's last generation,
   // the writer closed (the sink then holds a complete trace). `now_ns`: CLOCK_MONOTONIC.
