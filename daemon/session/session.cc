@@ -156,6 +156,13 @@ class TallySink final : public encoder::Sink {
 }  // namespace
 
 struct Session::Impl {
+  // A failed Prepare/Start: the message to the caller and to last_error(). Returns false.
+  bool Fail(std::string *error, std::string msg) {
+    if (error) *error = msg;
+    std::lock_guard<std::mutex> lock(mu);
+    last_error = std::move(msg);
+    return false;
+  }
   SessionOptions options;
   double plan_ms = 0;        // Prepare's binary analysis and probe plan
   bool kernel_view = false;  // the plan's sched_switch option (capture level applied)
@@ -304,12 +311,7 @@ Session::~Session() {
 
 bool Session::Prepare(std::string *error) {
   Impl &I = *impl_;
-  auto fail = [&](std::string msg) {
-    if (error) *error = msg;
-    std::lock_guard<std::mutex> lock(I.mu);
-    I.last_error = std::move(msg);
-    return false;
-  };
+  auto fail = [&](std::string msg) { return I.Fail(error, std::move(msg)); };
   if (I.started) return fail("session: already started");
   if (I.cap) return true;  // prepared already
   if (I.options.pid <= 0) return fail("session: no target pid");
@@ -356,12 +358,7 @@ bool Session::Prepare(std::string *error) {
 
 bool Session::Start(std::string *error) {
   Impl &I = *impl_;
-  auto fail = [&](std::string msg) {
-    if (error) *error = msg;
-    std::lock_guard<std::mutex> lock(I.mu);
-    I.last_error = std::move(msg);
-    return false;
-  };
+  auto fail = [&](std::string msg) { return I.Fail(error, std::move(msg)); };
   if (I.started) return fail("session: already started");
   using Clock = std::chrono::steady_clock;
   const auto t_start = Clock::now();
