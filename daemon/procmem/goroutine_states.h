@@ -1,0 +1,78 @@
+// Goroutine states sampled read-only: how many of the target's goroutines are running,
+// runnable, in a syscall or waiting (and on what) at one moment, read from its memory
+// while it runs. Capture level "low" (session/capture_level.h) traps no goroutine
+// transition, so this census, every SessionOptions::state_sample, is what its trace says
+// about the goroutines that make no syscall.
+//
+// What is read (runtime/runtime2.go): allglen and allgs as the attach snapshot reads
+// them (snapshot.h: allgadd stores allglen after the append), then of every g only the
+// bytes from the first to the last of atomicstatus, goid, waitreason and waitsince
+// (~40 bytes), up to 1024 gs per process_vm_readv (ProcessMemory::ReadEach). No stack is
+// walked. The target is not stopped: each g is as it was when its bytes were copied, so
+// the counts are of a moment ~1 ms wide, not of one instant.
+//
+// waitsince (runtime2.go "approx time when the g become blocked") is set only by the GC:
+// markroot's scan of a waiting or syscall goroutine stores work.tstart when it is 0
+// (mgcmark.go, Go 1.19..1.27), and execute / exitsyscall clear it (proc.go). So a
+// goroutine's wait is known only once a GC cycle has seen it waiting, as at least
+// "now - waitsince" (nanotime is CLOCK_MONOTONIC, our clock); the message lists the
+// longest such waits.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "daemon/gobin/result.h"
+#include "daemon/procmem/snapshot.h"
+
+namespace gotraced::gobin {
+struct RuntimeLayout;
+}
+
+namespace gotraced::procmem {
+
+class ProcessMemory;
+
+struct GoroutineStates {
+  uint64_t begin_ts_ns = 0;  // CLOCK_MONOTONIC before allglen was read
+  uint64_t end_ts_ns = 0;    // ... and after the last g
+  uint64_t allglen = 0;      // gs in allgs (dead ones included)
+  uint64_t unreadable = 0;   // gs whose bytes could not be read
+  // Live goroutines per status (the _Gscan bit cleared), index = the runtime's _G value;
+  // _Gidle, _Gdead and _Gdeadextra (1.27) are not counted.
+  std::array<uint64_t, 16> by_status{};
+  uint64_t other_status = 0;  // values >= 16 (a runtime newer than this table)
+  // _Gwaiting goroutines per waitreason value (this binary's waitReason enum).
+  std::array<uint64_t, 256> waiting_by_reason{};
+  // The longest waits known (waitsince != 0), longest first, at most
+  // GoroutineStatesOptions::longest.
+  struct Wait {
+    uint64_t goid = 0;
+    uint32_t status = 0;   // _Gwaiting or _Gsyscall
+    uint8_t waitreason = 0;
+    uint64_t since_ns = 0;  // g.waitsince (CLOCK_MONOTONIC)
+  };
+  std::vector<Wait> longest;
+
+  uint64_t live() const;  // goroutines counted in by_status and other_status
+};
+
+struct GoroutineStatesOptions {
+  std::size_t longest = 3;
+  std::size_t max_goroutines = 1 << 22;  // refuse absurd allglen (corrupt read), as the snapshot does
+};
+
+// Fails when allgs cannot be read at all or the layout lacks goid/atomicstatus/waitreason.
+gobin::Result<GoroutineStates> ReadGoroutineStates(const ProcessMemory &mem, const gobin::RuntimeLayout &layout,
+                                                   const RuntimeGlobalAddrs &addrs,
+                                                   const GoroutineStatesOptions &opts = {});
+
+// The trace log's message: "1012 goroutines: running 2, runnable 5, syscall 1, waiting
+// 1004 (chan receive 1000, select 3, IO wait 1); longest waits: G17 chan receive >= 12.3 s
+// ...". Wait reasons are the runtime's waitReasonStrings (layout.wait_reason_strings),
+// by count, most first.
+std::string GoroutineStatesMessage(const GoroutineStates &s, const gobin::RuntimeLayout &layout);
+
+}  // namespace gotraced::procmem
