@@ -50,6 +50,7 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kKernelOn: return "KernelOn";
     case RecordKind::kKernelSyscallEnter: return "KernelSyscallEnter";
     case RecordKind::kKernelSyscallExit: return "KernelSyscallExit";
+    case RecordKind::kStateSample: return "StateSample";
   }
   return "?";
 }
@@ -217,6 +218,7 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kKernelOn: OnKernel(r); break;  // model_kernel.cc
     case RecordKind::kKernelSyscallEnter:
     case RecordKind::kKernelSyscallExit: OnKernelSyscall(r); break;  // model_kernel_syscall.cc
+    case RecordKind::kStateSample: ++stats_.records_discarded; break;  // only level low samples states
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
   last_ts_ = std::max(last_ts_, r.ts);

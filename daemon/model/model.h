@@ -92,6 +92,8 @@ struct ModelStats {
   std::uint64_t kernel_unplaced = 0;      // off-CPU intervals of a thread whose M ran no
                                           // running goroutine the model knew of
   std::uint64_t sparse_observations = 0;  // sparse mode: GC/STW/procs events wrapped in a G of their own
+  std::uint64_t state_samples = 0;        // sparse mode: goroutine state samples written (model_sparse.cc)
+  std::uint64_t state_samples_dropped = 0;  // ... left out: no P was idle to write one on
 };
 
 class Model {
@@ -169,6 +171,8 @@ class Model {
   void SparseSyscallBegin(const Record &r);
   void SparseSyscallEnd(ThreadId m, std::uint64_t ts, Goid g);
   void SparseObserve(const Record &r);
+  void SparseStateSample(const Record &r);
+  ProcId SparseIdleP();
   // The kernel view of goroutine syscalls (model_kernel_syscall.cc), hooked into the
   // syscall and steal handlers of model_events.cc.
   void KernelSyscallBegin(const Record &r, std::uint64_t t0);

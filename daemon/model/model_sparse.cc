@@ -15,11 +15,21 @@
 //     (G), GoStart(G), the event, GoDestroy, ProcStop, all at the record's time (these
 //     events need M, P and a running G: order.go userGoReqs). An STW range keeps G on
 //     its M until STWEnd, as the goroutine that stopped the world indeed runs.
+//   * a sample of the goroutines' states (RecordKind::kStateSample, read from the target's
+//     memory every SessionOptions::state_sample): a UserLog, category "gotraced: goroutine
+//     states", on a goroutine and an M of the trace's own (kStateSampleG, kStateSampleM,
+//     record.h), wrapped as the GC observations are: ProcStart on an idle P, GoCreate
+//     (with a one-frame stack "gotraced.goroutineStates", the goroutine's name in go tool
+//     trace), GoStart, the log, GoDestroy, ProcStop. A UserLog needs M, P and a running
+//     G (order.go advanceAnnotation, userGoReqs); a GoStatus for the sampled goroutines
+//     themselves cannot be written (advanceGoStatus refuses a goroutine it has not seen
+//     after the first generation, and each status must agree with the last one).
 //
 // So a reader sees true syscalls, GC cycles, STW ranges and samples with their goroutine
 // ids; the "goroutines" of the file are these pieces, not the program's lifetimes, and
 // there is no scheduling (no blocks, unblocks, Ps in use) — the summary says so.
 #include <algorithm>
+#include <array>
 
 #include "daemon/model/model.h"
 
@@ -45,6 +55,7 @@ void Model::ApplySparse(const Record &r) {
     case RecordKind::kSTWEnd:
     case RecordKind::kHeapAlloc:
     case RecordKind::kHeapGoal: SparseObserve(r); return;
+    case RecordKind::kStateSample: SparseStateSample(r); return;
     default: ++stats_.records_discarded; return;  // not captured at this level
   }
 }
@@ -166,6 +177,52 @@ void Model::SparseObserve(const Record &r) {
   st_.gs.erase(g);
   ms.g = kNoG;
   EmitProcStop(r.m, r.ts);
+}
+
+// The P a state sample is written on: the lowest idle one the trace knows, else the
+// lowest id below GOMAXPROCS it has not stated yet (a status then introduces it, as for
+// an observation's P). kNoP when every P is held (each by an open STW observation).
+ProcId Model::SparseIdleP() {
+  ProcId best = kNoP;
+  for (const auto &[id, ps] : st_.ps)
+    if (ps.status == ProcStatus::kIdle && (st_.gomaxprocs <= 0 || id < st_.gomaxprocs) && (best == kNoP || id < best))
+      best = id;
+  if (best != kNoP) return best;
+  const ProcId n = st_.gomaxprocs > 0 ? st_.gomaxprocs : 1;
+  for (ProcId id = 0; id < n; ++id)
+    if (st_.P(id) == nullptr) return id;
+  return kNoP;
+}
+
+void Model::SparseStateSample(const Record &r) {
+  static constexpr std::string_view kCategory = "gotraced: goroutine states";
+  const ThreadId m = kStateSampleM;
+  const Goid g = kStateSampleG;
+  const MState &ms = st_.M(m);  // (the emitters below may add Ms: not used after them)
+  const ProcId p = SparseIdleP();
+  if (p == kNoP || ms.g != kNoG || ms.p != kNoP || st_.G(g) != nullptr) {
+    ++stats_.state_samples_dropped;
+    return;
+  }
+  // Sampled after the drain that a cut may have ended the generation at: never before it.
+  const std::uint64_t ts = std::max(r.ts, gen_start_ts_);
+  if (st_.P(p) == nullptr) EmitProcStatus(encoder::kNoThread, ts, p, ProcStatus::kIdle);
+  EmitProcStart(m, ts, p);
+  static constexpr std::array<encoder::Frame, 1> kFrames = {
+      encoder::Frame{.pc = 1, .func = "gotraced.goroutineStates", .file = "gotraced", .line = 0}};
+  const encoder::StackId start = w_.InternStack(kFrames);
+  Count(w_.GoCreate(m, Ts(m, ts), g, start, encoder::kNoStack));
+  GoState &ng = st_.gs[g];
+  ng = GoState{};
+  ng.status = GoStatus::kRunnable;
+  ng.seq_gen = w_.generation();
+  EmitGoStart(m, ts, g);
+  Count(w_.UserLog(m, Ts(m, ts), 0, kCategory, r.text, encoder::kNoStack));
+  Count(w_.GoDestroy(m, Ts(m, ts)));
+  st_.gs.erase(g);
+  st_.M(m).g = kNoG;
+  EmitProcStop(m, ts);
+  ++stats_.state_samples;
 }
 
 }  // namespace gotraced::model

@@ -94,7 +94,17 @@ enum class RecordKind : std::uint8_t {
   // GoSyscallBegin carries the entry's fields itself.
   kKernelSyscallEnter,
   kKernelSyscallExit,
+  // Goroutine states sampled read-only (capture level "low", procmem/goroutine_states.h):
+  // text = the census, written as a log of a goroutine of the trace's own
+  // (kStateSampleG on M kStateSampleM; model_sparse.cc). The record's m is kStateSampleM.
+  kStateSample,
 };
+
+// The M and goroutine that carry the state samples' logs. Neither can be a real one: a
+// thread id is at most PID_MAX_LIMIT (2^22, include/linux/threads.h), and goroutine ids
+// count up from 1 (runtime/proc.go sched.goidgen) and would need 2^62 creations.
+inline constexpr ThreadId kStateSampleM = ThreadId{1} << 32;
+inline constexpr Goid kStateSampleG = Goid{1} << 62;
 
 std::string_view RecordKindName(RecordKind k);
 

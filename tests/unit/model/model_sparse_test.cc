@@ -3,8 +3,11 @@
 // parser accepts, with no repair and nothing kept alive between them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tests/unit/model/model_test_util.h"
 
@@ -68,6 +71,62 @@ TEST(ModelSparse, SyscallSpanningACutBeginsAtTheCut) {
   EXPECT_ACCEPTED(res);
   EXPECT_EQ(Transitions(res, "NotExist->Syscall"), 2);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u);
+}
+
+// The events-json lines of a written trace that contain `needle` (tracecheck --events-json).
+std::vector<std::string> EventLines(const CheckResult &res, const std::string &needle) {
+  std::vector<std::string> out;
+  const std::string cmd = TracecheckPath() + " --events-json " + res.path;
+  std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
+  if (!p) return out;
+  char line[16384];
+  while (fgets(line, sizeof line, p.get()))
+    if (std::string l(line); l.find(needle) != std::string::npos) out.push_back(l);
+  return out;
+}
+
+Record RStateSample(std::uint64_t ts, std::string message) {
+  Record r = RAt(RecordKind::kStateSample, ts, kStateSampleM, kNoP, kNoG);
+  r.text = std::move(message);
+  return r;
+}
+
+// A goroutine state sample (session/state_sampler.h) is a UserLog on a goroutine and an M
+// of the trace's own, on an idle P: one beside an open STW observation that holds P 0
+// goes on P 1, and samples in two generations each stand alone.
+TEST(ModelSparse, StateSamplesAreLogsOfAGoroutineOfTheirOwn) {
+  Harness h(Version::kGo126, /*sparse=*/true);
+  h.PushAll({
+      RProcsChange(100, 1, 0, 8, 4),
+      RStateSample(150, "1003 goroutines: running 1, runnable 0, syscall 1, waiting 1001 (chan receive 1000, select 1)"),
+      RGc(RecordKind::kSTWBegin, 200, 1, 0, 7, 0, "GC mark termination"),
+      RStateSample(250, "second: P 0 is held by the STW"),
+      RGc(RecordKind::kSTWEnd, 300, 1, 0, 7),
+      RSyscall(310, 2, 0, 5),
+  });
+  h.model.CutGeneration(400);
+  h.PushAll({RStateSample(450, "third, next generation"), RSyscallEnd(460, 2, 0, 5)});
+  CheckResult res = h.Finish("sparse-state-samples");
+  EXPECT_ACCEPTED(res);
+  const std::vector<std::string> logs = EventLines(res, "\"category\":\"gotraced: goroutine states\"");
+  ASSERT_EQ(logs.size(), 3u) << res.path;
+  const std::string g = "\"g\":" + std::to_string(kStateSampleG);
+  const std::string m = "\"m\":" + std::to_string(kStateSampleM);
+  for (const std::string &l : logs) {
+    EXPECT_NE(l.find(g), std::string::npos) << l;
+    EXPECT_NE(l.find(m), std::string::npos) << l;
+  }
+  EXPECT_NE(logs[0].find("chan receive 1000"), std::string::npos) << logs[0];
+  EXPECT_NE(logs[0].find("\"p\":0"), std::string::npos) << logs[0];
+  EXPECT_NE(logs[1].find("\"p\":1"), std::string::npos) << logs[1];  // P 0 is the STW's
+  // go tool trace names a goroutine after its start frame.
+  EXPECT_FALSE(EventLines(res, "gotraced.goroutineStates").empty());
+  ModelStats s = h.model.stats();
+  EXPECT_EQ(s.state_samples, 3u);
+  EXPECT_EQ(s.state_samples_dropped, 0u);
+  EXPECT_EQ(s.inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(s.writer_dropped, 0u);
+  EXPECT_EQ(s.goroutines_live, 0u);  // the sample's goroutine ends with its log
 }
 
 }  // namespace
