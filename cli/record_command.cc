@@ -65,6 +65,7 @@ struct RecordOptions {
   bool kernel_view = true;
   std::int64_t cpu_hz = 0;
   std::string level = "full";
+  std::string state_sample;  // "" = session::kDefaultStateSample
   std::vector<std::string> command;
 };
 
@@ -116,6 +117,15 @@ int RunRecord(const RecordOptions &o) {
   if (!version) return Fail("--trace-version " + o.trace_version + ": expected auto, go1.19, go1.21, go1.22, go1.23, go1.25 or go1.26");
   auto level = session::ParseCaptureLevel(o.level);
   if (!level) return Fail("--level " + o.level + ": expected full, sched or low");
+  std::chrono::milliseconds state_sample = session::kDefaultStateSample;
+  if (!o.state_sample.empty()) {
+    auto d = ParseDuration(o.state_sample);
+    if (!d) return Fail("--state-sample " + o.state_sample + ": not a duration (examples: 5s, 500ms; 0 = off)");
+    if (*level != session::CaptureLevel::kLow)
+      return Fail("--state-sample is for --level low (the other levels record every goroutine transition)");
+    state_sample = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    if (d->count() > 0 && state_sample.count() == 0) state_sample = std::chrono::milliseconds(1);
+  }
   auto ring = ParseSize(o.ring_size);
   if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
   if (o.on_write_error != "stop" && o.on_write_error != "drop")
@@ -168,6 +178,7 @@ int RunRecord(const RecordOptions &o) {
   so.events.kernel = o.kernel_view;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   so.level = *level;
+  so.state_sample = state_sample;
   session::Session session(so);
 
   std::string err;
@@ -244,7 +255,14 @@ int RunRecord(const RecordOptions &o) {
   std::fprintf(stderr, "%s (%s)\n", FormatSummary(out, pid, stats, elapsed).c_str(), why);
   // What a trace of a lower level holds and does not (capture_level.h).
   if (*level != session::CaptureLevel::kFull)
-    std::fprintf(stderr, "gotraced: %s\n", std::string(session::CaptureLevelContents(*level)).c_str());
+    std::fprintf(stderr, "gotraced: %s\n", session::CaptureLevelContents(*level, state_sample).c_str());
+  if (o.verbose && stats.state_samples + stats.state_sample_failures > 0)
+    std::fprintf(stderr,
+                 "gotraced: %llu goroutine state samples (%llu written, %llu failed), up to %llu goroutines, "
+                 "%.2f ms per sample at most, %.1f ms in all\n",
+                 (unsigned long long)stats.state_samples, (unsigned long long)stats.state_samples_written,
+                 (unsigned long long)stats.state_sample_failures, (unsigned long long)stats.state_sample_max_goroutines,
+                 stats.state_sample_ms_max, stats.state_sample_ms_total);
   if (o.verbose)
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
@@ -304,6 +322,10 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                  "events, no GC sweeps), low (no per-goroutine-switch probe: syscalls from the kernel's "
                  "tracepoints, GC cycles and STW, GOMAXPROCS, CPU samples; no scheduling)")
       ->capture_default_str();
+  app.add_option("--state-sample", o->state_sample,
+                 "level low: count the goroutines' states (running, runnable, syscall, waiting and on what) "
+                 "read-only from the target's memory this often, each count a trace log \"gotraced: goroutine "
+                 "states\" (default 5s; 0 = off)");
   app.add_option("command", o->command, "program and arguments to launch under tracing (after --)");
   return [o] { return RunRecord(*o); };
 }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -49,6 +50,7 @@ struct Capture::Impl {
   std::unique_ptr<CpuSampler> cpu_sampler;  // --cpu-hz
   std::unique_ptr<RingConsumer> consumer;
   procmem::RuntimeSnapshot snapshot;
+  std::optional<procmem::RuntimeGlobalAddrs> globals;  // runtime_globals(), found on first use
   std::vector<std::string> warnings;
   // Records read during the self-check, delivered by the next Poll.
   std::deque<std::vector<uint8_t>> held;
@@ -369,7 +371,8 @@ std::string Capture::Attach() {
   if (opts.snapshot) {
     procmem::ProcessMemory mem(opts.pid);
     mem.set_load_bias(I.bias);
-    auto snap = procmem::TakeSnapshot(mem, I.layout, GlobalAddrs(*I.bin, I.layout, I.bias));
+    I.globals = GlobalAddrs(*I.bin, I.layout, I.bias);
+    auto snap = procmem::TakeSnapshot(mem, I.layout, *I.globals);
     if (!snap) return fmt::format("runtime snapshot of pid {}: {}", opts.pid, snap.error());
     I.snapshot = std::move(*snap);
   }
@@ -490,6 +493,10 @@ const procmem::RuntimeSnapshot &Capture::snapshot() const { return impl_->snapsh
 const gobin::GoBinary &Capture::binary() const { return *impl_->bin; }
 const gobin::RuntimeLayout &Capture::layout() const { return impl_->layout; }
 uint64_t Capture::load_bias() const { return impl_->bias; }
+const procmem::RuntimeGlobalAddrs &Capture::runtime_globals() const {
+  if (!impl_->globals) impl_->globals = GlobalAddrs(*impl_->bin, impl_->layout, impl_->bias);
+  return *impl_->globals;
+}
 const std::vector<std::string> &Capture::warnings() const { return impl_->warnings; }
 
 CaptureStats Capture::stats() const {

@@ -132,6 +132,9 @@ class Capture {
   const gobin::RuntimeLayout &layout() const;
   // Runtime address = link-time address + load_bias (PIE).
   uint64_t load_bias() const;
+  // Runtime addresses of allgs, allp, allm ... (what the snapshot reads; found once, on
+  // the first call, after Attach). The session's goroutine state samples read them too.
+  const procmem::RuntimeGlobalAddrs &runtime_globals() const;
   CaptureStats stats() const;
   // Messages about degraded features (e.g. "sched_switch not attached: ...").
   const std::vector<std::string> &warnings() const;

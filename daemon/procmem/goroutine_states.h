@@ -7,9 +7,9 @@
 // What is read (runtime/runtime2.go): allglen and allgs as the attach snapshot reads
 // them (snapshot.h: allgadd stores allglen after the append), then of every g only the
 // bytes from the first to the last of atomicstatus, goid, waitreason and waitsince
-// (~40 bytes), up to 1024 gs per process_vm_readv (ProcessMemory::ReadEach). No stack is
-// walked. The target is not stopped: each g is as it was when its bytes were copied, so
-// the counts are of a moment ~1 ms wide, not of one instant.
+// (~40 bytes; gs close together are read as one range, ProcessMemory::ReadEach). No stack
+// is walked. The target is not stopped: each g is as it was when its bytes were copied,
+// so the counts are of a moment a few ms wide (~0.4 us per g), not of one instant.
 //
 // waitsince (runtime2.go "approx time when the g become blocked") is set only by the GC:
 // markroot's scan of a waiting or syscall goroutine stores work.tstart when it is 0

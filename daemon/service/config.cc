@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
@@ -84,6 +85,16 @@ class Section {
     if (!(v > 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be greater than 0", Key(key)));
     if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
     return v;
+  }
+  // A number of seconds, 0 allowed (off), as milliseconds.
+  std::optional<std::chrono::milliseconds> Seconds0(std::string_view key, double max) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_number()) Fail(*n, fmt::format("{}: expected a number of seconds, found {}", Key(key), TypeName(*n)));
+    double v = *n->value<double>();
+    if (!(v >= 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be 0 (off) or more", Key(key)));
+    if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
+    return std::chrono::milliseconds(v > 0 ? std::max<std::int64_t>(1, std::llround(v * 1000)) : 0);
   }
   std::optional<std::int64_t> Integer(std::string_view key, std::int64_t min, std::int64_t max) {
     const toml::node *n = Get(key);
@@ -198,6 +209,7 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (auto v = s.Events("events")) c.events = *v;
   if (auto v = LevelOf(s, t, "level")) c.level = *v;
   if (auto v = s.Integer("cpu_hz", 1, 1000)) c.cpu_hz = static_cast<std::uint32_t>(*v);
+  if (auto v = s.Seconds0("state_sample_seconds", kMaxWindowSeconds)) c.state_sample = *v;
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");
     auto v = TraceVersionFromText(*text);
@@ -281,6 +293,7 @@ WatchRule ParseWatch(const toml::table &t, std::size_t index) {
   if (auto v = s.Positive("window_mb", kMaxMegabytes)) r.window_bytes = Megabytes(*v);
   r.events = s.Events("events");
   r.level = LevelOf(s, t, "level");
+  r.state_sample = s.Seconds0("state_sample_seconds", kMaxWindowSeconds);
   if (const toml::table *tt = SubTable(s, "triggers")) {
     Section ts(*tt, fmt::format("watch[{}].triggers", index));
     TriggerConfig &tc = r.triggers;

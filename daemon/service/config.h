@@ -2,12 +2,14 @@
 // Read from a TOML file (toml++); packaging/gotraced.toml is the documented default.
 //
 //   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
-//                keep_exited, generation_ms, events, level, cpu_hz, trace_version, ring_mb
+//                keep_exited, generation_ms, events, level, cpu_hz, trace_version, ring_mb,
+//                state_sample_seconds
 //   [endpoint]   socket, owner, group, mode, max_trace_seconds
 //   [spool]      dir, max_files, max_mb (trigger files)
 //   [discovery]  exec_watch, rescan_seconds
 //   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
-//                per-entry window_seconds, window_mb, events, level, and a [watch.triggers]
+//                per-entry window_seconds, window_mb, events, level, state_sample_seconds,
+//                and a [watch.triggers]
 //                sub-table (stw_ms, syscall_ms, cpu_throttle_ms, sched_latency_ms,
 //                after_seconds, min_interval_seconds)
 //
@@ -80,6 +82,7 @@ struct WatchRule {
   std::optional<std::size_t> window_bytes;
   std::optional<std::uint32_t> events;
   std::optional<session::CaptureLevel> level;
+  std::optional<std::chrono::milliseconds> state_sample;
   TriggerConfig triggers;
   int line = 0;  // where the entry starts, for messages
 };
@@ -98,6 +101,8 @@ struct Config {
   // "low"`, in [flight] and per [[watch]].
   session::CaptureLevel level = session::CaptureLevel::kLow;  // priced to stay on (README, Always-on)
   std::uint32_t cpu_hz = 100;  // CPU samples per second per thread when `cpu` is on (pprof's default rate)
+  // Level low: goroutine states sampled this often (SessionOptions::state_sample), 0 = off.
+  std::chrono::milliseconds state_sample = session::kDefaultStateSample;
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
 
@@ -131,6 +136,7 @@ struct Config {
   // The set actually recorded: sched and syscall always (see SessionEvents).
   std::uint32_t Events(const WatchRule &r) const { return r.events.value_or(events) | kEventSched | kEventSyscall; }
   session::CaptureLevel Level(const WatchRule &r) const { return r.level.value_or(level); }
+  std::chrono::milliseconds StateSample(const WatchRule &r) const { return r.state_sample.value_or(state_sample); }
 };
 
 // Parses and validates. On failure returns nullopt and sets *error to

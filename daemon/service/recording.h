@@ -28,6 +28,7 @@ struct RecordingOptions {
   std::uint32_t events = kEventDefault;  // EventClass bits (config.h), fixed for the recording's life
   std::uint32_t cpu_hz = 100;        // when events has kEventCpu
   session::CaptureLevel level = session::CaptureLevel::kFull;  // what is trapped for (capture_level.h)
+  std::chrono::milliseconds state_sample = session::kDefaultStateSample;  // SessionOptions::state_sample
   bool self_check = true;  // SessionOptions::self_check (off for escalations)
   session::TriggerThresholds triggers;                      // SessionOptions::triggers
   std::function<void(const session::TriggerHit &)> on_trigger;  // SessionOptions::on_trigger

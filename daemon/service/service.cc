@@ -301,6 +301,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.generation_period = cfg.generation_period;
   ro.events = t->events;
   ro.level = t->level;
+  ro.state_sample = cfg.StateSample(cfg.watch[static_cast<std::size_t>(rule)]);
   if (const TriggerConfig &tc = cfg.watch[static_cast<std::size_t>(rule)].triggers; tc.any()) {
     t->triggers = std::make_shared<TargetTriggers>(tc);
     ro.triggers = t->triggers->Thresholds();

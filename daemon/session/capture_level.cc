@@ -1,5 +1,7 @@
 #include "daemon/session/capture_level.h"
 
+#include <fmt/format.h>
+
 #include "daemon/probes/probe_plan.h"
 
 namespace gotraced::session {
@@ -26,15 +28,21 @@ void ApplyCaptureLevel(CaptureLevel level, probes::PlanOptions &opts) {
   }
 }
 
-std::string_view CaptureLevelContents(CaptureLevel level) {
+std::string CaptureLevelContents(CaptureLevel level, std::chrono::milliseconds state_sample) {
   switch (level) {
     case CaptureLevel::kFull: return "";
     case CaptureLevel::kSched:
       return "level sched: scheduling, syscalls, Ps, GC; no stacks on scheduling events, no GC sweeps";
-    case CaptureLevel::kLow:
+    case CaptureLevel::kLow: {
+      const std::string states =
+          state_sample.count() > 0
+              ? fmt::format("goroutine states counted every {:g} s (logs \"gotraced: goroutine states\")",
+                            double(state_sample.count()) / 1000)
+              : std::string("no goroutine state samples (--state-sample 0)");
       return "level low: syscalls (no stack), GC cycles, STW, GOMAXPROCS, CPU samples with goroutine and "
-             "stack; NOT scheduling: goroutines appear only in their syscalls and GC work (each one a "
+             "stack, " + states + "; NOT scheduling: goroutines appear only in their syscalls and GC work (each one a "
              "goroutine created and destroyed around it), no blocks, no Ps in use, no user annotations";
+    }
   }
   return "";
 }

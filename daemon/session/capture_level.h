@@ -12,13 +12,16 @@
 //   low    no per-goroutine-switch site: no casgstatus, acquirep/releasep, handoffp,
 //          preemptPark or syscall uprobe. Syscalls with their goroutine from the
 //          sys_enter/sys_exit tracepoints (every Go version), GC cycles and STW (a few
-//          hits per cycle), HeapGoal, GOMAXPROCS, CPU samples with goroutine and stack.
-//          No scheduling: the model writes each observation on its own
-//          (model/model_sparse.cc).
+//          hits per cycle), HeapGoal, GOMAXPROCS, CPU samples with goroutine and stack,
+//          and the goroutines' states sampled read-only every few seconds (a trace log
+//          per sample: session/state_sampler.h). No scheduling: the model writes each
+//          observation on its own (model/model_sparse.cc).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace gotraced::probes {
@@ -50,6 +53,7 @@ inline std::string_view CaptureLevelName(CaptureLevel level) {
 void ApplyCaptureLevel(CaptureLevel level, probes::PlanOptions &opts);
 
 // One line for the summary: what a trace of this level holds and what it does not.
-std::string_view CaptureLevelContents(CaptureLevel level);
+// `state_sample`: level low's interval of goroutine state samples (0 = none).
+std::string CaptureLevelContents(CaptureLevel level, std::chrono::milliseconds state_sample);
 
 }  // namespace gotraced::session

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/runtime_layout.h"
@@ -112,6 +113,17 @@ void RecordPipeline::OnRecord(const capture::RecordView &v) {
     since_advance_ = 0;
     if (max_ts_ > kModelSlackNs) model_->Advance(max_ts_ - kModelSlackNs);
   }
+}
+
+void RecordPipeline::OnStateSample(std::uint64_t ts, std::string message) {
+  model::Record r;
+  r.ts = ts;
+  r.m = model::kStateSampleM;
+  r.kind = model::RecordKind::kStateSample;
+  r.p = model::kNoP;
+  r.g = model::kNoG;
+  r.text = std::move(message);
+  model_->Push(std::move(r));
 }
 
 bool RecordPipeline::Advance(bool cut_requested, std::uint64_t delivered_up_to) {

@@ -91,6 +91,10 @@ class RecordPipeline {
   void OnRecord(const capture::RecordView &v);
   // The capture lost `n` records before the next one (the model cuts the generation).
   void NoteLoss(std::uint64_t n) { model_->NoteLoss(n); }
+  // A sample of the goroutines' states taken at `ts` (CLOCK_MONOTONIC), as the text of
+  // its trace log (capture level low: procmem/goroutine_states.h, model_sparse.cc). It is
+  // queued on an M of its own and written in time order with the records.
+  void OnStateSample(std::uint64_t ts, std::string message);
   // After a batch of records: applies what is older than the newest record by the
   // model's slack, and ends the generation when its period is over or when
   // `cut_requested` (and something happened since it started). Returns true if it cut

@@ -32,6 +32,7 @@
 #include "daemon/session/pipeline.h"
 #include "daemon/session/record_file.h"
 #include "daemon/session/snapshot_convert.h"
+#include "daemon/session/state_sampler.h"
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
 
@@ -182,6 +183,7 @@ struct Session::Impl {
   std::unique_ptr<TriggerScan> triggers;  // serve's triggers (trigger_scan.h); outlives the pipeline
   std::unique_ptr<FdTargets> fds;        // the kernel view's fd names (fd_targets.h)
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
+  std::unique_ptr<StateSampler> sampler;  // level low's goroutine state samples (state_sampler.h)
   std::uint64_t lost_seen = 0;
   std::uint64_t repairs_logged = 0;
   std::chrono::steady_clock::time_point next_stats{};
@@ -262,6 +264,15 @@ struct Session::Impl {
     stats.events = writer->stats().events;
     stats.records_discarded = ms.records_discarded + decoder->stats().unusable;
     stats.sparse_observations = ms.sparse_observations;
+    stats.state_samples_written = ms.state_samples;
+    if (sampler) {
+      const StateSamplerStats &ss = sampler->stats();
+      stats.state_samples = ss.samples;
+      stats.state_sample_failures = ss.failures;
+      stats.state_sample_max_goroutines = ss.max_goroutines;
+      stats.state_sample_ms_max = ss.max_ms;
+      stats.state_sample_ms_total = ss.total_ms;
+    }
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -282,6 +293,14 @@ struct Session::Impl {
       for (const auto &f : file_sink->files())
         if (!f.removed && f.generations) stats.output_files.push_back({f.path, f.generations, f.first_gen});
     }
+  }
+
+  // Level low: the goroutines' states, when a sample is due (state_sampler.h).
+  void SampleStates() {
+    const std::uint64_t failures = sampler->stats().failures;
+    if (auto s = sampler->Poll(MonoNow())) pipe->OnStateSample(s->ts, std::move(s->message));
+    if (sampler->stats().failures > failures && failures == 0)
+      spdlog::warn("gotraced: goroutine states could not be sampled: {}", sampler->last_error());
   }
 
   // --on-write-error drop: each lost generation and each continuation file, logged.
@@ -427,6 +446,8 @@ bool Session::Start(std::string *error) {
     if (!pc.initial_heap_goal) spdlog::debug("gotraced: no HeapGoal at the trace's start: {}", why);
   }
   I.pipe = std::make_unique<RecordPipeline>(*I.sink, pc);
+  if (sparse && I.options.state_sample.count() > 0)
+    I.sampler = std::make_unique<StateSampler>(pid(), layout, I.cap->runtime_globals(), I.options.state_sample);
   if (record_file) {
     I.record_file = std::make_unique<RecordFileWriter>(
         record_file, std::map<std::string, std::string>{
@@ -483,6 +504,8 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     I.NoteLoss(*cs, false);
   }
   if (I.pipe->Advance(I.advance.load(), I.cap->delivered_up_to())) I.advance = false;
+  // Between drains, not in the per-record path; queued behind the records it follows.
+  if (I.sampler) I.SampleStates();
   I.LogOutput();
   // The output failed (disk full ...) under --on-write-error stop: the file was cut back
   // to whole generations and recording stops, saying why (SessionStats::output_error).

@@ -43,6 +43,9 @@ enum class TraceVersion : std::uint8_t { kAuto, kGo119, kGo121, kGo122, kGo123, 
 std::optional<TraceVersion> ParseTraceVersion(std::string_view text);
 std::string_view TraceVersionName(TraceVersion v);
 
+// SessionOptions::state_sample's default (--state-sample, serve's state_sample_seconds).
+inline constexpr std::chrono::milliseconds kDefaultStateSample{5000};
+
 struct SessionOptions {
   pid_t pid = 0;  // the target process (tgid)
 
@@ -95,6 +98,10 @@ struct SessionOptions {
   // What is trapped for (capture_level.h): full, sched (no stacks, no sweeps) or low (no
   // per-goroutine-switch site). Applied over `events`.
   CaptureLevel level = CaptureLevel::kFull;
+  // Level low only: every this long, the goroutines' states (how many run, wait and on
+  // what) are read from the target's memory and written as a trace log (README "Capture
+  // levels"; session/state_sampler.h). Zero: never. Other levels record every transition.
+  std::chrono::milliseconds state_sample{kDefaultStateSample};
 
   // --pid: wait (up to 1 s) for a first record that proves the struct offsets right
   // (capture.h self_check). Off for serve's escalations: the always-on recording of the
@@ -115,6 +122,11 @@ struct SessionStats {
   std::string probe_plan;   // name of the attached probe plan
   std::string level;        // capture level ("full", "sched", "low")
   std::uint64_t sparse_observations = 0;  // level low: GC/STW/procs events wrapped in a G of their own
+  // Level low's goroutine state samples: taken, written into the trace, reads that
+  // failed, the most live goroutines in one, and the time the reads took.
+  std::uint64_t state_samples = 0, state_samples_written = 0, state_sample_failures = 0;
+  std::uint64_t state_sample_max_goroutines = 0;
+  double state_sample_ms_max = 0, state_sample_ms_total = 0;
   bool target_exited = false;
   // The target called execve: the program traced is gone (its pid runs another one).
   // The recording ends at the exec; records after it are not the traced program's.

@@ -7,8 +7,11 @@
 #   sched  blocks and syscalls, (almost) no stacks;
 #   low    no block, no GoStart (no scheduling is recorded), syscalls with their
 #          goroutine (created in the syscall: NotExist->Syscall), a GC cycle, CPU samples
-#          with a goroutine; and capture-dump --level low attaches no casgstatus site and
-#          sees no GSTATUS record (zero hits of the per-goroutine-switch site).
+#          with a goroutine, goroutine state samples (--state-sample 500ms: logs
+#          "gotraced: goroutine states" counting the workload's 1000 goroutines blocked on
+#          a channel as "chan receive"); and capture-dump --level low attaches no
+#          casgstatus site and sees no GSTATUS record (zero hits of the
+#          per-goroutine-switch site).
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
@@ -30,7 +33,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK/prog"
 cat >"$WORK/prog/main.go" <<'EOF'
 // Workload for the level checks: channel ping-pong (scheduling), file syscalls, sleeps,
-// an allocator that keeps the GC busy, runtime.GC every 300 ms, and a CPU spinner.
+// an allocator that keeps the GC busy, runtime.GC every 300 ms, a CPU spinner, and 1000
+// goroutines blocked on a channel receive for good (level low's state samples).
 package main
 
 import (
@@ -42,6 +46,10 @@ import (
 var sink [][]byte
 
 func main() {
+	never := make(chan int)
+	for i := 0; i < 1000; i++ {
+		go func() { <-never }()
+	}
 	ping, pong := make(chan int), make(chan int)
 	go func() {
 		for v := range ping {
@@ -102,8 +110,12 @@ check() {
     return
   fi
   local verdict
-  verdict=$(python3 - "$WORK/$name.json" "$level" "$v" <<'PY'
-import json, sys
+  if [[ $level == low ]] && ! "$TOOLS/tracecheck" --events-json "$trace" >"$WORK/$name.events" 2>>"$WORK/$name.err"; then
+    last_verdict="BAD tracecheck --events-json rejects $trace"
+    return
+  fi
+  verdict=$(python3 - "$WORK/$name.json" "$level" "$v" "$WORK/$name.events" <<'PY'
+import json, re, sys
 d = json.load(open(sys.argv[1])); level = sys.argv[2]; legacy = sys.argv[3] in ("1.19", "1.20")
 t = d["transitions"]["goroutine"]; br = d["block_reasons"]
 blocks = sum(br.values()); gc = d["ranges"].get("GC concurrent mark phase", 0)
@@ -121,10 +133,20 @@ else:
     if blocks: p.append(f"{blocks} blocks (low records no scheduling)")
     if sys_created < 20: p.append(f"only {sys_created} syscalls (goroutines created in a syscall)")
     if d["cpu_samples_with_goroutine"] < 10: p.append(f"only {d['cpu_samples_with_goroutine']} of {d['cpu_samples']} CPU samples with a goroutine")
+    # Goroutine state samples every 500 ms for 2 s: the 1000 blocked goroutines (and the
+    # ping-pong pair's receives at most) waiting on "chan receive", every sample.
+    logs = [e for e in map(json.loads, open(sys.argv[4])) if e["kind"] == "Log" and e.get("category") == "gotraced: goroutine states"]
+    recv = [int(m.group(1)) for m in (re.search(r"chan receive (\d+)", e["message"]) for e in logs) if m]
+    if len(logs) < 3: p.append(f"{len(logs)} goroutine state samples (want >= 3 in 2 s at 500 ms)")
+    elif len(recv) != len(logs) or not all(1000 <= n <= 1003 for n in recv):
+        p.append(f"state samples' chan receive counts {recv}, want 1000..1003 each: {logs[0]['message'][:200]}")
+    if logs and not any("longest waits" in e["message"] for e in logs):
+        p.append(f"no state sample names the longest waits (a GC every 300 ms sets g.waitsince): {logs[-1]['message'][:200]}")
+    state = f", {len(logs)} state samples (chan receive {min(recv) if recv else '?'}..{max(recv) if recv else '?'}: {logs[-1]['message'][:160] if logs else ''})"
 if gc < 1: p.append("no GC cycle")
 s = (f"{d['events']} events, {blocks} blocks, {d['syscalls']} syscall begins, {sys_created} syscall pieces, "
      f"{starts} starts, {gc} GC cycles, {d['stacks']} stacks, {d['cpu_samples']} CPU samples "
-     f"({d['cpu_samples_with_goroutine']} with a goroutine), {d['generations']} generations")
+     f"({d['cpu_samples_with_goroutine']} with a goroutine), {d['generations']} generations" + (state if level == "low" else ""))
 print(("BAD " + "; ".join(p) + " | " + s) if p else ("OK " + s))
 PY
 )
@@ -134,7 +156,9 @@ PY
 last_verdict=
 record() {
   local name=$1 level=$2
-  if timeout 60 "$GOTRACED" --pid "$pid" --level "$level" --cpu-hz 100 "${fmt[@]}" --out "$WORK/$name.trace" \
+  local extra=()
+  [[ $level == low ]] && extra=(--state-sample 500ms)
+  if timeout 60 "$GOTRACED" --pid "$pid" --level "$level" --cpu-hz 100 "${fmt[@]}" "${extra[@]}" --out "$WORK/$name.trace" \
     --duration 2s -q >"$WORK/$name.log" 2>&1; then
     check "$name" "$level" "$WORK/$name.trace"
   else
@@ -172,7 +196,7 @@ for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19}; do
     run_twice_on_fail missed keep_first "$name: retrying once (go1.19 STW ranges, docs/probe-plan.md §10)" -- \
       record "$name" "$level"
     if [[ $last_verdict == OK* ]]; then ok "$name: ${last_verdict#OK }"; else bad "$name: ${last_verdict#BAD }"; fi
-    if [[ $level == low ]] && ! grep -q "level low: .*NOT scheduling" "$WORK/$name.log"; then
+    if [[ $level == low ]] && ! grep -q "level low: .*goroutine states counted every 0.5 s.*NOT scheduling" "$WORK/$name.log"; then
       bad "$name: the summary does not say what a low trace leaves out: $(tail -2 "$WORK/$name.log")"
     fi
   done

@@ -179,6 +179,21 @@ TEST(Config, TraceVersionNamesAgreeWithSession) {
   }
 }
 
+TEST(Config, StateSampleSecondsInFlightAndPerWatch) {
+  std::string err;
+  auto c = ParseConfig("[flight]\nstate_sample_seconds = 2.5\n[[watch]]\nname = \"x\"\n[[watch]]\nname = \"y\"\n"
+                       "state_sample_seconds = 0\n",
+                       "t.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->StateSample(c->watch[0]), std::chrono::milliseconds(2500));
+  EXPECT_EQ(c->StateSample(c->watch[1]), std::chrono::milliseconds(0));  // off for y
+  auto d = ParseConfig("[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(d) << err;
+  EXPECT_EQ(d->StateSample(d->watch[0]), session::kDefaultStateSample);
+  EXPECT_FALSE(ParseConfig("[flight]\nstate_sample_seconds = -1\n[[watch]]\nname = \"x\"\n", "t.toml", &err));
+  EXPECT_NE(err.find("state_sample_seconds"), std::string::npos) << err;
+}
+
 TEST(Config, EventsReachTheSession) {
   std::string err;
   auto c = ParseConfig("[flight]\nevents = [\"sched\", \"cpu\"]\ncpu_hz = 250\n[[watch]]\nname = \"x\"\n[[watch]]\n"

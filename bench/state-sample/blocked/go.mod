@@ -1,0 +1,3 @@
+module gotraced/bench/state-sample/blocked
+
+go 1.19

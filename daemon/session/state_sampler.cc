@@ -1,0 +1,51 @@
+#include "daemon/session/state_sampler.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "daemon/procmem/goroutine_states.h"
+
+namespace gotraced::session {
+namespace {
+
+std::uint64_t MonoNow() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000ull + std::uint64_t(ts.tv_nsec);
+}
+
+// The next sample waits at least this many times the last one's cost (the 1% bound).
+constexpr std::uint64_t kCostFactor = 100;
+
+}  // namespace
+
+StateSampler::StateSampler(pid_t pid, const gobin::RuntimeLayout &layout, const procmem::RuntimeGlobalAddrs &addrs,
+                           std::chrono::nanoseconds interval)
+    : mem_(pid), layout_(layout), addrs_(addrs),
+      interval_ns_(static_cast<std::uint64_t>(std::max<std::int64_t>(interval.count(), 1))) {}
+
+std::optional<StateSampler::Sample> StateSampler::Poll(std::uint64_t now_ns) {
+  if (now_ns < next_ns_) return std::nullopt;
+  auto states = procmem::ReadGoroutineStates(mem_, layout_, addrs_);
+  std::optional<Sample> out;
+  std::uint64_t begin = now_ns;
+  if (states) {
+    begin = states->begin_ts_ns;
+    out = Sample{states->begin_ts_ns, procmem::GoroutineStatesMessage(*states, layout_)};
+    ++stats_.samples;
+    stats_.max_goroutines = std::max(stats_.max_goroutines, states->live());
+  } else {
+    ++stats_.failures;
+    last_error_ = states.error();
+  }
+  const std::uint64_t cost = MonoNow() - std::min(begin, now_ns);
+  const double ms = double(cost) / 1e6;
+  stats_.total_ms += ms;
+  stats_.max_ms = std::max(stats_.max_ms, ms);
+  next_ns_ = now_ns + std::max(interval_ns_, kCostFactor * cost);
+  return out;
+}
+
+}  // namespace gotraced::session
