@@ -58,16 +58,45 @@ static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __
   return s;
 }
 
+// Capture level low (cfg.sys_pair): a thread of the target entering a syscall from Go
+// text notes the time, and nothing is read from the target. Whose syscall it was (the
+// TLS g in _Gsyscall) is read at sys_exit, where the thread is still in it, and with a
+// threshold (cfg.sys_min_us) only for the syscalls that lasted: most syscalls of a server
+// are short (a loopback read or write: microseconds), and the g reads and the record of
+// each are what the level's cost per request is made of.
+static __always_inline int note_syscall_entry(struct pt_regs *regs) {
+  if (!cfg.sys_tp || !tgid_traced(bpf_get_current_pid_tgid() >> 32)) return 0;
+  __u64 ip = BPF_CORE_READ(regs, ip);
+  if (ip < cfg.go_text_lo || ip >= cfg.go_text_hi || (ip >= cfg.sys_skip_lo && ip < cfg.sys_skip_hi)) return 0;
+  struct scratch *s = bpf_task_storage_get(&scratch_map, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (s) s->sys_enter_ts = bpf_ktime_get_ns();
+  return 0;
+}
+
+// The other half, at sys_exit: the entry time of the thread's syscall if it lasted
+// cfg.sys_min_us or more (then its g is read and its record written), GT_SYS_SKIP if not
+// (a shorter one is counted, no more). The noted time is used up either way. One whose
+// entry was not seen (made before the attach) is written, with entry time 0, only
+// without a threshold.
+#define GT_SYS_SKIP (~0ULL)
+static __always_inline __u64 syscall_entry_if_lasted(void) {
+  if (!cfg.sys_tp || !tgid_traced(bpf_get_current_pid_tgid() >> 32)) return GT_SYS_SKIP;
+  struct scratch *s = bpf_task_storage_get(&scratch_map, bpf_get_current_task_btf(), 0, 0);
+  __u64 t0 = s ? s->sys_enter_ts : 0;
+  if (!t0) return cfg.sys_min_us ? GT_SYS_SKIP : 0;
+  s->sys_enter_ts = 0;
+  if (bpf_ktime_get_ns() - t0 >= (__u64)cfg.sys_min_us * 1000) return t0;
+  struct gt_cpu_counters *cc = cpu_counters();
+  if (cc) __sync_fetch_and_add(&cc->short_syscalls, 1);
+  return GT_SYS_SKIP;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
+  if (cfg.sys_pair) return note_syscall_entry(regs);  // the exit writes its one record
   struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id,
                                        cfg.sys_enter_stack ? GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS : 0);
   if (!s) return 0;
-  if (cfg.sys_pair) {
-    // Capture level low: the exit writes the syscall's one record (no reads, no ring here).
-    s->sys_enter_ts = bpf_ktime_get_ns();
-    return 0;
-  }
   gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE);
   if (!cfg.sys_enter_stack) {
     // Capture level low: the goroutine and its context only (no walk, no stack tail).
@@ -102,13 +131,12 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(gt_go_sys_exit, struct pt_regs *regs, long ret) {
   // -ERESTARTSYS, -ERESTARTNOINTR, -ERESTART_RESTARTBLOCK: entered again (see above).
   if (ret == -512 || ret == -513 || ret == -516) return 0;
+  __u64 t0 = 0;
+  if (cfg.sys_pair && (t0 = syscall_entry_if_lasted()) == GT_SYS_SKIP) return 0;
   struct scratch *s = go_syscall_begin(regs, cfg.sys_exit_probe_id, 0);
   if (!s) return 0;
   s->regs.r[GT_REG_AX] = (__u64)ret;
-  if (cfg.sys_pair) {
-    s->regs.r[GT_REG_BX] = s->sys_enter_ts;  // args[1]: when it entered
-    s->sys_enter_ts = 0;
-  }
+  if (cfg.sys_pair) s->regs.r[GT_REG_BX] = t0;  // args[1]: when it entered
   go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, false);
   return gt_call_emit(s, 0);
 }

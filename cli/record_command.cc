@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -66,6 +67,7 @@ struct RecordOptions {
   std::int64_t cpu_hz = 0;
   std::string level = "full";
   std::string state_sample;  // "" = session::kDefaultStateSample
+  std::string syscall_min;  // level low only; "" = the level's default (SessionOptions)
   std::vector<std::string> command;
 };
 
@@ -91,6 +93,14 @@ std::string BinaryName(pid_t pid, const std::vector<std::string> &command) {
   name = std::filesystem::path(name).filename().string();
   if (name.empty()) name = "process";
   return name;
+}
+
+// "1 ms", "200 us": a threshold as the summary says it.
+std::string FormatDurationNs(std::uint64_t ns) {
+  char buf[32];
+  if (ns % 1000000 == 0) std::snprintf(buf, sizeof buf, "%llu ms", (unsigned long long)(ns / 1000000));
+  else std::snprintf(buf, sizeof buf, "%llu us", (unsigned long long)((ns + 999) / 1000));
+  return buf;
 }
 
 bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
@@ -125,6 +135,13 @@ int RunRecord(const RecordOptions &o) {
       return Fail("--state-sample is for --level low (the other levels record every goroutine transition)");
     state_sample = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     if (d->count() > 0 && state_sample.count() == 0) state_sample = std::chrono::milliseconds(1);
+  }
+  std::optional<std::chrono::nanoseconds> syscall_min;
+  if (!o.syscall_min.empty()) {
+    if (*level != session::CaptureLevel::kLow)
+      return Fail("--syscall-min applies to --level low (the other levels record every goroutine syscall)");
+    syscall_min = ParseDuration(o.syscall_min);
+    if (!syscall_min) return Fail("--syscall-min " + o.syscall_min + ": not a duration (examples: 1ms, 200us, 0 for all)");
   }
   auto ring = ParseSize(o.ring_size);
   if (!ring) return Fail("--ring-size " + o.ring_size + ": expected a size such as 64M");
@@ -179,6 +196,7 @@ int RunRecord(const RecordOptions &o) {
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   so.level = *level;
   so.state_sample = state_sample;
+  if (syscall_min) so.syscall_min = *syscall_min;
   session::Session session(so);
 
   std::string err;
@@ -263,6 +281,10 @@ int RunRecord(const RecordOptions &o) {
                  (unsigned long long)stats.state_samples, (unsigned long long)stats.state_samples_written,
                  (unsigned long long)stats.state_sample_failures, (unsigned long long)stats.state_sample_max_goroutines,
                  stats.state_sample_ms_max, stats.state_sample_ms_total);
+  if (stats.syscall_min_ns)
+    std::fprintf(stderr, "gotraced: level low: only syscalls of %s or longer are in the trace; %llu shorter ones of the "
+                 "target's threads were not written (--syscall-min 0 writes all)\n",
+                 FormatDurationNs(stats.syscall_min_ns).c_str(), (unsigned long long)stats.short_syscalls);
   if (o.verbose)
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
@@ -326,6 +348,9 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                  "level low: count the goroutines' states (running, runnable, syscall, waiting and on what) "
                  "read-only from the target's memory this often, each count a trace log \"gotraced: goroutine "
                  "states\" (default 5s; 0 = off)");
+  app.add_option("--syscall-min", o->syscall_min,
+                 "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all): a short "
+                 "syscall then costs two tracepoint runs that read nothing of the target");
   app.add_option("command", o->command, "program and arguments to launch under tracing (after --)");
   return [o] { return RunRecord(*o); };
 }

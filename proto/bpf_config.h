@@ -70,7 +70,11 @@ struct gt_bpf_config {
   // [sys_skip_lo, sys_skip_hi), TLS g in _Gsyscall), one small record at each end.
   gt_u8 ksys;
   gt_u32 sys_enter_probe_id, sys_exit_probe_id;
-  gt_u32 pad4;
+  // With sys_pair (capture level low): a syscall shorter than this many microseconds
+  // writes nothing, and its thread's g is not even read (sys_enter notes the time only;
+  // sys_exit reads the g of those that lasted). 0: every goroutine syscall is written.
+  // Counted per CPU (gt_cpu_counters.short_syscalls).
+  gt_u32 sys_min_us;
   gt_u64 go_text_lo, go_text_hi, sys_skip_lo, sys_skip_hi;
 };
 

@@ -394,6 +394,10 @@ struct gt_cpu_counters {
   gt_u64 morestack_skips;  // entry+4 hits dropped because morestack will re-enter
   gt_u64 filtered;         // uprobe hits from a process other than the target
   gt_u64 read_faults;      // bpf_probe_read_user failures
+  // Capture level low (cfg.sys_min_us): syscalls of the target's threads shorter than the
+  // threshold, not written (goroutines' and the runtime's own alike: which one it was is
+  // only read for those that lasted).
+  gt_u64 short_syscalls;
 };
 
 struct gt_hello_record {

@@ -31,8 +31,10 @@ import benchutil as bu  # noqa: E402
 
 MODES = ("none", "runtime/trace", "gotraced")
 # --levels: gotraced at each capture level (README "Capture levels"); "low+cpu" is serve's
-# default (level low, events with cpu at 100 Hz).
-LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:low", "gotraced:low+cpu")
+# default (level low, events with cpu at 100 Hz); "low-all" is level low with every
+# goroutine syscall written (--syscall-min 0; low's default leaves out those under 1 ms).
+LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:low-all", "gotraced:low",
+               "gotraced:low+cpu")
 # --kernel-view: what the kernel view (docs/kernel-view.md, on by default) adds: gotraced
 # with it and with --no-kernel-view, side by side.
 KERNEL_VIEW_MODES = ("none", "runtime/trace", "gotraced", "gotraced:no-kernel-view")
@@ -46,6 +48,9 @@ def gotraced_args(mode):
         return ["--no-kernel-view"]
     level = mode.split(":", 1)[1]
     extra = []
+    if level.endswith("-all"):
+        level = level[:-4]
+        extra = ["--syscall-min", "0"]
     if level.endswith("+cpu"):
         level = level[:-4]
         extra = ["--cpu-hz", "100"]
@@ -169,9 +174,18 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--json")
     ap.add_argument("--levels", action="store_true", help="also gotraced at levels sched, low, low+cpu (serve's default)")
+    ap.add_argument("--modes", help="comma-separated modes instead of a preset (e.g. none,gotraced:low)")
     ap.add_argument("--kernel-view", action="store_true", help="also gotraced --no-kernel-view: what the kernel view adds")
     a = ap.parse_args()
     modes = LEVEL_MODES if a.levels else KERNEL_VIEW_MODES if a.kernel_view else MODES
+    if a.modes:
+        modes = tuple(a.modes.split(","))
+        if "none" not in modes:  # every figure is against the untraced run of the same rep
+            modes = ("none",) + modes
+        unknown = [m for m in modes if m not in LEVEL_MODES + KERNEL_VIEW_MODES]
+        if unknown:
+            raise SystemExit("http bench: unknown mode(s) %s (known: %s)" % (", ".join(unknown),
+                                                                         ", ".join(LEVEL_MODES + KERNEL_VIEW_MODES[-1:])))
     work = tempfile.mkdtemp(prefix="bench-http-")
     results = {}
     failed = []
@@ -188,7 +202,7 @@ def main():
         med = {m: {k: bu.median([r.get(k) for r in runs[m]]) for k in runs[m][0] if k != "mode" and k != "error"}
                for m in modes}
         base = med["none"]
-        rt = med["runtime/trace"]
+        rt = med.get("runtime/trace", {})
         rows = []
         for m in modes:
             r = med[m]
@@ -233,10 +247,11 @@ def main():
             ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "server+daemon CPU vs none (range)",
              "daemon CPU ms/s", "server peak RSS MB", "events/s", "tracer CPU us/event",
              "daemon peak RSS MB", "of it ring MB", "daemon heap MB (window)", "lost"], rows)
-        g, t = med["gotraced"], rt
-        print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
-              (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
-               bu.ratio(g.get("tracer_us_per_event"), t.get("tracer_us_per_event"))))
+        g, t = med.get("gotraced", {}), rt
+        if g:
+            print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
+                  (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
+                   bu.ratio(g.get("tracer_us_per_event"), t.get("tracer_us_per_event"))))
         if a.kernel_view:
             kernel_view_delta(runs, a.rate)
         if g.get("start_ms") and g["start_ms"] > a.warmup * 1000:

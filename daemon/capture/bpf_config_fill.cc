@@ -86,6 +86,8 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
     }
     c->sys_tp = plan.go_minor >= 26 ? 1 : 2;
     c->sys_pair = plan.syscall_pair ? 1 : 0;
+    if (plan.syscall_pair)
+      c->sys_min_us = static_cast<gt_u32>(std::min<uint64_t>((plan.syscall_min_ns + 999) / 1000, UINT32_MAX));
   }
   c->ksys = plan.kernel_syscalls ? 1 : 0;  // the kernel view's (syscall_sites.h UseKernelViewSyscalls)
   if (plan.syscall_tp || plan.kernel_syscalls) {

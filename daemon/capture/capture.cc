@@ -507,6 +507,7 @@ CaptureStats Capture::stats() const {
     s.morestack_skips += c.morestack_skips;
     s.filtered += c.filtered;
     s.read_faults += c.read_faults;
+    s.short_syscalls += c.short_syscalls;
   }
   s.target_exited = impl_->exited;
   return s;

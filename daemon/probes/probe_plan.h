@@ -178,6 +178,9 @@ struct ProbePlan {
   // Capture level low (UseSyscallTracepointsOnly): one record per syscall, at its exit,
   // carrying the entry time in args[1] (bpf/gt_syscall_tp.bpf.h, cfg.sys_pair).
   bool syscall_pair = false;
+  // With syscall_pair: the shortest syscall written (PlanOptions::syscall_min_ns; BPF
+  // cfg.sys_min_us, rounded up to a microsecond). 0: all.
+  uint64_t syscall_min_ns = 0;
   // The kernel view's goroutine syscall records (bpf/gt_kernel_syscall.bpf.h): the plan's
   // syscalls come from uprobes (Go <= 1.25) and the kernel view is on; go_text and sys_skip
   // are its filter's ranges too (syscall_sites.h UseKernelViewSyscalls).
@@ -226,6 +229,9 @@ struct PlanOptions {
   // The GC probes hit per span or per worker run rather than per cycle: heap-live updates
   // ((*gcControllerState).update), mark workers (gcDrain), assists (gcAssistAlloc1).
   bool gc_detail = true;
+  // Capture level low (sched_probes off): goroutine syscalls shorter than this are not
+  // written, and their g is not read (ProbePlan::syscall_min_ns). 0: all of them.
+  uint64_t syscall_min_ns = 0;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

@@ -96,6 +96,16 @@ class Section {
     if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
     return std::chrono::milliseconds(v > 0 ? std::max<std::int64_t>(1, std::llround(v * 1000)) : 0);
   }
+  // A number >= 0, at most `max`.
+  std::optional<double> NonNegative(std::string_view key, double max) {
+    const toml::node *n = Get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_number()) Fail(*n, fmt::format("{}: expected a number, found {}", Key(key), TypeName(*n)));
+    double v = *n->value<double>();
+    if (!(v >= 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be 0 or more", Key(key)));
+    if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
+    return v;
+  }
   std::optional<std::int64_t> Integer(std::string_view key, std::int64_t min, std::int64_t max) {
     const toml::node *n = Get(key);
     if (!n) return std::nullopt;
@@ -210,6 +220,7 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (auto v = LevelOf(s, t, "level")) c.level = *v;
   if (auto v = s.Integer("cpu_hz", 1, 1000)) c.cpu_hz = static_cast<std::uint32_t>(*v);
   if (auto v = s.Seconds0("state_sample_seconds", kMaxWindowSeconds)) c.state_sample = *v;
+  if (auto v = s.NonNegative("syscall_min_ms", 3600e3)) c.syscall_min_ms = *v;
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");
     auto v = TraceVersionFromText(*text);

@@ -2,8 +2,8 @@
 // Read from a TOML file (toml++); packaging/gotraced.toml is the documented default.
 //
 //   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
-//                keep_exited, generation_ms, events, level, cpu_hz, trace_version, ring_mb,
-//                state_sample_seconds
+//                keep_exited, generation_ms, events, level, cpu_hz, syscall_min_ms,
+//                trace_version, ring_mb, state_sample_seconds
 //   [endpoint]   socket, owner, group, mode, max_trace_seconds
 //   [spool]      dir, max_files, max_mb (trigger files)
 //   [discovery]  exec_watch, rescan_seconds
@@ -103,6 +103,9 @@ struct Config {
   std::uint32_t cpu_hz = 100;  // CPU samples per second per thread when `cpu` is on (pprof's default rate)
   // Level low: goroutine states sampled this often (SessionOptions::state_sample), 0 = off.
   std::chrono::milliseconds state_sample = session::kDefaultStateSample;
+  // Level low: goroutine syscalls shorter than this are left out (SessionOptions::
+  // syscall_min; a watch's syscall trigger below it lowers it for that process). 0: all.
+  double syscall_min_ms = 1;
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
 

@@ -308,6 +308,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
     ro.on_trigger = [tt = t->triggers](const session::TriggerHit &h) { tt->Queue(h); };
   }
   ro.cpu_hz = cfg.cpu_hz;
+  ro.syscall_min = std::chrono::nanoseconds(static_cast<std::int64_t>(cfg.syscall_min_ms * 1e6));
   ro.start_time = info.start_time;
   spdlog::info("attaching to pid {} ({}) [watch rule at line {}]", info.pid, info.exe, t->rule_line);
   {

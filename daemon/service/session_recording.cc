@@ -30,6 +30,7 @@ class SessionRecording final : public Recording {
     so.events = SessionEvents(o.events, o.cpu_hz);
     so.level = o.level;
     so.state_sample = o.state_sample;
+    so.syscall_min = o.syscall_min;
     so.self_check = o.self_check;
     so.triggers = o.triggers;
     so.on_trigger = o.on_trigger;

@@ -39,7 +39,7 @@ std::string CaptureLevelContents(CaptureLevel level, std::chrono::milliseconds s
               ? fmt::format("goroutine states counted every {:g} s (logs \"gotraced: goroutine states\")",
                             double(state_sample.count()) / 1000)
               : std::string("no goroutine state samples (--state-sample 0)");
-      return "level low: syscalls (no stack), GC cycles, STW, GOMAXPROCS, CPU samples with goroutine and "
+      return "level low: syscalls (no stack; by default those of 1 ms or more), GC cycles, STW, GOMAXPROCS, CPU samples with goroutine and "
              "stack, " + states + "; NOT scheduling: goroutines appear only in their syscalls and GC work (each one a "
              "goroutine created and destroyed around it), no blocks, no Ps in use, no user annotations";
     }

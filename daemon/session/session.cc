@@ -273,6 +273,7 @@ struct Session::Impl {
       stats.state_sample_ms_max = ss.max_ms;
       stats.state_sample_ms_total = ss.total_ms;
     }
+    stats.short_syscalls = cs.short_syscalls;
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -351,6 +352,12 @@ bool Session::Prepare(std::string *error) {
   co.cpu_hz = I.options.events.cpu_hz;  // CPU samples (docs/probe-plan.md §9)
   ApplyCaptureLevel(I.options.level, co.plan);  // capture_level.h
   const bool sparse = I.options.level == CaptureLevel::kLow;
+  if (sparse) {
+    auto min_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(I.options.syscall_min.count(), 0));
+    // A syscall trigger must see the syscalls it fires on (trigger_scan.h).
+    if (I.options.triggers.syscall_ns) min_ns = std::min(min_ns, I.options.triggers.syscall_ns);
+    co.plan.syscall_min_ns = min_ns;
+  }
   if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
     return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "
                 "pieces, which the pre-1.22 format cannot say): use --trace-version auto or go1.22+");
@@ -471,6 +478,7 @@ bool Session::Start(std::string *error) {
     I.stats.trace_format = "go1." + std::to_string(static_cast<int>(version));
     I.stats.probe_plan = I.cap->plan().name;
     I.stats.level = std::string(CaptureLevelName(I.options.level));
+    I.stats.syscall_min_ns = I.cap->plan().syscall_pair ? I.cap->plan().syscall_min_ns : 0;
     const capture::CaptureTimings &ct = I.cap->timings();
     I.stats.plan_ms = plan_ms;
     I.stats.load_ms = ct.load_ms;

@@ -102,6 +102,11 @@ struct SessionOptions {
   // what) are read from the target's memory and written as a trace log (README "Capture
   // levels"; session/state_sampler.h). Zero: never. Other levels record every transition.
   std::chrono::milliseconds state_sample{kDefaultStateSample};
+  // Level low: goroutine syscalls shorter than this are not written (nor is their g read:
+  // the level's cost per syscall, README "Capture levels"), and are counted
+  // (SessionStats::short_syscalls). A syscall trigger's threshold below it lowers it to
+  // that. 0: every goroutine syscall. Ignored by the other levels.
+  std::chrono::nanoseconds syscall_min = std::chrono::milliseconds(1);
 
   // --pid: wait (up to 1 s) for a first record that proves the struct offsets right
   // (capture.h self_check). Off for serve's escalations: the always-on recording of the
@@ -127,6 +132,11 @@ struct SessionStats {
   std::uint64_t state_samples = 0, state_samples_written = 0, state_sample_failures = 0;
   std::uint64_t state_sample_max_goroutines = 0;
   double state_sample_ms_max = 0, state_sample_ms_total = 0;
+  // Level low: syscalls of the target's threads shorter than syscall_min_ns, not written
+  // (the runtime's own among them: which goroutine made one is read only for those that
+  // lasted). 0 with no threshold.
+  std::uint64_t short_syscalls = 0;
+  std::uint64_t syscall_min_ns = 0;
   bool target_exited = false;
   // The target called execve: the program traced is gone (its pid runs another one).
   // The recording ends at the exec; records after it are not the traced program's.

@@ -12,6 +12,9 @@
 #          a channel as "chan receive"); and capture-dump --level low attaches no
 #          casgstatus site and sees no GSTATUS record (zero hits of the
 #          per-goroutine-switch site).
+#          By default only syscalls of 1 ms or more (the 3 ms nanosleeps; the summary
+#          counts the short ones left out); with --syscall-min 0 (low-all) every one, so
+#          at least twice as many pieces.
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
@@ -40,6 +43,7 @@ package main
 import (
 	"os"
 	"runtime"
+	"syscall"
 	"time"
 )
 
@@ -64,6 +68,12 @@ func main() {
 				f.Close()
 			}
 			time.Sleep(time.Millisecond)
+		}
+	}()
+	go func() { // long syscalls: what level low writes under its default 1 ms threshold
+		ts := syscall.Timespec{Nsec: 3e6}
+		for {
+			syscall.Nanosleep(&ts, nil)
 		}
 	}()
 	go func() { // allocations
@@ -153,12 +163,13 @@ PY
   last_verdict=$verdict
 }
 # record NAME LEVEL: one 2 s --pid recording of $pid, then check (sets last_verdict).
+# LEVEL low-all is level low with --syscall-min 0 (every goroutine syscall written).
 last_verdict=
 record() {
-  local name=$1 level=$2
-  local extra=()
-  [[ $level == low ]] && extra=(--state-sample 500ms)
-  if timeout 60 "$GOTRACED" --pid "$pid" --level "$level" --cpu-hz 100 "${fmt[@]}" "${extra[@]}" --out "$WORK/$name.trace" \
+  local name=$1 level=$2 opts=()
+  [[ $level == low ]] && opts=(--state-sample 500ms)
+  if [[ $level == low-all ]]; then level=low; opts=(--syscall-min 0); fi
+  if timeout 60 "$GOTRACED" --pid "$pid" --level "$level" "${opts[@]}" --cpu-hz 100 "${fmt[@]}" --out "$WORK/$name.trace" \
     --duration 2s -q >"$WORK/$name.log" 2>&1; then
     check "$name" "$level" "$WORK/$name.trace"
   else
@@ -168,7 +179,9 @@ record() {
 missed() { [[ $last_verdict != OK* ]]; }
 keep_first() { echo "note $SUITE: first try: ${last_verdict#BAD }"; }
 
+declare -A pieces
 for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19}; do
+  pieces=()
   g=$(go_for "$v") || { bad "go$v: unknown Go version"; continue; }
   if ! $g version >/dev/null 2>&1; then
     bad "go$v: toolchain not installed ($g)"
@@ -188,7 +201,7 @@ for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19}; do
   # Syscall but was Running", main at d41e32e too) is not what this suite checks.
   fmt=()
   [[ $v == 1.19 || $v == 1.21 ]] && fmt=(--trace-version go1.22)
-  for level in full sched low; do
+  for level in full sched low low-all; do
     name=go$v-$level
     # The suites' one retry rule: go1.19 at full and sched (with or without stacks) had 1
     # STWBegin the parser refused ("already in-flight") in 1 of 5 recordings of this
@@ -199,7 +212,17 @@ for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19}; do
     if [[ $level == low ]] && ! grep -q "level low: .*goroutine states counted every 0.5 s.*NOT scheduling" "$WORK/$name.log"; then
       bad "$name: the summary does not say what a low trace leaves out: $(tail -2 "$WORK/$name.log")"
     fi
+    [[ $last_verdict =~ ([0-9]+)\ syscall\ pieces ]] && pieces[$level]=${BASH_REMATCH[1]}
   done
+  # The 1 ms threshold: the summary counts what it left out, and every syscall written
+  # (low-all) is at least twice the long ones (the stat loop's open/read/close are short).
+  short=$(sed -n 's/.*only syscalls of 1 ms or longer are in the trace; \([0-9]*\) shorter.*/\1/p' "$WORK/go$v-low.log")
+  if [[ -n $short ]] && ((short >= 1000)) && ((${pieces[low-all]:-0} >= 2 * ${pieces[low]:-1})); then
+    ok "go$v low: $short syscalls under 1 ms left out; ${pieces[low]} pieces, ${pieces[low-all]} with --syscall-min 0"
+  else
+    bad "go$v low: syscall threshold: short '${short}', pieces ${pieces[low]:-?} at 1 ms vs ${pieces[low-all]:-?} with --syscall-min 0: $(grep 'level low: only' "$WORK/go$v-low.log")"
+  fi
+  grep -q "level low: only" "$WORK/go$v-low-all.log" && bad "go$v low-all: the summary claims a threshold with --syscall-min 0"
   # Zero hits of the per-goroutine-switch site at level low: it is not even attached.
   if timeout 60 "$GOTRACED" capture-dump --pid "$pid" --level low --duration 1 -q >"$WORK/go$v-dump.txt" 2>&1; then
     cas=$(grep -c "casgstatus" "$WORK/go$v-dump.txt" || true)

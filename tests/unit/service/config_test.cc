@@ -224,6 +224,27 @@ TEST(Config, EventsReachTheSession) {
   EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
 }
 
+// Level low's syscall threshold: 1 ms unless set, 0 allowed (every syscall), negative or
+// a string refused with the line.
+TEST(Config, SyscallMin) {
+  std::string err;
+  auto d = ParseConfig("[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(d) << err;
+  EXPECT_EQ(d->syscall_min_ms, 1.0);
+  auto z = ParseConfig("[flight]\nsyscall_min_ms = 0\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(z) << err;
+  EXPECT_EQ(z->syscall_min_ms, 0.0);
+  auto f = ParseConfig("[flight]\nsyscall_min_ms = 0.25\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(f) << err;
+  EXPECT_EQ(f->syscall_min_ms, 0.25);
+  for (const char *v : {"-1", "\"1ms\""}) {
+    auto bad = ParseConfig(std::string("[flight]\nsyscall_min_ms = ") + v + "\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+    EXPECT_FALSE(bad) << v;
+    EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
+    EXPECT_NE(err.find("syscall_min_ms"), std::string::npos) << err;
+  }
+}
+
 TEST(Config, EventSetName) {
   EXPECT_EQ(EventSetName(kEventAll), "all");
   EXPECT_EQ(EventSetName(kEventSched | kEventCpu), "sched,cpu");
