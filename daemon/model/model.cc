@@ -329,8 +329,18 @@ void Model::Finish(std::uint64_t ts) {
 // that holds another -> Idle).
 void Model::FirstGenerationSweep(std::uint64_t ts) {
   // Sparse mode keeps no goroutine or P between observations (model_sparse.cc): a
-  // snapshot's would be stated once and then never move.
-  if (!have_snapshot_ || opt_.sparse) return;
+  // snapshot's would be stated once and then never move. Its pieces go on whichever P is
+  // idle, so every P below GOMAXPROCS is stated (idle) here and at every later
+  // generation's start (StartGenerationStatuses), as the runtime states every P: a P
+  // that a later generation first names is one the reader never knew (tracecheck: "proc
+  // 0 undetermined after the first generation"; a serve window of a target whose first
+  // generation used no P had it).
+  if (opt_.sparse) {
+    for (ProcId id = 0; id < std::max<ProcId>(1, st_.gomaxprocs); ++id)
+      if (st_.P(id) == nullptr) EmitProcStatus(encoder::kNoThread, ts, id, ProcStatus::kIdle);
+    return;
+  }
+  if (!have_snapshot_) return;
   for (const SnapshotP &sp : snapshot_.procs) {
     if (st_.P(sp.id) != nullptr) continue;
     if (st_.gomaxprocs > 0 && sp.id >= st_.gomaxprocs) continue;
@@ -374,6 +384,11 @@ void Model::StartGenerationStatuses(std::uint64_t ts) {
         ++it;
     }
   }
+  // Sparse mode: every P below GOMAXPROCS, as at the end of the first generation
+  // (FirstGenerationSweep), also one that GOMAXPROCS has grown to since.
+  if (opt_.sparse)
+    for (ProcId id = 0; id < std::max<ProcId>(1, st_.gomaxprocs); ++id)
+      if (st_.P(id) == nullptr) st_.ps[id] = ProcState{};
   std::vector<ProcId> pids;
   pids.reserve(st_.ps.size());
   for (auto &[id, p] : st_.ps) pids.push_back(id);

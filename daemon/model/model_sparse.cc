@@ -179,15 +179,18 @@ void Model::SparseObserve(const Record &r) {
   EmitProcStop(r.m, r.ts);
 }
 
-// The P a state sample is written on: the lowest idle one the trace knows, else the
-// lowest id below GOMAXPROCS it has not stated yet (a status then introduces it, as for
-// an observation's P). kNoP when every P is held (each by an open STW observation).
+// The P a state sample is written on: the lowest idle one the trace knows, else (first
+// generation only) the lowest id below GOMAXPROCS it has not stated yet: a status then
+// introduces it, as for an observation's P. Every later generation starts with a status
+// of every P below GOMAXPROCS (StartGenerationStatuses), and a P stated mid-generation
+// after the first would be one the reader never knew. kNoP when every known P is held
+// (each by an open STW observation).
 ProcId Model::SparseIdleP() {
   ProcId best = kNoP;
   for (const auto &[id, ps] : st_.ps)
     if (ps.status == ProcStatus::kIdle && (st_.gomaxprocs <= 0 || id < st_.gomaxprocs) && (best == kNoP || id < best))
       best = id;
-  if (best != kNoP) return best;
+  if (best != kNoP || !FirstGeneration()) return best;
   const ProcId n = st_.gomaxprocs > 0 ? st_.gomaxprocs : 1;
   for (ProcId id = 0; id < n; ++id)
     if (st_.P(id) == nullptr) return id;

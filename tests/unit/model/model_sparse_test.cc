@@ -129,5 +129,23 @@ TEST(ModelSparse, StateSamplesAreLogsOfAGoroutineOfTheirOwn) {
   EXPECT_EQ(s.goroutines_live, 0u);  // the sample's goroutine ends with its log
 }
 
+// A target whose first generation used no P (syscalls need none, no GC ran): the first
+// sample comes in the second generation. Every P is stated by the end of the first
+// generation (FirstGenerationSweep) and at each later start, so the sample's P is not one
+// the reader first meets after the first generation (tracecheck's validator: "proc 0
+// undetermined after the first generation"; serve's cpu_throttle before-file had it).
+TEST(ModelSparse, AStateSampleAfterTheFirstGenerationUsesAPStatedAtItsStart) {
+  Harness h(Version::kGo126, /*sparse=*/true);
+  h.PushAll({RSyscall(100, 2, kNoP, 5), RSyscallEnd(120, 2, kNoP, 5)});
+  h.model.CutGeneration(200);
+  h.PushAll({RStateSample(250, "first sample, second generation")});
+  h.model.CutGeneration(300);
+  h.PushAll({RStateSample(350, "second sample, third generation")});
+  CheckResult res = h.Finish("sparse-state-sample-gen2");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(EventLines(res, "\"category\":\"gotraced: goroutine states\"").size(), 2u) << res.path;
+  EXPECT_EQ(h.model.stats().state_samples, 2u);
+}
+
 }  // namespace
 }  // namespace gotraced::model::testing
