@@ -168,7 +168,7 @@ last_verdict=
 record() {
   local name=$1 level=$2 opts=()
   [[ $level == low ]] && opts=(--state-sample 500ms)
-  if [[ $level == low-all ]]; then level=low; opts=(--syscall-min 0); fi
+  if [[ $level == low-all ]]; then level=low; opts=(--syscall-min 0 --state-sample 500ms); fi
   if timeout 60 "$GOTRACED" --pid "$pid" --level "$level" "${opts[@]}" --cpu-hz 100 "${fmt[@]}" --out "$WORK/$name.trace" \
     --duration 2s -q >"$WORK/$name.log" 2>&1; then
     check "$name" "$level" "$WORK/$name.trace"
