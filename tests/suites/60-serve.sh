@@ -75,6 +75,7 @@ memory_mb = $MEM_MB
 keep_exited = 4
 generation_ms = 500
 ring_mb = 2
+state_sample_seconds = 1
 [endpoint]
 socket = "$SOCK"
 mode = "0666"
@@ -147,13 +148,16 @@ check_trace "$W/trace-$C.trace" "/trace?seconds=1.5 of $C"
 [[ $(field "$A" level) == low ]] || fail "pid $A records at level '$(field "$A" level)', want serve's default low"
 blocks() { "$TC" "$1" | python3 -c 'import json,sys; print(sum(json.load(sys.stdin)["block_reasons"].values()))'; }
 (( $(blocks "$W/flight-$A.trace") == 0)) || fail "the low window of $A has goroutine blocks"
+# ... and its goroutine state samples (state_sample_seconds = 1): a log per second.
+samples=$("$TC" --events-json "$W/flight-$A.trace" | grep -c '"category":"gotraced: goroutine states"' || true)
+((samples >= 2)) || fail "the low window of $A has $samples goroutine state samples, want >= 2 in 3 s at 1 s"
 nb=$(blocks "$W/trace-$C.trace")
 ((nb > 20)) || fail "dump --seconds of low $C: $nb blocks, want full detail"
 esc_ms=$(grep -o "pid $C .*escalated from level low to full for 1.5 s (full detail after [0-9]* ms" "$W/serve.log" | grep -o "after [0-9]*" | cut -d' ' -f2 || true)
 [[ -n $esc_ms ]] || fail "no escalation of $C logged"
 [[ $(get /metrics | grep "^gotraced_target_escalations_total{pid=\"$C\"" | awk '{print $2}') == 1 ]] || fail "/metrics: escalations of $C"
 [[ $(field "$C" level) == low ]] || fail "pid $C did not drop back to low"
-ok "level low by default; dump --seconds escalated $C to full in $esc_ms ms ($nb blocks in 1.5 s) and dropped back"
+ok "level low by default ($samples goroutine state samples in $A's window); dump --seconds escalated $C to full in $esc_ms ms ($nb blocks in 1.5 s) and dropped back"
 # Each answer is read whole before grep looks at it: under pipefail, `curl | grep -q` fails
 # when grep exits at its first match and curl is still writing (SIGPIPE; a CI run saw it).
 METRICS=$(get /metrics)
