@@ -26,8 +26,7 @@
 static __always_inline bool gt_ksys_goroutine(struct pt_regs *regs) {
   if (!cfg.ksys || !cfg.tls_g_off || cfg.g_atomicstatus < 0) return false;
   if (!tgid_traced(bpf_get_current_pid_tgid() >> 32)) return false;
-  __u64 ip = BPF_CORE_READ(regs, ip);
-  if (ip < cfg.go_text_lo || ip >= cfg.go_text_hi || (ip >= cfg.sys_skip_lo && ip < cfg.sys_skip_hi)) return false;
+  if (!go_syscall_ip(BPF_CORE_READ(regs, ip))) return false;
   struct task_struct *task = bpf_get_current_task_btf();
   __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
   if (!fsbase) return false;

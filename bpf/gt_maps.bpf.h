@@ -150,3 +150,14 @@ static __always_inline bool tgid_traced(__u32 tgid) {
   if (cfg.target_tgid) return tgid == cfg.target_tgid;
   return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
 }
+
+// The syscall filters' first cut by the user IP of the SYSCALL (gt_syscall_tp.bpf.h,
+// gt_kernel_syscall.bpf.h): in Go text, and not in one of the runtime's own syscall
+// functions that never enter through entersyscall (cfg.sys_skip*: runtime.futex,
+// runtime.usleep, runtime.osyield), whose syscalls then cost no read of the target.
+static __always_inline bool go_syscall_ip(__u64 ip) {
+  if (ip < cfg.go_text_lo || ip >= cfg.go_text_hi) return false;
+  if (ip >= cfg.sys_skip_lo && ip < cfg.sys_skip_hi) return false;
+  if (ip >= cfg.sys_skip2_lo && ip < cfg.sys_skip2_hi) return false;
+  return !(ip >= cfg.sys_skip3_lo && ip < cfg.sys_skip3_hi);
+}

@@ -35,8 +35,7 @@
 static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __u32 probe_id, __u32 flags) {
   if (!cfg.sys_tp || !cfg.tls_g_off || cfg.g_atomicstatus < 0) return NULL;
   if (!tgid_traced(bpf_get_current_pid_tgid() >> 32)) return NULL;
-  __u64 ip = BPF_CORE_READ(regs, ip);
-  if (ip < cfg.go_text_lo || ip >= cfg.go_text_hi || (ip >= cfg.sys_skip_lo && ip < cfg.sys_skip_hi)) return NULL;
+  if (!go_syscall_ip(BPF_CORE_READ(regs, ip))) return NULL;
   struct task_struct *task = bpf_get_current_task_btf();
   __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
   if (!fsbase) return NULL;
@@ -66,8 +65,7 @@ static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __
 // each are what the level's cost per request is made of.
 static __always_inline int note_syscall_entry(struct pt_regs *regs) {
   if (!cfg.sys_tp || !tgid_traced(bpf_get_current_pid_tgid() >> 32)) return 0;
-  __u64 ip = BPF_CORE_READ(regs, ip);
-  if (ip < cfg.go_text_lo || ip >= cfg.go_text_hi || (ip >= cfg.sys_skip_lo && ip < cfg.sys_skip_hi)) return 0;
+  if (!go_syscall_ip(BPF_CORE_READ(regs, ip))) return 0;
   struct scratch *s = bpf_task_storage_get(&scratch_map, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (s) s->sys_enter_ts = bpf_ktime_get_ns();
   return 0;

@@ -76,6 +76,10 @@ struct gt_bpf_config {
   // Counted per CPU (gt_cpu_counters.short_syscalls).
   gt_u32 sys_min_us;
   gt_u64 go_text_lo, go_text_hi, sys_skip_lo, sys_skip_hi;
+  // More of the runtime's own syscall functions, skipped like runtime.futex: runtime.usleep
+  // (sysmon's sleeps, thousands per second on a busy server; runqgrab) and
+  // runtime.osyield (sched_yield). Neither is ever made through entersyscall. [0, 0): none.
+  gt_u64 sys_skip2_lo, sys_skip2_hi, sys_skip3_lo, sys_skip3_hi;
 };
 
 // Size of the scratch copy of m that m_big_len may use (bpf/gotrace.bpf.c).

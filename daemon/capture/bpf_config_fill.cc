@@ -95,6 +95,12 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
     c->go_text_hi = plan.go_text.hi + load_bias;
     c->sys_skip_lo = plan.sys_skip.lo + load_bias;
     c->sys_skip_hi = plan.sys_skip.hi + load_bias;
+    // [0, 0) stays empty: a function the binary lacks skips nothing.
+    auto more = [&](const probes::ProbePlan::Range &r, gt_u64 *lo, gt_u64 *hi) {
+      if (r.hi > r.lo) *lo = r.lo + load_bias, *hi = r.hi + load_bias;
+    };
+    more(plan.sys_skip_more[0], &c->sys_skip2_lo, &c->sys_skip2_hi);
+    more(plan.sys_skip_more[1], &c->sys_skip3_lo, &c->sys_skip3_hi);
   }
 }
 

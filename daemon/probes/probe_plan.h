@@ -188,7 +188,8 @@ struct ProbePlan {
   struct Range {
     uint64_t lo = 0, hi = 0;
   };
-  Range go_text, sys_skip;
+  // sys_skip: runtime.futex; sys_skip_more: runtime.usleep, runtime.osyield (bpf_config.h).
+  Range go_text, sys_skip, sys_skip_more[2];
   std::vector<std::string> notes;  // why a site is absent or degraded, for the operator
   // The target's Go version is outside the range the plan was written for
   // (version_support.h): Capture::Start then insists on a conclusive self-check.

@@ -13,7 +13,20 @@
 #include "daemon/gobin/runtime_layout.h"
 
 namespace gotraced::probes {
+
 namespace {
+
+// The runtime's other syscall functions that never enter through entersyscall (sysmon's
+// usleep, osyield): the tracepoint filters skip them by IP (bpf_config.h sys_skip2/3),
+// so a busy server's ~2k sysmon sleeps per second cost no read of its memory.
+void SkipRuntimeSleeps(const gobin::GoBinary &bin, ProbePlan &plan) {
+  int i = 0;
+  for (const char *name : {"runtime.usleep", "runtime.osyield"}) {
+    if (const gobin::FunctionSym *f = bin.FindFunction(name)) plan.sys_skip_more[i] = {f->entry, f->end};
+    i++;
+  }
+}
+
 
 // Bytes of one of the runtime functions whose calls we look for: they are a few hundred
 // bytes to a few KiB; the bound only stops a corrupt symbol table from decoding the text.
@@ -186,6 +199,7 @@ bool UseSyscallTracepoints(const gobin::GoBinary &bin, ProbePlan &plan) {
   plan.syscall_tp = true;
   plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
   plan.sys_skip = {futex->entry, futex->end};
+  SkipRuntimeSleeps(bin, plan);
   for (ProbeSite &s : added) {
     s.id = uint16_t(plan.sites.size());
     plan.sites.push_back(std::move(s));
@@ -221,6 +235,7 @@ bool UseSyscallTracepointsOnly(const gobin::GoBinary &bin, ProbePlan &plan) {
   plan.syscall_pair = true;
   plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
   plan.sys_skip = {futex->entry, futex->end};
+  SkipRuntimeSleeps(bin, plan);
   return true;
 }
 
@@ -234,6 +249,7 @@ bool UseKernelViewSyscalls(const gobin::GoBinary &bin, ProbePlan &plan) {
   plan.kernel_syscalls = true;
   plan.go_text = {bin.text_start(), bin.pclntab().text_end()};
   plan.sys_skip = {futex->entry, futex->end};
+  SkipRuntimeSleeps(bin, plan);
   return true;
 }
 

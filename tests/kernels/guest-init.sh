@@ -132,6 +132,13 @@ fi
 # two uprobe programs: a 128-byte BPF frame and gotrace's task-storage design; a clobbered
 # frame is counted, never followed), then a recording of the target pinned to one CPU
 # with two Ps, whose records must never show an M on another thread than before.
+# Level low: its own syscall programs (sys_enter notes the time, sys_exit reads the g),
+# every syscall written.
+if refused launch; then
+  say "step low not-run: launch's load was refused by the verifier"
+else
+  step low "$T_LAUNCH" /bin/gotraced --level low --syscall-min 0 --out /tmp/low.trace -- /target -seconds 2
+fi
 step privstack "$T_ATTACH" /bin/privstack_repro 1.5
 step stackguard "$T_ATTACH" /bin/stack_guard_tests
 step pinned "$T_LAUNCH" env GOMAXPROCS=2 taskset -c 0 /bin/gotraced -v -q --out /tmp/pinned.trace -- /target -seconds 2
@@ -156,6 +163,7 @@ send dmesg.txt /tmp/dmesg.txt
 send launch.trace /tmp/launch.trace
 send attach.trace /tmp/attach.trace
 send pinned.trace /tmp/pinned.trace
+send low.trace /tmp/low.trace
 say "done uptime=$(uptime_s)"
 sync
 poweroff -f

@@ -23,14 +23,14 @@ import re
 import subprocess
 import sys
 
-CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "preempt", "no-oops"]
+CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "low", "preempt", "no-oops"]
 
 # What counts as a kernel oops (issue 11/12): matched case-sensitively, so the console's
 # "loops_per_jiffy" is not an "Oops".
 OOPS = re.compile(r"BUG:|Oops|panic|Call Trace|general protection")
 # Lines that name those words without being an oops: the kernel command line (panic=-1)
 # and our own markers; a step's output is prefixed "[step] " and judged by its exit status.
-NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|attach|privstack|stackguard|pinned)\] )|[Cc]ommand line: ")
+NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|attach|low|privstack|stackguard|pinned)\] )|[Cc]ommand line: ")
 
 
 def read(path):
@@ -243,6 +243,24 @@ def main():
             cell(f"parse {mode}", False, f"{mode} succeeded but its trace did not reach the host")
         else:
             cell(f"parse {mode}", False, f"no trace ({mode} failed)", text="-")
+
+    # Level low (docs/probe-plan.md §10): its own programs (sys_enter notes the time,
+    # sys_exit reads the g) load, attach and record every syscall of the target
+    # (--syscall-min 0), and the trace parses.
+    if judge_step("low", "low", "low.log"):
+        llog = read(files.get("low.log", "/nonexistent"))
+        src = re.search(r"level low: .*NOT scheduling", llog)
+        trace = files.get("low.trace")
+        ok, w = tracecheck(tool, trace) if trace and os.path.getsize(trace) > 0 else (False, "its trace did not reach the host")
+        sysc = re.search(r"blocks, (\d+) syscalls", llog)  # the summary's (pieces, not GoSyscallBegin)
+        if not src:
+            cell("low", False, "its summary does not say what a low trace holds")
+        elif not ok:
+            cell("low", False, "low trace: " + w)
+        elif not sysc or int(sysc.group(1)) == 0:
+            cell("low", False, f"the low recording wrote no syscall ({w})")
+        else:
+            cells["low"]["detail"] = f"{sysc.group(1)} syscalls: {w}"
 
     # Preemption: the reproducer's task-storage program never clobbered (its big-stack
     # program's count is the kernel bug's evidence, reported), and the pinned recording

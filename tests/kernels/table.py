@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 
-CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "preempt", "no-oops"]
+CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "low", "preempt", "no-oops"]
 
 
 def read_env(path):

@@ -280,6 +280,14 @@ TEST_P(PlanTest, SyscallTracepoints) {
   EXPECT_GE(calls, 3);
   EXPECT_LT(plan_.go_text.lo, plan_.sys_skip.lo);
   EXPECT_LT(plan_.sys_skip.hi, plan_.go_text.hi);
+  // runtime.usleep and runtime.osyield are skipped too: inside Go text, apart from futex.
+  for (const auto &r : plan_.sys_skip_more) {
+    EXPECT_LT(plan_.go_text.lo, r.lo);
+    EXPECT_LT(r.lo, r.hi);
+    EXPECT_LE(r.hi, plan_.go_text.hi);
+    EXPECT_TRUE(r.hi <= plan_.sys_skip.lo || r.lo >= plan_.sys_skip.hi);
+  }
+  EXPECT_EQ(plan_.sys_skip_more[0].lo, bin_->FindFunction("runtime.usleep")->entry);
   PlanOptions off;
   off.syscalls_from_tracepoints = false;
   auto plan = PlanFor(*bin_, layout_, off);
