@@ -63,6 +63,7 @@ struct RecordOptions {
   bool no_gc = false;
   bool no_sweeps = false;
   bool no_user = false;
+  bool no_syscalls = false;  // level low only
   bool kernel_view = true;
   std::int64_t cpu_hz = 0;
   std::string level = "full";
@@ -136,6 +137,9 @@ int RunRecord(const RecordOptions &o) {
     state_sample = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     if (d->count() > 0 && state_sample.count() == 0) state_sample = std::chrono::milliseconds(1);
   }
+  if (o.no_syscalls && *level != session::CaptureLevel::kLow)
+    return Fail("--no-syscalls applies to --level low (the other levels' scheduling rests on syscalls)");
+  if (o.no_syscalls && !o.syscall_min.empty()) return Fail("give --no-syscalls or --syscall-min, not both");
   std::optional<std::chrono::nanoseconds> syscall_min;
   if (!o.syscall_min.empty()) {
     if (*level != session::CaptureLevel::kLow)
@@ -194,6 +198,7 @@ int RunRecord(const RecordOptions &o) {
   so.events.user = !o.no_user;
   so.events.kernel = o.kernel_view;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
+  so.events.syscalls = !o.no_syscalls;
   so.level = *level;
   so.state_sample = state_sample;
   if (syscall_min) so.syscall_min = *syscall_min;
@@ -281,6 +286,8 @@ int RunRecord(const RecordOptions &o) {
                  (unsigned long long)stats.state_samples, (unsigned long long)stats.state_samples_written,
                  (unsigned long long)stats.state_sample_failures, (unsigned long long)stats.state_sample_max_goroutines,
                  stats.state_sample_ms_max, stats.state_sample_ms_total);
+  if (o.no_syscalls)
+    std::fprintf(stderr, "gotraced: level low: no syscalls (--no-syscalls): no syscall tracepoint was attached\n");
   if (stats.syscall_min_ns)
     std::fprintf(stderr, "gotraced: level low: only syscalls of %s or longer are in the trace; %llu shorter ones of the "
                  "target's threads were not written (--syscall-min 0 writes all)\n",
@@ -348,6 +355,9 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                  "level low: count the goroutines' states (running, runnable, syscall, waiting and on what) "
                  "read-only from the target's memory this often, each count a trace log \"gotraced: goroutine "
                  "states\" (default 5s; 0 = off)");
+  app.add_flag("--no-syscalls", o->no_syscalls,
+               "level low: record no syscall and attach no syscall tracepoint (those make every syscall of every "
+               "process on the host take the kernel's slow path, ~0.2 us each)");
   app.add_option("--syscall-min", o->syscall_min,
                  "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all): a short "
                  "syscall then costs two tracepoint runs that read nothing of the target");

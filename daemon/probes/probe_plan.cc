@@ -393,7 +393,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts_eff.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts_eff.stacks, plan);  // user_sites.cc
-  if (!opts.sched_probes) {
+  if (!opts.sched_probes && opts.low_syscalls) {
     UseSyscallTracepointsOnly(bin, plan);  // syscall_sites.cc
     plan.syscall_min_ns = opts.syscall_min_ns;
   }

@@ -233,6 +233,9 @@ struct PlanOptions {
   // Capture level low (sched_probes off): goroutine syscalls shorter than this are not
   // written, and their g is not read (ProbePlan::syscall_min_ns). 0: all of them.
   uint64_t syscall_min_ns = 0;
+  // Capture level low (sched_probes off): goroutine syscalls from the tracepoints. false:
+  // none, no syscall tracepoint attached.
+  bool low_syscalls = true;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

@@ -375,6 +375,7 @@ session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint3
   set.sweeps = set.gc && (events & kEventSweep) != 0;  // sweep probes are GC probes
   set.user = (events & kEventUser) != 0;
   set.cpu_hz = (events & kEventCpu) != 0 ? cpu_hz : 0;
+  set.syscalls = (events & kEventSyscall) != 0;
   return set;
 }
 
@@ -405,6 +406,12 @@ std::optional<Config> ParseConfig(std::string_view text, const std::string &path
       if (!a || !a->is_array_of_tables())
         Fail(*w, "watch: expected [[watch]] tables (an array of tables)");
       for (std::size_t i = 0; i < a->size(); i++) c.watch.push_back(ParseWatch(*a->get(i)->as_table(), i));
+      // A syscall trigger needs the syscalls its level records: at low, `syscall` in events.
+      for (std::size_t i = 0; i < c.watch.size(); i++)
+        if (c.watch[i].triggers.syscall_ms > 0 && !(c.Events(c.watch[i]) & kEventSyscall))
+          FailAt(a->get(i)->as_table()->source().begin,
+                 fmt::format("watch[{}].triggers.syscall_ms needs the syscalls recorded: add \"syscall\" to events "
+                             "(at level low they are optional)", i));
     }
     top.RejectUnknown();
     if (c.watch.empty()) FailAt(root.source().begin, "no [[watch]] entry: nothing to trace");

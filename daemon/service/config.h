@@ -50,10 +50,12 @@ enum EventClass : std::uint32_t {
 // "sched,syscall,gc" style text of a set.
 std::string EventSetName(std::uint32_t events);
 
-// What a session records for a configured set. `sched` and `syscall` are not switchable:
-// the goroutine/P/M model (and with it every other class) rests on them, and syscalls are
-// scheduling events in the runtime's own trace (a P handed off in a blocking syscall), so
-// the session always records both; `gc`, `user` and `cpu` (at cpu_hz) are.
+// What a session records for a configured set. `sched` and `syscall` are not switchable
+// at levels full and sched: the goroutine/P/M model (and with it every other class) rests
+// on them, and syscalls are scheduling events in the runtime's own trace (a P handed off
+// in a blocking syscall), so the session always records both; `gc`, `user` and `cpu` (at
+// cpu_hz) are, and at level low `syscall` too (its syscall tracepoints cost every
+// process of the host ~0.2 us per syscall: README "Capture levels").
 session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz);
 
 // [watch.triggers]: moments worth full detail. Each threshold is optional (0 = off). A
@@ -137,7 +139,10 @@ struct Config {
   double WindowSeconds(const WatchRule &r) const { return r.window_seconds.value_or(window_seconds); }
   std::size_t WindowBytes(const WatchRule &r) const { return r.window_bytes.value_or(window_bytes); }
   // The set actually recorded: sched and syscall always (see SessionEvents).
-  std::uint32_t Events(const WatchRule &r) const { return r.events.value_or(events) | kEventSched | kEventSyscall; }
+  // At level low, `syscall` may be left out: then no syscall tracepoint is attached.
+  std::uint32_t Events(const WatchRule &r) const {
+    return r.events.value_or(events) | kEventSched | (Level(r) == session::CaptureLevel::kLow ? 0u : std::uint32_t{kEventSyscall});
+  }
   session::CaptureLevel Level(const WatchRule &r) const { return r.level.value_or(level); }
   std::chrono::milliseconds StateSample(const WatchRule &r) const { return r.state_sample.value_or(state_sample); }
 };

@@ -357,6 +357,7 @@ bool Session::Prepare(std::string *error) {
     // A syscall trigger must see the syscalls it fires on (trigger_scan.h).
     if (I.options.triggers.syscall_ns) min_ns = std::min(min_ns, I.options.triggers.syscall_ns);
     co.plan.syscall_min_ns = min_ns;
+    co.plan.low_syscalls = I.options.events.syscalls;
   }
   if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
     return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "

@@ -92,6 +92,11 @@ struct SessionOptions {
     // threads as "kernel: ..." regions (sched_switch + sched_wakeup).
     bool kernel = true;
     std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
+    // Level low only: goroutine syscalls (the raw_syscalls tracepoints). Off, no syscall
+    // tracepoint is attached, and no syscall of any process on the host pays for one
+    // (README "Capture levels": ~0.2 us per syscall host-wide). The other levels always
+    // record syscalls (scheduling events in the runtime's own trace).
+    bool syscalls = true;
   };
   EventSet events;
 

@@ -12,8 +12,8 @@
 # Exit status 0 only when every cell of every row is ok. A kernel that cannot be fetched
 # is a failed row that names the package and why.
 #
-# Time (2 cores, TCG): the whole matrix has MATRIX_BUDGET seconds (default 465: `make
-# test` allows it 8 minutes). Guests run one after another; each gets an equal share of
+# Time (2 cores, TCG): the whole matrix has MATRIX_BUDGET seconds (default 510: `make
+# test` allows it 8.5 minutes). Guests run one after another; each gets an equal share of
 # what is left (at most GUEST_MAX, 200 s), qemu is killed at the end of it (a hung guest
 # fails in bounded time), and its steps get that share less 20 s (a guest reaches /init
 # in 7.5-11 s) as their budget, so time a quick guest does not use goes to the next.
@@ -44,7 +44,7 @@ done
 ((${#lines[@]})) || lines=(6.1 6.12 6.16+ 7.x)
 BUILD=$(cd "$BUILD" && pwd)
 WORK=$BUILD/kernel-matrix
-MATRIX_BUDGET=${MATRIX_BUDGET:-465}
+MATRIX_BUDGET=${MATRIX_BUDGET:-510}
 GUEST_MAX=${GUEST_MAX:-200}
 t_start=$SECONDS
 die() { echo "run-matrix: $*"; exit 1; }

@@ -7,7 +7,7 @@
 # (tracecheck) on both traces; no "BUG:", "Oops", "panic", "Call Trace" or "general
 # protection" on the guest's console. One table (kernel x check); any failed cell, or a
 # kernel that cannot be fetched (named with why), fails the suite. At most ~8 minutes
-# (KERNEL_MATRIX_BUDGET seconds, default 465: each guest's share is enforced).
+# (KERNEL_MATRIX_BUDGET seconds, default 510: each guest's share is enforced).
 # Everything is in tests/kernels/ (run-matrix.sh; the top README says how to run one kernel).
 # KERNEL_MATRIX_LINES (space-separated: 6.1 6.12 6.16+ 7.x) narrows the matrix.
 #
@@ -24,7 +24,7 @@ source "$ROOT/tests/lib/suite.sh"
 need_gotraced
 args=(--build "$BUILD")
 for l in ${KERNEL_MATRIX_LINES:-}; do args+=(--kernel "$l"); done
-if MATRIX_BUDGET=${KERNEL_MATRIX_BUDGET:-465} bash "$ROOT/tests/kernels/run-matrix.sh" "${args[@]}"; then
+if MATRIX_BUDGET=${KERNEL_MATRIX_BUDGET:-510} bash "$ROOT/tests/kernels/run-matrix.sh" "${args[@]}"; then
   echo "ok   $SUITE: every kernel boots, loads, records and parses with no oops"
 else
   echo "FAIL $SUITE: see the table and details above (logs in $BUILD/kernel-matrix/logs/)"

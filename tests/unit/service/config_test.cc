@@ -83,8 +83,9 @@ events = ["user"]
   EXPECT_EQ(c->WindowSeconds(c->watch[0]), 30);
   EXPECT_EQ(c->WindowBytes(c->watch[0]), std::size_t{8} << 20);
   // sched and syscall are always recorded (SessionEvents).
-  EXPECT_EQ(c->Events(c->watch[0]), kEventSched | kEventSyscall | kEventGc);
-  EXPECT_EQ(c->Events(c->watch[1]), kEventSched | kEventSyscall | kEventUser);
+  // Level low (the default): syscall only when listed (SyscallsOptionalAtLow below).
+  EXPECT_EQ(c->Events(c->watch[0]), kEventSched | kEventGc);
+  EXPECT_EQ(c->Events(c->watch[1]), kEventSched | kEventUser);
   EXPECT_EQ(c->WindowSeconds(c->watch[1]), 2.5);
   EXPECT_EQ(c->watch[0].line, 23);
   EXPECT_EQ(c->watch[1].line, 28);
@@ -243,6 +244,28 @@ TEST(Config, SyscallMin) {
     EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
     EXPECT_NE(err.find("syscall_min_ms"), std::string::npos) << err;
   }
+}
+
+// At level low `syscall` may be left out of events (no syscall tracepoint attached); the
+// other levels record syscalls whatever the list says; a syscall trigger needs them.
+TEST(Config, SyscallsOptionalAtLow) {
+  std::string err;
+  auto c = ParseConfig("[flight]\nevents = [\"gc\", \"cpu\"]\n[[watch]]\nname = \"x\"\n[[watch]]\nname = \"y\"\n"
+                       "level = \"full\"\n",
+                       "t.toml", &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_FALSE(c->Events(c->watch[0]) & kEventSyscall);
+  EXPECT_FALSE(SessionEvents(c->Events(c->watch[0]), 100).syscalls);
+  EXPECT_TRUE(c->Events(c->watch[1]) & kEventSyscall);
+  EXPECT_TRUE(SessionEvents(c->Events(c->watch[1]), 100).syscalls);
+  auto d = ParseConfig("[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(d) << err;
+  EXPECT_TRUE(SessionEvents(d->Events(d->watch[0]), 100).syscalls);  // the default set has them
+  auto bad = ParseConfig("[flight]\nevents = [\"gc\"]\n[[watch]]\nname = \"x\"\n[watch.triggers]\nsyscall_ms = 5\n",
+                         "t.toml", &err);
+  EXPECT_FALSE(bad);
+  EXPECT_NE(err.find("t.toml:3:"), std::string::npos) << err;
+  EXPECT_NE(err.find("syscall_ms needs the syscalls"), std::string::npos) << err;
 }
 
 TEST(Config, EventSetName) {
