@@ -393,11 +393,12 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts_eff.stacks, plan);  // sweep_sites.cc
   }
   if (opts.user_probes) AddUserSites(bin, layout, opts_eff.stacks, plan);  // user_sites.cc
-  if (!opts.sched_probes && opts.low_syscalls) {
-    UseSyscallTracepointsOnly(bin, plan);  // syscall_sites.cc
-    plan.syscall_min_ns = opts.syscall_min_ns;
-  }
-  else if (opts.syscalls_from_tracepoints &&
+  if (!opts.sched_probes) {
+    if (opts.low_syscalls) {  // level low; else no syscall at all
+      UseSyscallTracepointsOnly(bin, plan);  // syscall_sites.cc
+      plan.syscall_min_ns = opts.syscall_min_ns;
+    }
+  } else if (opts.syscalls_from_tracepoints &&
            (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))
     UseSyscallTracepoints(bin, plan);  // syscall_sites.cc
   if (opts.sched_switch) UseKernelViewSyscalls(bin, plan);  // syscall_sites.cc

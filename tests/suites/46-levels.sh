@@ -14,7 +14,7 @@
 #          per-goroutine-switch site).
 #          By default only syscalls of 1 ms or more (the 3 ms nanosleeps; the summary
 #          counts the short ones left out); with --syscall-min 0 (low-all) every one, so
-#          at least twice as many pieces.
+#          at least twice as many pieces; with --no-syscalls none (no tracepoint attached).
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
@@ -223,6 +223,18 @@ for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19}; do
     bad "go$v low: syscall threshold: short '${short}', pieces ${pieces[low]:-?} at 1 ms vs ${pieces[low-all]:-?} with --syscall-min 0: $(grep 'level low: only' "$WORK/go$v-low.log")"
   fi
   grep -q "level low: only" "$WORK/go$v-low-all.log" && bad "go$v low-all: the summary claims a threshold with --syscall-min 0"
+  # --no-syscalls: no syscall tracepoint, no syscall in the trace, which still parses.
+  if timeout 60 "$GOTRACED" --pid "$pid" --level low --no-syscalls --out "$WORK/go$v-low-nosys.trace" --duration 1s \
+    >"$WORK/go$v-low-nosys.log" 2>&1 && "$TOOLS/tracecheck" "$WORK/go$v-low-nosys.trace" >"$WORK/go$v-low-nosys.json" 2>&1; then
+    n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["transitions"]["goroutine"].get("NotExist->Syscall", 0) + d["syscalls"], d["validation"]["errors"])' "$WORK/go$v-low-nosys.json")
+    if [[ $n == "0 0" ]] && grep -q "no syscall tracepoint was attached" "$WORK/go$v-low-nosys.log" && ! grep -q "uprobes at entersyscall" "$WORK/go$v-low-nosys.log"; then
+      ok "go$v low --no-syscalls: no syscall in the trace, no syscall tracepoint attached"
+    else
+      bad "go$v low --no-syscalls: syscalls and errors '$n': $(grep -E 'syscall|warn' "$WORK/go$v-low-nosys.log" | head -3)"
+    fi
+  else
+    bad "go$v low --no-syscalls failed: $(tail -3 "$WORK/go$v-low-nosys.log")"
+  fi
   # Zero hits of the per-goroutine-switch site at level low: it is not even attached.
   if timeout 60 "$GOTRACED" capture-dump --pid "$pid" --level low --duration 1 -q >"$WORK/go$v-dump.txt" 2>&1; then
     cas=$(grep -c "casgstatus" "$WORK/go$v-dump.txt" || true)
