@@ -32,9 +32,11 @@ import benchutil as bu  # noqa: E402
 MODES = ("none", "runtime/trace", "gotraced")
 # --levels: gotraced at each capture level (README "Capture levels"); "low+cpu" is serve's
 # default (level low, events with cpu at 100 Hz); "low-all" is level low with every
-# goroutine syscall written (--syscall-min 0; low's default leaves out those under 1 ms).
+# goroutine syscall written (--syscall-min 0; low's default leaves out those under 1 ms);
+# "low-nosys+cpu" is level low with no syscall tracepoint attached (--no-syscalls: serve's
+# events without "syscall").
 LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:low-all", "gotraced:low",
-               "gotraced:low+cpu")
+               "gotraced:low+cpu", "gotraced:low-nosys+cpu")
 # --kernel-view: what the kernel view (docs/kernel-view.md, on by default) adds: gotraced
 # with it and with --no-kernel-view, side by side.
 KERNEL_VIEW_MODES = ("none", "runtime/trace", "gotraced", "gotraced:no-kernel-view")
@@ -48,12 +50,15 @@ def gotraced_args(mode):
         return ["--no-kernel-view"]
     level = mode.split(":", 1)[1]
     extra = []
-    if level.endswith("-all"):
-        level = level[:-4]
-        extra = ["--syscall-min", "0"]
     if level.endswith("+cpu"):
         level = level[:-4]
-        extra = ["--cpu-hz", "100"]
+        extra += ["--cpu-hz", "100"]
+    if level.endswith("-all"):
+        level = level[:-4]
+        extra += ["--syscall-min", "0"]
+    if level.endswith("-nosys"):
+        level = level[:-6]
+        extra += ["--no-syscalls"]
     return ["--level", level] + extra
 
 
