@@ -5,13 +5,21 @@
 # time they took (wall time of the read and the message). The cost bound (the next sample
 # waits 100x the last one's cost) spaces them out as N grows. Also checks that the trace
 # parses and that its last sample counts the N goroutines on "chan receive".
-#   scripts/bench-state-sample.sh [BUILD] [N ...]      (default N: 1000 10000 100000)
+#   scripts/bench-state-sample.sh [BUILD] [--smoke] [N ...]   (default N: 1000 10000 100000)
+# --smoke: N = 1000 only (that the bench runs, not its figures: tests/suites/55).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GOTRACED_BUILD:-$root/build}
-if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ ]]; then build=$1; shift; fi
+if [[ $# -gt 0 && ! $1 =~ ^[0-9]+$ && $1 != --* ]]; then build=$1; shift; fi
 build=$(cd "$build" && pwd)
-counts=("$@")
+counts=()
+for a in "$@"; do
+  case $a in
+    --smoke) counts=(1000) ;;
+    *[!0-9]* | "") echo "bench-state-sample: '$a': expected --smoke or a number of goroutines" >&2; exit 2 ;;
+    *) counts+=("$a") ;;
+  esac
+done
 ((${#counts[@]})) || counts=(1000 10000 100000)
 [[ -x $build/cli/gotraced ]] || { echo "bench-state-sample: $build/cli/gotraced is not built" >&2; exit 1; }
 bash "$root/scripts/build-tools.sh" "$build"
