@@ -86,25 +86,21 @@ class Section {
     if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
     return v;
   }
-  // A number of seconds, 0 allowed (off), as milliseconds.
-  std::optional<std::chrono::milliseconds> Seconds0(std::string_view key, double max) {
-    const toml::node *n = Get(key);
-    if (!n) return std::nullopt;
-    if (!n->is_number()) Fail(*n, fmt::format("{}: expected a number of seconds, found {}", Key(key), TypeName(*n)));
-    double v = *n->value<double>();
-    if (!(v >= 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be 0 (off) or more", Key(key)));
-    if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
-    return std::chrono::milliseconds(v > 0 ? std::max<std::int64_t>(1, std::llround(v * 1000)) : 0);
-  }
-  // A number >= 0, at most `max`.
+  // A number >= 0 (0 usually meaning off), at most `max`.
   std::optional<double> NonNegative(std::string_view key, double max) {
     const toml::node *n = Get(key);
     if (!n) return std::nullopt;
     if (!n->is_number()) Fail(*n, fmt::format("{}: expected a number, found {}", Key(key), TypeName(*n)));
     double v = *n->value<double>();
-    if (!(v >= 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be 0 or more", Key(key)));
+    if (!(v >= 0) || !std::isfinite(v)) Fail(*n, fmt::format("{}: must be 0 (off) or more", Key(key)));
     if (v > max) Fail(*n, fmt::format("{}: {} is more than the maximum {}", Key(key), v, max));
     return v;
+  }
+  // A number of seconds, 0 allowed (off), as milliseconds (at least 1 when not 0).
+  std::optional<std::chrono::milliseconds> Seconds0(std::string_view key, double max) {
+    auto v = NonNegative(key, max);
+    if (!v) return std::nullopt;
+    return std::chrono::milliseconds(*v > 0 ? std::max<std::int64_t>(1, std::llround(*v * 1000)) : 0);
   }
   std::optional<std::int64_t> Integer(std::string_view key, std::int64_t min, std::int64_t max) {
     const toml::node *n = Get(key);
