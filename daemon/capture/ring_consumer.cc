@@ -1,4 +1,5 @@
 #include "daemon/capture/ring_consumer.h"
+#include "daemon/procmem/mono_clock.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -10,12 +11,6 @@
 
 namespace gotraced::capture {
 namespace {
-
-uint64_t MonoNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
 
 // Bytes of a record that carry data (a stack reservation is rounded up to a size class).
 size_t UsedBytes(const RecordView &v) {
@@ -147,7 +142,7 @@ size_t RingConsumer::Release(uint64_t watermark, const Callback &cb) {
 size_t RingConsumer::Drain(const Callback &cb) {
   if (!rb_) return 0;
   stats_.drains++;
-  uint64_t t0 = MonoNow();
+  uint64_t t0 = procmem::MonoNowNs();
   const uint64_t bytes_before = stats_.bytes;
   struct Adapt {  // the next interval, from how full the ring was (see the header)
     RingConsumer &c;

@@ -11,15 +11,10 @@
 
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/procmem/process_memory.h"
+#include "daemon/procmem/mono_clock.h"
 
 namespace gotraced::procmem {
 namespace {
-
-uint64_t MonoNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
 
 // _Gdeadextra (runtime2.go, Go 1.27): a dead goroutine kept for cgo's extra Ms.
 constexpr uint32_t kGdeadExtra = 11;
@@ -62,7 +57,7 @@ gobin::Result<GoroutineStates> ReadGoroutineStates(const ProcessMemory &mem, con
   const auto each = static_cast<std::size_t>(hi - lo);
 
   GoroutineStates s;
-  s.begin_ts_ns = MonoNow();
+  s.begin_ts_ns = MonoNowNs();
   uint64_t allglen = 0, allgs_ptr = 0;
   if (!mem.ReadValue(a.allglen, &allglen)) return gobin::Error{"reading runtime.allglen: " + mem.last_error()};
   if (!mem.ReadValue(a.allgs, &allgs_ptr)) return gobin::Error{"reading runtime.allgs: " + mem.last_error()};
@@ -102,7 +97,7 @@ gobin::Result<GoroutineStates> ReadGoroutineStates(const ProcessMemory &mem, con
                     [](const auto &x, const auto &y) { return x.since_ns < y.since_ns || (x.since_ns == y.since_ns && x.goid < y.goid); });
   waits.resize(keep);
   s.longest = std::move(waits);
-  s.end_ts_ns = MonoNow();
+  s.end_ts_ns = MonoNowNs();
   return s;
 }
 

@@ -9,15 +9,10 @@
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/procmem/process_memory.h"
 #include "proto/records.h"
+#include "daemon/procmem/mono_clock.h"
 
 namespace gotraced::procmem {
 namespace {
-
-uint64_t MonoNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
 
 // Reads a field of a struct whose bytes were copied into `buf`; 0 when absent/outside.
 uint64_t Field(const std::vector<uint8_t> &buf, const gobin::FieldLoc &f) {
@@ -94,7 +89,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
                                             const RuntimeGlobalAddrs &a, const SnapshotOptions &opts) {
   RuntimeSnapshot s;
   Reader rd{mem, l};
-  s.begin_ts_ns = MonoNow();
+  s.begin_ts_ns = MonoNowNs();
   if (!a.allgs || !a.allglen || !a.allp || !a.allm)
     return gobin::Error{"runtime globals unknown (allgs/allglen/allp/allm): cannot snapshot the runtime"};
 
@@ -106,7 +101,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
   }
   if (a.gc_controller && l.gc_controller.heap_live.present()) {
     const gobin::FieldLoc &f = l.gc_controller.heap_live;
-    s.heap_live_ts_ns = MonoNow();
+    s.heap_live_ts_ns = MonoNowNs();
     s.heap_live_known = mem.ReadUint(a.gc_controller + f.offset, f.size, &s.heap_live);
     if (!s.heap_live_known) s.warnings.push_back("gcController.heapLive: " + mem.last_error());
   }
@@ -119,7 +114,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
   for (int guard = 0; mp && guard < 100000; guard++) {
     MState m;
     m.m = mp;
-    m.read_ts_ns = MonoNow();
+    m.read_ts_ns = MonoNowNs();
     if (!rd.ReadStruct(mp, l.m.size, &buf)) {
       s.warnings.push_back(fmt::format("m at {:#x}: {}", mp, mem.last_error()));
       break;
@@ -155,7 +150,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
   for (uint64_t pp : pptrs) {
     ProcState p;
     p.p = pp;
-    p.read_ts_ns = MonoNow();
+    p.read_ts_ns = MonoNowNs();
     if (!pp || !rd.ReadStruct(pp, l.p.size, &buf)) {
       s.warnings.push_back(fmt::format("p at {:#x}: {}", pp, mem.last_error()));
       s.procs.push_back(p);
@@ -185,7 +180,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
   for (uint64_t gp : gptrs) {
     GoroutineState g;
     g.g = gp;
-    g.read_ts_ns = MonoNow();
+    g.read_ts_ns = MonoNowNs();
     if (!gp || !rd.ReadStruct(gp, l.g.size, &buf)) {
       s.warnings.push_back(fmt::format("g at {:#x}: {}", gp, mem.last_error()));
       continue;
@@ -223,7 +218,7 @@ gobin::Result<RuntimeSnapshot> TakeSnapshot(const ProcessMemory &mem, const gobi
     }
     s.goroutines.push_back(std::move(g));
   }
-  s.end_ts_ns = MonoNow();
+  s.end_ts_ns = MonoNowNs();
   return s;
 }
 

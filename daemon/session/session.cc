@@ -35,6 +35,7 @@
 #include "daemon/session/state_sampler.h"
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
+#include "daemon/procmem/mono_clock.h"
 
 namespace gotraced::session {
 
@@ -67,12 +68,6 @@ std::string_view TraceVersionName(TraceVersion v) {
 }
 
 namespace {
-
-std::uint64_t MonoNow() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 // The format the target's own runtime/trace writes (shared/docs/go-trace-format.md §1.2):
 // up to Go 1.21 the legacy format (go1.20 wrote "go 1.19 trace"), from 1.22 v2.
@@ -299,7 +294,7 @@ struct Session::Impl {
   // Level low: the goroutines' states, when a sample is due (state_sampler.h).
   void SampleStates() {
     const std::uint64_t failures = sampler->stats().failures;
-    if (auto s = sampler->Poll(MonoNow())) pipe->OnStateSample(s->ts, std::move(s->message));
+    if (auto s = sampler->Poll(procmem::MonoNowNs())) pipe->OnStateSample(s->ts, std::move(s->message));
     if (sampler->stats().failures > failures && failures == 0)
       spdlog::warn("gotraced: goroutine states could not be sampled: {}", sampler->last_error());
   }
@@ -544,7 +539,7 @@ bool Session::Stop(std::string *error) {
   // The recording ends now. Detaching takes a while (the syscall tracepoints go first,
   // the uprobes' release waits ~70 ms), and what those last records say is one-sided:
   // scheduling without the syscalls around it, which the model could only repair.
-  const std::uint64_t end_ns = MonoNow();
+  const std::uint64_t end_ns = procmem::MonoNowNs();
   I.cap->Stop();
   const double detach_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_stop).count();
@@ -559,7 +554,7 @@ bool Session::Stop(std::string *error) {
   if (after_end) spdlog::debug("gotraced: {} records written while detaching, after the end: left out", after_end);
   const capture::CaptureStats cs = I.cap->stats();
   I.NoteLoss(cs, true);
-  I.pipe->Finish(MonoNow());
+  I.pipe->Finish(procmem::MonoNowNs());
   I.LogOutput();
   if (I.record_log) std::fclose(I.record_log);
   I.record_log = nullptr;

@@ -6,15 +6,10 @@
 #include <utility>
 
 #include "daemon/procmem/goroutine_states.h"
+#include "daemon/procmem/mono_clock.h"
 
 namespace gotraced::session {
 namespace {
-
-std::uint64_t MonoNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::uint64_t(ts.tv_sec) * 1000000000ull + std::uint64_t(ts.tv_nsec);
-}
 
 // The next sample waits at least this many times the last one's cost (the 1% bound).
 constexpr std::uint64_t kCostFactor = 100;
@@ -40,7 +35,7 @@ std::optional<StateSampler::Sample> StateSampler::Poll(std::uint64_t now_ns) {
     ++stats_.failures;
     last_error_ = states.error();
   }
-  const std::uint64_t cost = MonoNow() - std::min(begin, now_ns);
+  const std::uint64_t cost = procmem::MonoNowNs() - std::min(begin, now_ns);
   const double ms = double(cost) / 1e6;
   stats_.total_ms += ms;
   stats_.max_ms = std::max(stats_.max_ms, ms);
