@@ -3,6 +3,8 @@
 // /proc/PID/status (Uid: real effective saved fs), /proc/PID/cgroup (v2: "0::PATH").
 #include "daemon/service/discovery.h"
 
+#include "daemon/procmem/mono_clock.h"
+
 #include <dirent.h>
 #include <fnmatch.h>
 #include <unistd.h>
@@ -65,6 +67,7 @@ bool ProcessAlive(pid_t pid, std::uint64_t start_time) {
 std::optional<ProcInfo> ReadProcInfo(pid_t pid) {
   ProcInfo p;
   p.pid = pid;
+  p.read_ns = procmem::MonoNowNs();
   const std::string dir = "/proc/" + std::to_string(pid);
   char state = 0;
   if (!ReadStat(pid, &state, &p.start_time) || state == 'Z' || state == 'X') return std::nullopt;

@@ -26,6 +26,9 @@ struct ProcInfo {
   uid_t euid = 0;      // effective uid
   std::uint64_t start_time = 0;  // clock ticks after boot
   bool kernel_thread = false;    // no executable (kthreads)
+  // When it was read (CLOCK_MONOTONIC ns, an exec record's clock): an exec notification
+  // stamped later is of the program read here, one stamped earlier made it.
+  std::uint64_t read_ns = 0;
 };
 
 // nullopt if the process is gone (or not readable).

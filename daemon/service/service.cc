@@ -167,7 +167,11 @@ bool Service::Consider(pid_t pid) {
     if (adhoc_.count(pid)) return false;  // an ad-hoc /trace probes it now: attach after
     for (const auto &t : targets_) {
       if (t->info.pid != pid || t->info.start_time != info->start_time) continue;
-      if (t->info.exe != info->exe) {  // the process exec'd another program since
+      // The process exec'd since: another program (or the same binary again, a new
+      // runtime) that gets a recording of its own once the old one has ended. Without
+      // the exec flag a same-binary exec looked like the live recording itself, and the
+      // new program waited for a rescan (suite 65 saw a 2 s program end unrecorded).
+      if (t->info.exe != info->exe || t->execed.load()) {
         if (!t->done.load()) return false;
         continue;
       }
@@ -498,6 +502,9 @@ void Service::Step() {
         if (t->info.pid == e.pid && t->live()) {
           std::optional<ProcInfo> now_info = ReadProcInfo(e.pid);
           if (!now_info || now_info->exe != t->info.exe) t->stop = true;
+          // Same binary: its session ends at the exec record (session.cc). An exec from
+          // before the process was read is the one that started the program recorded.
+          if (e.ts_ns > t->info.read_ns) t->execed = true;
         }
       pending_[e.pid] = now + kExecSettle;
     } else {

@@ -69,6 +69,9 @@ struct Target {
   std::atomic<bool> stop{false};  // detach requested
   std::atomic<bool> advance{false};  // a dump asks for the generation in progress (RequestAdvance)
   std::atomic<bool> done{false};  // thread finished
+  // The process exec'd (an exec notification for its pid): what runs now is another
+  // program even when it is the same binary; this recording ends at the exec record.
+  std::atomic<bool> execed{false};
   std::thread thread;
 
   mutable std::mutex mu;  // guards the fields below
