@@ -117,6 +117,8 @@ static __always_inline int call_site(struct pt_regs *ctx, const bool stack) {
     if (cc) __sync_fetch_and_add(&cc->morestack_skips, 1);
     return 0;
   }
+  // procresize may make Ps (a stopped world): the threads' cached P ids start over.
+  if (cfg.p_id_cache && site_probe_id(s) == cfg.procresize_probe_id) __sync_fetch_and_add(&gt_p_epoch, 1);
   bool walked = go_ctx_and_stack(s, GT_CTX_SYS, stack);
   return gt_call_emit(s, walked);
 }

@@ -63,6 +63,8 @@ static __always_inline bool morestack_pending(struct scratch *s) {
 #define GT_CTX_PC_LATER 0x4  // caller_pc comes from the stack walk when it starts from the
                              // registers (pcs[0] is the same word): left 0 when R14 is m->curg
 #define GT_CTX_PC_NONE 0x8   // caller_pc left 0 (the caller reads it with other words)
+#define GT_CTX_SELF_LOADED 0x10  // view GT_VIEW_SELF already holds a fresh copy of R14's g
+                                 // (the syscall tracepoints read its status from it)
 
 // m.curg, m.p, m.id (and m.oldp with `sys`) into s->c without the big copy of m: one
 // 64-byte read at cfg.m_win_off when they fit it (runtime2.go `type m`: adjacent in every
@@ -98,7 +100,10 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
   c->g = g;
   c->m_syscalltick = 0;
   bool cached = g && s->mc_g == g;
-  if (cached) {
+  if (opts & GT_CTX_SELF_LOADED) {
+    cached = false;
+    c->m = gv_read(s, GT_VIEW_SELF, cfg.g_m, 8);
+  } else if (cached) {
     c->m = s->mc_m;
     s->views[GT_VIEW_SELF].g = g;
     s->views[GT_VIEW_SELF].slot = GT_GSLOT_NONE;  // nothing else of a g0 is read; any read goes to the target
@@ -156,7 +161,10 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
     c->p_status = pw[1];
     c->p_syscalltick = pw[(tick_rel >> 2) & 7];
   } else {
-    if (cfg.p_id_status_adjacent) {
+    if (cfg.p_id_cache && !(opts & GT_CTX_SYS) && p && p == s->pc_p && s->pc_epoch == gt_p_epoch) {
+      c->p_id = s->pc_id;  // p.id never changes (bpf_config.h p_id_cache): no read
+      c->p_status = GT_P_STATUS_UNREAD;
+    } else if (cfg.p_id_status_adjacent) {
       __u64 idst = gt_read(p, cfg.p_id, 8);
       c->p_id = p ? (__s32)(__u32)idst : -1;
       c->p_status = (__u32)(idst >> 32);
@@ -165,6 +173,11 @@ __noinline int gt_go_ctx(struct scratch *s, __u32 opts) {
       c->p_status = rdf32(p, cfg.p_status);
     }
     if (opts & GT_CTX_SYS) c->p_syscalltick = rdf32(p, cfg.p_syscalltick);
+  }
+  if (cfg.p_id_cache && p && c->p_id >= 0) {
+    s->pc_epoch = gt_p_epoch;
+    s->pc_p = p;
+    s->pc_id = c->p_id;
   }
   __u32 flags = site_flags(s);
   if ((opts & GT_CTX_PC_NONE) || ((opts & GT_CTX_PC_LATER) && c->curg == g))

@@ -12,6 +12,10 @@
 
 const volatile struct gt_bpf_config cfg = {};
 
+// Moved by every procresize hit (cfg.p_id_cache): the threads' cached P ids from before
+// it are stale, as a P freed by a shrink and made again may have its address reused.
+__u32 gt_p_epoch = 0;
+
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 32 << 20);  // resized by the daemon before load
@@ -113,6 +117,10 @@ struct scratch {
   // mheap.go reclaim) runs on one M, which stays on its thread, without yielding it, so
   // the thread's flag is the P's pp.trace.maySweep (traceruntime.go GCSweepStart/Done).
   __u32 sweep;
+  // The thread's last P and its id (cfg.p_id_cache), valid while pc_epoch is gt_p_epoch.
+  __u32 pc_epoch;
+  __u64 pc_p;
+  __s32 pc_id;
   __u32 pad;
   // Capture level low (cfg.sys_pair): the thread's goroutine syscall entered at this time
   // (bpf_ktime_get_ns), written with its exit's record; 0 = none seen.

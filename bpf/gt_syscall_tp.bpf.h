@@ -40,13 +40,17 @@ static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __
   __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
   if (!fsbase) return NULL;
   __u64 g = rd64(fsbase + (__s64)cfg.tls_g_off);
-  if (!g || (rdf32(g, cfg.g_atomicstatus) & ~GT_GSCAN) != GT_GSYSCALL) return NULL;
-  struct gt_cpu_counters *cc = cpu_counters();
+  if (!g) return NULL;
   struct scratch *s = bpf_task_storage_get(&scratch_map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (!s) {
+    struct gt_cpu_counters *cc = cpu_counters();
     if (cc) __sync_fetch_and_add(&cc->lost, 1);
     return NULL;
   }
+  // The status from the copy of the g that gt_go_ctx reads m and the rest from next
+  // (GT_CTX_SELF_LOADED): one read of the target less per goroutine syscall end.
+  gview_load(s, GT_VIEW_SELF, g, 0);
+  if ((gv_read(s, GT_VIEW_SELF, cfg.g_atomicstatus, 4) & ~GT_GSCAN) != GT_GSYSCALL) return NULL;
   __builtin_memset(&s->regs, 0, sizeof(s->regs));
   s->regs.r14 = g;
   s->regs.sp = BPF_CORE_READ(regs, sp);
@@ -95,7 +99,7 @@ int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
   struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id,
                                        cfg.sys_enter_stack ? GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS : 0);
   if (!s) return 0;
-  gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE);
+  gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE | GT_CTX_SELF_LOADED);
   if (!cfg.sys_enter_stack) {
     // Capture level low: the goroutine and its context only (no walk, no stack tail).
     s->regs.r[GT_REG_DI] = (__u64)id;
@@ -135,6 +139,6 @@ int BPF_PROG(gt_go_sys_exit, struct pt_regs *regs, long ret) {
   if (!s) return 0;
   s->regs.r[GT_REG_AX] = (__u64)ret;
   if (cfg.sys_pair) s->regs.r[GT_REG_BX] = t0;  // args[1]: when it entered
-  go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE, false);
+  go_ctx_and_stack(s, GT_CTX_SYS | GT_CTX_PC_NONE | GT_CTX_SELF_LOADED, false);
   return gt_call_emit(s, 0);
 }

@@ -80,7 +80,18 @@ struct gt_bpf_config {
   // (sysmon's sleeps, thousands per second on a busy server; runqgrab) and
   // runtime.osyield (sched_yield). Neither is ever made through entersyscall. [0, 0): none.
   gt_u64 sys_skip2_lo, sys_skip2_hi, sys_skip3_lo, sys_skip3_hi;
+  // 1: a casgstatus hit that reads no syscall fields takes p.id from the thread's cache
+  // of its last P (scratch pc_*) instead of a read of the target: a P's id never changes,
+  // and Ps are made only in runtime.procresize (a stopped world), whose site
+  // (procresize_probe_id) moves the program's P epoch and so empties every cache. Set
+  // only when the plan probes procresize. ctx.p_status is then not read (GT_P_STATUS_UNREAD).
+  gt_u8 p_id_cache;
+  gt_u8 pad3[3];
+  gt_u32 procresize_probe_id;
 };
+
+// gt_go_ctx.p_status of a hit that took p.id from the thread's cache (p_id_cache).
+#define GT_P_STATUS_UNREAD 0xffffffffu
 
 // Size of the scratch copy of m that m_big_len may use (bpf/gotrace.bpf.c).
 #define GT_MWIN 1024

@@ -93,7 +93,8 @@ struct gt_go_ctx {
   gt_u64 p;          // m->p: the P this M holds (0 when none)
   gt_s64 m_id;       // m->id (-1 when m == 0)
   gt_s32 p_id;       // p->id (-1 when p == 0)
-  gt_u32 p_status;   // p->status, raw runtime value (_Pidle=0, _Prunning=1, _Psyscall=2, ...)
+  gt_u32 p_status;   // p->status, raw runtime value (_Pidle=0, _Prunning=1, _Psyscall=2, ...);
+                     // GT_P_STATUS_UNREAD when p.id came from the thread's cache (bpf_config.h p_id_cache)
   gt_u64 caller_pc;  // the return address into the probed function's caller: *(u64*)SP
                      // (entry, entry+4 and RET sites), *(u64*)(RBP+8) at
                      // GT_SITE_FRAME_READY sites.

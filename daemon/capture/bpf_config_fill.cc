@@ -71,6 +71,13 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
     if (c->m_win_off >= 0 && inside && end - lo <= GT_MWIN) c->m_big_len = uint32_t(end - lo);
   }
   c->p_id_status_adjacent = o.p_id >= 0 && o.p_status == o.p_id + 4;
+  // The P id cache (bpf_config.h p_id_cache) is safe only while procresize, the one
+  // place Ps are made, empties it: on only when the plan probes procresize.
+  for (const auto &s : plan.sites) {
+    if (s.role != probes::ProbeRole::kProcResize || s.via_tracepoint) continue;
+    c->p_id_cache = o.p_id >= 0 ? 1 : 0;
+    c->procresize_probe_id = s.id;
+  }
   std::memcpy(c->gstatus_groups, plan.gstatus_groups, sizeof(c->gstatus_groups));
   // Syscalls from the tracepoints (probes/syscall_sites.h): the sites they stand for and
   // the ranges of runtime addresses they filter by.

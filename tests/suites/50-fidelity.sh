@@ -34,7 +34,7 @@ TOOLS=$BUILD/tools
 FID=$BUILD/fidelity
 RUNS=$FID/runs
 read -r -a versions <<<"${FIDELITY_VERSIONS:-go1.26 go1.27 go1.22 go1.23}"
-read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun annotations gc}"
+read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun annotations gc procs}"
 RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
 
 need_gotraced

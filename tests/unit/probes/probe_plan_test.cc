@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "daemon/capture/bpf_config_fill.h"
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/runtime_layout.h"
@@ -294,6 +295,22 @@ TEST_P(PlanTest, SyscallTracepoints) {
   ASSERT_TRUE(plan.ok());
   EXPECT_FALSE(plan->syscall_tp);
   for (const auto &s : plan->sites) EXPECT_FALSE(s.via_tracepoint || s.kind == SiteKind::kCall) << s.function;
+}
+
+// The BPF side's P id cache (proto/bpf_config.h p_id_cache) is safe only while the
+// procresize site empties it: on with that site, named by its probe id; off without it.
+TEST_P(PlanTest, PIdCacheOnlyWithProcresize) {
+  const ProbeSite *resize = Role(ProbeRole::kProcResize);
+  ASSERT_NE(resize, nullptr);
+  gt_bpf_config c{};
+  capture::FillConfig(plan_, 1234, &c);
+  EXPECT_EQ(c.p_id_cache, 1);
+  EXPECT_EQ(c.procresize_probe_id, resize->id);
+  ProbePlan without = plan_;
+  std::erase_if(without.sites, [](const ProbeSite &s) { return s.role == ProbeRole::kProcResize; });
+  gt_bpf_config d{};
+  capture::FillConfig(without, 1234, &d);
+  EXPECT_EQ(d.p_id_cache, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllGo, PlanTest, ::testing::ValuesIn(Cases()), [](const auto &i) {
