@@ -131,6 +131,12 @@ class RecordDecoder {
   std::string_view Innermost(std::uint64_t pc);
   void DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out);
   void DecodeCall(const capture::RecordView &v, std::vector<Record> &out);
+  // The syscall half (record_decoder_syscall.cc): the CALL roles of syscall entry, exit
+  // and the steals of a syscall's P (false: not one of them), and the exits that the
+  // thread's next record decides (ResolvePendingFast false: the record is consumed).
+  bool DecodeSyscallCall(const capture::RecordView &v, const probes::ProbeSite &site,
+                         std::vector<std::uint64_t> &pcs, std::vector<Record> &out);
+  bool ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out);
   void ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out);
   Record Base(const capture::RecordView &v, RecordKind k) const;
   void Emit(std::vector<Record> &out, Record r);

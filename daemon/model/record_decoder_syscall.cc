@@ -1,0 +1,345 @@
+// The syscall half of RecordDecoder (record_decoder.h, docs/model.md §3.1-3.2 rows
+// GoSyscallBegin .. ProcSteal): syscall entries, exits and the steals of a syscall's P,
+// and the exits whose fast/slow outcome a later record of the thread decides.
+#include "daemon/model/record_decoder.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace gotraced::model {
+
+// The thread's record after a Go 1.26 (or <= 1.25 sys_exit) fast exit held in PendingFast
+// decides it; false: this record is consumed (exitsyscall's own casgstatus, still waiting).
+bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out) {
+  auto pf = pending_fast_.find(v.tid());
+  if (pf != pending_fast_.end()) {
+    // The exit went through with the P it had at the entry unless this record shows the
+    // thread without it (exitsyscallNoP, or another P): then the P was taken after the
+    // entry by a steal we did not see. Write that steal on the thread itself (a
+    // self-steal: the reader accepts it while the P is in the syscall) and continue as
+    // a slow exit.
+    const gt_go_ctx *c = v.go_ctx();
+    const gt_gstatus_record *gsr = v.gstatus();
+    // exitsyscall's own casgstatus: its fast CAS failed because someone holds the
+    // goroutine's scan bit — a steal in progress (setBlockOnExitSyscall, whose releaseP
+    // record may come next) or a stack scan. Not yet a sign either way: keep waiting.
+    if (gsr && cfg_.go_minor >= 26 && Classify(gsr->ctx.caller_pc) == Site::kExitSyscall) {
+      ++stats_.ignored;
+      return false;
+    }
+    // The thread's P: Go <= 1.25's next syscall entry shows it as m.oldp (m.p is 0 there).
+    std::int64_t pid = c != nullptr ? c->p_id : -1;
+    if (const gt_call_record *call = v.call();
+        call && (call->flags & GT_CALL_DEREF_OLDP) && pid < 0 && call->ctx.m_oldp != 0)
+      pid = static_cast<std::int32_t>(call->deref[0]);
+    const bool lost = c != nullptr && ((gsr && Classify(gsr->ctx.caller_pc) == Site::kExitSyscallSlow) ||
+                                       (pid >= 0 && pid != pf->second.base.p) ||
+                                       (pid < 0 && c->curg && c->curg_goid == pf->second.base.g));
+    if (lost) {
+      Record st = pf->second.base;
+      st.kind = RecordKind::kProcSteal;
+      st.target_p = pf->second.base.p;
+      st.victim_m = pf->second.base.m;
+      Emit(out, st);
+      in_syscall_.erase(pf->second.gp);
+      pending_exit_[v.tid()] = {pf->second.base.g, pf->second.base.ts};
+      ++stats_.exits_no_p;
+    } else {
+      EmitFastExit(pf->second, out);
+    }
+    pending_fast_.erase(pf);
+  }
+  return true;
+}
+
+// Go 1.26 exitsyscall, slow path (no P at entry): exitsyscallTryGetP either re-takes the
+// old P (releaseP: ProcSteal, recorded) or an idle one (acquirepNoTrace: not probed), then
+// writes ProcStart + GoSyscallEndBlocked + GoStart; or it fails and exitsyscallNoP writes
+// GoSyscallEndBlocked (its casgstatus is recorded). The thread's next record says which.
+void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out) {
+  auto it = pending_exit_.find(v.tid());
+  const PendingExit pe = it->second;
+  const gt_go_ctx *c = v.go_ctx();
+  if (const gt_gstatus_record *gs = v.gstatus()) {
+    if (Classify(gs->ctx.caller_pc) == Site::kExitSyscallSlow) {
+      pending_exit_.erase(it);  // exitsyscallNoP: decoded normally
+      return;
+    }
+    // exitsyscall's casgstatus after a failed fast CAS (the stealer held the scan bit):
+    // the M may still show the P it is about to lose; the exit is decided after it.
+    if (cfg_.go_minor >= 26 && Classify(gs->ctx.caller_pc) == Site::kExitSyscall) return;
+  }
+  if (const gt_call_record *call = v.call()) {
+    const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
+    if (site && site->role == probes::ProbeRole::kSyscallReleaseP) return;  // self-steal first
+    if (site && site->role == probes::ProbeRole::kAcquireP) {
+      // The plan probes acquirepNoTrace: this is exitsyscallTryGetP's P. Decode it (the
+      // ProcStart), then the runtime's GoSysExit(true) + GoStart right after it.
+      pending_exit_.erase(it);
+      ++stats_.deferred;
+      DecodeCall(v, out);
+      Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
+      eb.ts = v.ts() + 1;
+      eb.p = static_cast<ProcId>(static_cast<std::int64_t>(call->deref[0]));
+      eb.g = pe.g;
+      Emit(out, eb);
+      Record st = Base(v, RecordKind::kGoStart);
+      st.ts = v.ts() + 2;
+      st.p = eb.p;
+      st.g = kNoG;
+      st.target_g = pe.g;
+      Emit(out, st);
+      skip_current_ = true;
+      return;
+    }
+  }
+  if (c == nullptr || c->p_id < 0) return;  // still without a P: keep waiting
+  pending_exit_.erase(it);
+  ++stats_.deferred;
+  // The P was acquired somewhere between the exit's entry and this record; the events
+  // are stamped just before this record: stamping them at the exit's entry could put the
+  // ProcStart before the previous owner's ProcStop of that P.
+  (void)pe.ts;
+  const std::uint64_t t = v.ts() > 3 ? v.ts() - 3 : v.ts();
+  Record ps = Base(v, RecordKind::kProcStart);
+  ps.ts = t;
+  ps.p = kNoP;
+  ps.g = pe.g;
+  ps.target_p = c->p_id;
+  Emit(out, ps);
+  Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
+  eb.ts = t + 1;
+  eb.p = c->p_id;
+  eb.g = pe.g;
+  Emit(out, eb);
+  Record st = Base(v, RecordKind::kGoStart);
+  st.ts = t + 2;
+  st.p = c->p_id;
+  st.g = kNoG;
+  st.target_g = pe.g;
+  Emit(out, st);
+}
+
+// The syscall CALL roles (entry, exit, the steals of a syscall's P); false: not one of them.
+bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes::ProbeSite &site,
+                                      std::vector<std::uint64_t> &pcs, std::vector<Record> &out) {
+  const gt_call_record &c = *v.call();
+  switch (site.role) {
+    case probes::ProbeRole::kEnterSyscall: {
+      // Go 1.26 reentersyscall(pc, sp, bp) entry: GoSysCall writes stack(1) from
+      // gp.syscallpc = pc, gp.syscallbp = bp. Our walk at entry starts at the return address
+      // into entersyscall; the runtime's starts at `pc`, found further up.
+      // The same record comes from the sys_enter tracepoint (GT_CALL_FROM_TRACEPOINT,
+      // probes/syscall_sites.h), whose walk starts at syscallpc already, and from CALL
+      // sites of entersyscall (cgocall: the walk starts at the call's return address,
+      // which is entersyscall's syscallpc).
+      if (c.flags & GT_CALL_FROM_TRACEPOINT) {
+        auto open = in_syscall_.find(c.ctx.curg);
+        if (open != in_syscall_.end() && open->second.tid == v.tid()) {
+          // Entered again with no exit in between: a syscall restarted after a signal
+          // handler (its first exit wrote no record, bpf/gt_syscall_tp.bpf.h).
+          ++stats_.ignored;
+          return true;
+        }
+      }
+      Record r = Base(v, RecordKind::kGoSyscallBegin);
+      // The sys_enter tracepoint's syscall number (args[3]) and first argument (args[4]),
+      // for the kernel view's syscall regions (model_kernel_syscall.cc): value = nr + 1.
+      if (c.flags & GT_CALL_FROM_TRACEPOINT) {
+        r.value = c.args[3] + 1;
+        r.value2 = c.args[4];
+        r.text = FdName(static_cast<std::int64_t>(c.args[3]), c.args[4]);  // kernel_view_decoder.cc
+      }
+      // Go <= 1.25 cleared m.p in entersyscall: the syscall's P is m.oldp.
+      if ((c.flags & GT_CALL_DEREF_OLDP) && c.ctx.p_id < 0 && c.ctx.m_oldp != 0)
+        r.p = static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]));
+      if (site.kind != probes::SiteKind::kCall || (c.flags & GT_CALL_STACK_FROM_ARGS)) {
+        auto at = std::find(pcs.begin(), pcs.end(), c.args[0]);
+        if (at != pcs.end()) pcs.erase(pcs.begin(), at);
+      }
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      in_syscall_[c.ctx.curg] = {v.tid(), r.p};
+      entry_tick_[v.tid()] = c.ctx.p_syscalltick;
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kEnterSyscallBlock: {
+      // entersyscallblock entry: gp.syscallpc = caller PC = *(SP), syscallbp = RBP: our
+      // walk is the runtime's; stack(1). The P is handed off next (releasep: ProcStop).
+      Record r = Base(v, RecordKind::kGoSyscallBegin);
+      TrimSyscallEntry(pcs);
+      r.stack = std::move(pcs);
+      r.stack_skip = 1;
+      in_syscall_[c.ctx.curg] = {v.tid(), r.p};
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kExitSyscall: {
+      // Go 1.26 exitsyscall entry. With the P still wired: GoSysExit(false) when
+      // pp.syscalltick == m.syscalltick, else ProcSteal(self) + ProcStart +
+      // GoSysExit(true) + GoStart — decided after the CAS (PendingFast). Without a P:
+      // resolved by the thread's next record (PendingExit).
+      const Goid g = c.ctx.curg ? c.ctx.curg_goid : kNoG;
+      if (cfg_.kernel_view && !cfg_.sparse && (c.flags & GT_CALL_FROM_TRACEPOINT)) {
+        // The kernel view's byte count: sys_exit's return value (args[0]), before the
+        // exit's own record, which may wait for the thread's next one (PendingFast).
+        Record k = Base(v, RecordKind::kKernelSyscallExit);
+        k.value = c.args[0];
+        Emit(out, std::move(k));
+      }
+      std::optional<std::uint32_t> entry_tick;
+      if (auto t = entry_tick_.find(v.tid()); t != entry_tick_.end()) {
+        entry_tick = t->second;
+        entry_tick_.erase(t);
+      }
+      // A steal of this syscall's P already decoded (syscallingThread.releaseP, whose
+      // probe can fire before this entry while the unwiring lands after it: the M still
+      // shows the P here; seen with cgo calls on 1.26): the exit is a slow one.
+      auto sys = in_syscall_.find(c.ctx.curg);
+      const bool stolen = sys != in_syscall_.end() && sys->second.p == kNoP;
+      if (cfg_.sparse) {
+        if (sys != in_syscall_.end()) in_syscall_.erase(sys);
+        // One record per syscall (ProbePlan::syscall_pair): its entry time is args[1].
+        if (cfg_.plan && cfg_.plan->syscall_pair && (c.flags & GT_CALL_FROM_TRACEPOINT) && c.args[1] != 0 &&
+            c.args[1] <= v.ts()) {
+          Record b = Base(v, RecordKind::kGoSyscallBegin);
+          b.ts = c.args[1];
+          Emit(out, std::move(b));
+        }
+        Emit(out, Base(v, RecordKind::kGoSyscallEnd));
+        return true;
+      }
+      if (c.flags & GT_CALL_DEREF_OLDP) {
+        // Go <= 1.25 (the sys_exit tracepoint, or a CALL of exitsyscall): m.p is 0 and
+        // the syscall's P is m.oldp, deref = {id, status, m, syscalltick}. exitsyscallfast
+        // gets it back iff it is still _Psyscall (its CAS): then GoSyscallEnd, or, if its
+        // tick moved (it was taken and given back), the "lost and regained" events; the
+        // thread's next record, or a steal of that P before it, decides (PendingFast).
+        // Otherwise the exit waits for a P like a 1.26 slow one (PendingExit).
+        constexpr std::uint64_t kPsyscall = 2;
+        if (c.ctx.m_oldp != 0 && c.deref[1] == kPsyscall && !stolen) {
+          PendingFast pf;
+          pf.base = Base(v, RecordKind::kGoSyscallEnd);
+          pf.base.p = static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]));
+          pf.kept = static_cast<std::uint32_t>(c.deref[3]) == c.ctx.m_syscalltick;
+          pf.gp = c.ctx.curg;
+          pf.steal_from_holder = true;
+          pending_fast_[v.tid()] = std::move(pf);
+          return true;
+        }
+        in_syscall_.erase(c.ctx.curg);
+        ++stats_.exits_no_p;
+        pending_exit_[v.tid()] = {g, v.ts()};
+        return true;
+      }
+      if (c.ctx.p_id < 0 || stolen) {
+        in_syscall_.erase(c.ctx.curg);
+        ++stats_.exits_no_p;
+        pending_exit_[v.tid()] = {g, v.ts()};
+        return true;
+      }
+      // m.syscalltick is p.syscalltick as reentersyscall copied it: the entry record's
+      // value when we saw the entry, else the M field when the plan reads it.
+      PendingFast pf;
+      pf.base = Base(v, RecordKind::kGoSyscallEnd);
+      pf.kept = entry_tick ? *entry_tick == c.ctx.p_syscalltick
+                           : (c.ctx.m_syscalltick == 0 || c.ctx.m_syscalltick == c.ctx.p_syscalltick);
+      pf.gp = c.ctx.curg;
+      pending_fast_[v.tid()] = std::move(pf);
+      return true;
+    }
+    case probes::ProbeRole::kSyscallReleaseP: {
+      // Go 1.26 syscallingThread.releaseP(state): s = {gp, mp, pp, status} in RAX, RBX,
+      // RCX, RDI. trace.ProcSteal(s.pp) from the thread doing it (sysmon, STW, or the
+      // syscalling thread itself in exitsyscallTryGetP).
+      auto it = in_syscall_.find(c.args[0]);
+      if (it == in_syscall_.end() || it->second.p < 0) {
+        ++stats_.unusable;
+        return true;
+      }
+      Record r = Base(v, RecordKind::kProcSteal);
+      r.target_p = it->second.p;
+      r.victim_m = it->second.tid;
+      it->second.p = kNoP;
+      auto pf = pending_fast_.find(r.victim_m);
+      if (pf != pending_fast_.end() && pf->second.gp == c.args[0]) {
+        // Taken between exitsyscall's entry and its CAS: the exit is a slow one.
+        PendingExit pe{pf->second.base.g, pf->second.base.ts};
+        pending_fast_.erase(pf);
+        pending_exit_[static_cast<std::uint32_t>(r.victim_m)] = pe;
+        ++stats_.exits_no_p;
+        in_syscall_.erase(c.args[0]);  // the exit is seen: the goroutine's next entry is a new syscall
+      }
+      Emit(out, std::move(r));
+      return true;
+    }
+    case probes::ProbeRole::kHandoffP: {
+      // Go <= 1.25: retake CASes a _Psyscall P to _Pidle, writes ProcSteal, then
+      // handoffp(pp). Only the retake caller is a steal.
+      if (Innermost(c.ctx.caller_pc) != "runtime.retake") {
+        ++stats_.ignored;
+        return true;
+      }
+      Record r = Base(v, RecordKind::kProcSteal);
+      r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
+      r.victim_m = 0;  // the model knows which M the P's syscall is on
+      // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
+      // exit is a slow one after all.
+      for (auto &[tid, pf] : pending_fast_) {
+        if (pf.base.p != r.target_p) continue;
+        pending_exit_[tid] = {pf.base.g, pf.base.ts};
+        in_syscall_.erase(pf.gp);
+        pending_fast_.erase(tid);
+        ++stats_.exits_no_p;
+        break;
+      }
+      Emit(out, std::move(r));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+void RecordDecoder::EmitFastExit(const PendingFast &pf, std::vector<Record> &out) {
+  in_syscall_.erase(pf.gp);
+  if (pf.kept) {
+    ++stats_.exits_fast;
+    Emit(out, pf.base);
+    return;
+  }
+  ++stats_.exits_retaken;
+  Record st = pf.base;
+  st.kind = RecordKind::kProcSteal;
+  st.target_p = pf.base.p;
+  st.victim_m = pf.steal_from_holder ? 0 : pf.base.m;  // 0: the model knows the P's syscall M
+  Emit(out, st);
+  Record ps = pf.base;
+  ps.kind = RecordKind::kProcStart;
+  ps.target_p = pf.base.p;
+  ps.p = kNoP;
+  Emit(out, ps);
+  Record eb = pf.base;
+  eb.kind = RecordKind::kGoSyscallEndBlocked;
+  Emit(out, eb);
+  Record gs = pf.base;
+  gs.kind = RecordKind::kGoStart;
+  gs.target_g = pf.base.g;
+  gs.g = kNoG;
+  Emit(out, gs);
+}
+
+void RecordDecoder::TrimSyscallEntry(std::vector<std::uint64_t> &pcs) {
+  std::size_t n = 0;
+  while (n < pcs.size()) {
+    std::string_view f = Innermost(pcs[n]);
+    if (f != "runtime.reentersyscall" && f != "runtime.entersyscall" && f != "runtime.entersyscallblock" &&
+        f != "runtime.systemstack_switch" && f != "runtime.casgstatus")
+      break;
+    ++n;
+  }
+  pcs.erase(pcs.begin(), pcs.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+}  // namespace gotraced::model
