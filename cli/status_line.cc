@@ -51,7 +51,10 @@ std::string FormatSummary(const std::string &out, pid_t pid, const session::Sess
     std::string kept;
     if (s.output_files.empty()) {
       kept = "no trace file is left";
-    } else if (s.output_files.size() == 1 && s.output_files[0].path == out) {
+    } else if (s.output_files.size() == 1 && s.output_files[0].path == out && s.output_files[0].first_gen <= 1) {
+      // The output stopped (or every later file failed): the file holds what came before.
+      // A first generation > 1 means the first write failed and the file began anew
+      // (--on-write-error drop): that file is not "before" the failure, so it is listed.
       kept = fmt::format("the file keeps the {} whole generation(s) before", s.output_files[0].generations);
     } else {
       kept = fmt::format("the trace is in {} file(s), each parseable on its own:", s.output_files.size());

@@ -284,6 +284,18 @@ recording() {
   sleep "${2:-0}"
 }
 
+# fill_after_first_generation FILE: once FILE holds its first generation, fills the disk
+# and waits until gotraced says a write failed and the recording goes on. Filling before
+# the start left ~100 KiB, which a loaded CI machine's first generation (107 KB) outgrew:
+# then the first write failed, the file began anew and no continuation was made.
+fill_after_first_generation() {
+  local i
+  recording "$1"
+  dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null  # until the disk is full
+  for ((i = 0; i < 60; i++)); do grep -q "recording goes on" "$WORK/$SLUG.out" && break; sleep 0.1; done
+  grep -q "recording goes on" "$WORK/$SLUG.out" || problem "no write failed in 6 s after the disk filled"
+}
+
 # parses FILE...: tracecheck accepts each (counted as unparseable otherwise).
 parses() {
   local f ok=0
@@ -612,11 +624,9 @@ PY
 case_10_disk_full_on_write_error_drop() {
   begin "disk full, --on-write-error drop"
   fresh_tmpfs 3m
-  dd if=/dev/zero of="$MNT/filler" bs=4k count=743 2>/dev/null  # ~100 KiB left
   start_target
   record "$MNT/t.trace" --duration 3s --on-write-error drop
-  for ((i = 0; i < 60; i++)); do grep -q "recording goes on" "$WORK/$SLUG.out" && break; sleep 0.1; done
-  grep -q "recording goes on" "$WORK/$SLUG.out" || problem "no write failed in 6 s"
+  fill_after_first_generation "$MNT/t.trace"
   rm -f "$MNT/filler"  # room again: the trace goes on in a continuation file
   wait_record
   [[ $rc == 1 ]] || problem "gotraced exit $rc, want 1 (generations were lost)"
@@ -639,14 +649,12 @@ case_10_disk_full_on_write_error_drop() {
 case_21_disk_full_on_write_error_drop_legacy() {
   begin "disk full, --on-write-error drop, go1.19 target (legacy format)"
   fresh_tmpfs 3m
-  dd if=/dev/zero of="$MNT/filler" bs=4k count=743 2>/dev/null  # ~100 KiB left
   local tsave=$T
   T=$T119
   start_target
   T=$tsave
   record "$MNT/t.trace" --duration 3s --on-write-error drop
-  for ((i = 0; i < 60; i++)); do grep -q "recording goes on" "$WORK/$SLUG.out" && break; sleep 0.1; done
-  grep -q "recording goes on" "$WORK/$SLUG.out" || problem "no write failed in 6 s"
+  fill_after_first_generation "$MNT/t.trace"
   rm -f "$MNT/filler"
   wait_record
   [[ $rc == 1 ]] || problem "gotraced exit $rc, want 1 (generations were lost)"
