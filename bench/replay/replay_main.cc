@@ -126,6 +126,12 @@ int main(int argc, char **argv) {
   pc.cpu_samples = Meta(*file, "cpu_samples") == "1";
   pc.generation_period = std::chrono::nanoseconds(static_cast<std::int64_t>(generation_ms * 1e6));
   const auto drain_ns = static_cast<std::uint64_t>(drain_ms * 1e6);
+  // As in a recording (session.cc): GOTRACED_DEBUG_RECORDS=FILE logs each record and what
+  // it decoded to, GOTRACED_DEBUG=1 prints the model's repairs (first pass only).
+  std::FILE *record_log = nullptr;
+  if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) record_log = std::fopen(f, "w");
+  if (std::getenv("GOTRACED_DEBUG"))
+    pc.on_repair = [](const std::string &s) { std::fprintf(stderr, "model repair: %s\n", s.c_str()); };
 
   double best = 0;
   std::uint64_t events = 0, dropped = 0;
@@ -137,6 +143,8 @@ int main(int argc, char **argv) {
     if (pass == 0 && !flight_path.empty()) rec = store.Create(1, service::FlightWindow{1e9, std::size_t{1} << 32});
     CountingSink sink(rec ? static_cast<encoder::Sink *>(rec.get()) : fs.get());
     pc.legacy_restart = rec.get();
+    pc.record_log = pass == 0 ? record_log : nullptr;
+    if (pass > 0) pc.on_repair = nullptr;
     const double t0 = ThreadCpuSeconds();
     {
       session::RecordPipeline p(sink, pc);
@@ -157,6 +165,11 @@ int main(int argc, char **argv) {
       }
       p.Finish(p.max_ts());
       events = p.writer().stats().events;
+      if (pass == 0 && std::getenv("GOTRACED_DEBUG"))
+        std::fprintf(stderr, "model: %llu inconsistencies repaired, %llu records discarded; decoder: %llu unusable\n",
+                     static_cast<unsigned long long>(p.model().stats().inconsistencies),
+                     static_cast<unsigned long long>(p.model().stats().records_discarded),
+                     static_cast<unsigned long long>(p.decoder().stats().unusable));
       dropped = p.writer().stats().dropped;
     }
     if (rec) {

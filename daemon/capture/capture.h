@@ -67,6 +67,7 @@ struct CaptureStats {
   uint64_t filtered = 0;         // hits from another tgid (should be 0 with pid-filtered uprobes)
   uint64_t read_faults = 0;      // bpf_probe_read_user failures on the hot path
   uint64_t short_syscalls = 0;   // level low: syscalls under the plan's syscall_min_ns, not written
+  uint64_t before_armed = 0;     // records stamped before the last probe was attached, dropped
   bool target_exited = false;
 };
 

@@ -261,6 +261,15 @@ void Model::OnGoUnblock(const Record &r) {
 // ProcRunning), P sequence number, stack(1). order.go advanceGoSyscallBegin.
 void Model::OnGoSyscallBegin(const Record &r) {
   const Goid g = r.g == kUnknownG ? st_.M(r.m).g : r.g;
+  if (Valid(g) && r.p < 0 && st_.M(r.m).p == kNoP && FirstGeneration() && st_.G(g) == nullptr) {
+    // A syscall of a goroutine no record mentioned yet, on an M with no P: one made inside
+    // an entersyscallblock from before the attach (it hands its P off first; os/signal's
+    // notetsleepg), its futex restarted or its signal handler's rt_sigreturn (seen:
+    // level-switch.sh, the SIGUSR1 delivered to that thread). The runtime's trace begins
+    // with that goroutine in a syscall on this M: say so, as its first-generation status.
+    EmitGoStatus(r.m, r.ts, g, r.m, GoStatus::kSyscall);
+    return;
+  }
   if (!Valid(g) || !EnsureProc(r, r.p) || !EnsureRunning(r, g)) {
     ++stats_.records_discarded;
     return;

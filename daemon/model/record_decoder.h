@@ -100,6 +100,14 @@ class RecordDecoder {
   void Decode(const capture::RecordView &v, std::vector<Record> &out);
   // End of capture: resolves what is still pending (nothing is invented).
   void Flush(std::vector<Record> &out);
+  // The time of the oldest record held for the thread's next record to decide, which
+  // another M's records may depend on (0: none): entersyscallblock's ProcStop (Go 1.26+,
+  // held_release_) and a syscall exit that found no P (pending_exit_). Both are decided
+  // within microseconds unless the kernel preempts the thread in between; the pipeline
+  // keeps the model behind them (pipeline.cc Watermark). Fast exits (pending_fast_) are
+  // not counted: they keep their P, so no other M waits for them, and one can be held as
+  // long as the goroutine computes.
+  std::uint64_t OldestHeldTs() const;
 
   const DecoderStats &stats() const { return stats_; }
 

@@ -8,6 +8,16 @@
 
 namespace gotraced::model {
 
+std::uint64_t RecordDecoder::OldestHeldTs() const {
+  std::uint64_t oldest = 0;
+  auto take = [&oldest](std::uint64_t ts) {
+    if (ts && (oldest == 0 || ts < oldest)) oldest = ts;
+  };
+  for (const auto &[tid, r] : held_release_) take(r.ts);
+  for (const auto &[tid, pe] : pending_exit_) take(pe.ts);
+  return oldest;
+}
+
 // The thread's record after a Go 1.26 (or <= 1.25 sys_exit) fast exit held in PendingFast
 // decides it; false: this record is consumed (exitsyscall's own casgstatus, still waiting).
 bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out) {

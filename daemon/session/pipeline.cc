@@ -27,6 +27,10 @@ constexpr std::uint64_t kModelSlackNs = 1'000'000;
 // 0.35 us with the model kept within ~256 records of the decoder. The consumer delivers
 // in ts order, so everything up to the newest record less the slack is there.
 constexpr std::uint32_t kAdvanceEvery = 256;
+// The model waits behind a record the decoder holds (RecordDecoder::OldestHeldTs) for at
+// most this long; past it (a thread off CPU for longer between releasep and its
+// casgstatus) the others go on and the held one costs a repair.
+constexpr std::uint64_t kHoldCapNs = 50'000'000;
 
 }  // namespace
 
@@ -111,8 +115,20 @@ void RecordPipeline::OnRecord(const capture::RecordView &v) {
   max_ts_ = std::max(max_ts_, v.ts());
   if (++since_advance_ >= kAdvanceEvery) {
     since_advance_ = 0;
-    if (max_ts_ > kModelSlackNs) model_->Advance(max_ts_ - kModelSlackNs);
+    if (max_ts_ > kModelSlackNs) model_->Advance(Watermark(max_ts_));
   }
+}
+
+// How far the model may go when `top` is the newest time delivered: the slack behind it,
+// and not past a record the decoder still holds. Seen (tests/serve/level-switch.sh, 1 run
+// in 8 under load): a thread preempted for 1.8 ms between entersyscallblock's releasep
+// and its casgstatus; another M's ProcStart of that P, 11 us after the held ProcStop,
+// was applied first and repaired ("P 0 still held").
+std::uint64_t RecordPipeline::Watermark(std::uint64_t top) const {
+  std::uint64_t w = top - kModelSlackNs;
+  if (const std::uint64_t held = decoder_->OldestHeldTs(); held && held <= w && top - held < kHoldCapNs)
+    w = held - 1;
+  return w;
 }
 
 void RecordPipeline::OnStateSample(std::uint64_t ts, std::string message) {
@@ -134,7 +150,7 @@ bool RecordPipeline::Advance(bool cut_requested, std::uint64_t delivered_up_to) 
   // window saved. Nothing older than delivered_up_to can still arrive (ring_consumer.h).
   std::uint64_t top = std::max(max_ts_, delivered_up_to);
   if (top <= kModelSlackNs) return false;
-  const std::uint64_t watermark = top - kModelSlackNs;
+  const std::uint64_t watermark = Watermark(top);
   model_->Advance(watermark);
   const auto period = static_cast<std::uint64_t>(cfg_.generation_period.count());
   const bool due = period > 0 && watermark >= model_->generation_start() + period;

@@ -112,6 +112,7 @@ class RecordPipeline {
   std::uint64_t max_ts() const { return max_ts_; }
 
  private:
+  std::uint64_t Watermark(std::uint64_t top) const;
   PipelineConfig cfg_;
   model::StackPool stack_pool_;  // the records' stack vectors, decoder -> model -> decoder
   // TraceWriter for the v2 versions, LegacyTraceWriter for go1.19 / go1.21: the same

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +93,13 @@ encoder::Version VersionFor(TraceVersion v, int go_minor) {
 // Session::Stats() is at most this old while recording (the status line redraws every
 // 250 ms; reading the BPF side's counters is a syscall per poll otherwise).
 constexpr auto kStatsEvery = std::chrono::milliseconds(50);
+
+// GOTRACED_DEBUG_RECORDS / GOTRACED_RECORD_FILE name one file, but serve runs several
+// sessions (levels, standbys, escalations): the process's second and later sessions write
+// FILE.1, FILE.2, ... so none truncates another's.
+std::string PerSessionPath(const char *path, int session) {
+  return session ? fmt::format("{}.{}", path, session) : std::string(path);
+}
 
 // The target's executable as a path that outlives it (for GOTRACED_RECORD_FILE).
 std::string ExeOf(pid_t pid, const std::string &exe_path) {
@@ -332,7 +340,10 @@ bool Session::Prepare(std::string *error) {
   if (I.options.pid <= 0) return fail("session: no target pid");
   // GOTRACED_DEBUG=1: the model's repairs and the decoder's counts in the log.
   if (std::getenv("GOTRACED_DEBUG")) spdlog::set_level(spdlog::level::debug);
-  if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) I.record_log = std::fopen(f, "w");
+  if (const char *f = std::getenv("GOTRACED_DEBUG_RECORDS")) {
+    static std::atomic<int> sessions{0};
+    I.record_log = std::fopen(PerSessionPath(f, sessions++).c_str(), "w");
+  }
 
   capture::CaptureOptions co;
   co.pid = I.options.pid;
@@ -394,8 +405,11 @@ bool Session::Start(std::string *error) {
   }
   const double plan_ms = I.plan_ms;
   const bool sparse = I.options.level == CaptureLevel::kLow;
-  const char *record_file = std::getenv("GOTRACED_RECORD_FILE");
-  if (record_file && !*record_file) record_file = nullptr;
+  std::string record_file;
+  if (const char *f = std::getenv("GOTRACED_RECORD_FILE"); f && *f) {
+    static std::atomic<int> sessions{0};
+    record_file = PerSessionPath(f, sessions++);
+  }
 
   const gobin::GoBinary &bin = I.cap->binary();
   const gobin::RuntimeLayout &layout = I.cap->layout();
@@ -451,7 +465,7 @@ bool Session::Start(std::string *error) {
   I.pipe = std::make_unique<RecordPipeline>(*I.sink, pc);
   if (sparse && I.options.state_sample.count() > 0)
     I.sampler = std::make_unique<StateSampler>(pid(), layout, I.cap->runtime_globals(), I.options.state_sample);
-  if (record_file) {
+  if (!record_file.empty()) {
     I.record_file = std::make_unique<RecordFileWriter>(
         record_file, std::map<std::string, std::string>{
                          {"exe", ExeOf(I.options.pid, I.options.exe_path)},
@@ -592,8 +606,10 @@ bool Session::Stop(std::string *error) {
   if (ms.inconsistencies) spdlog::debug("last repair: {}", I.pipe->model().last_repair());
   {
     capture::CaptureStats cs = I.cap->stats();
-    spdlog::debug("capture: {} probe hits, {} morestack skips, {} read faults, {} late, {} invalid", cs.probe_hits,
-                  cs.morestack_skips, cs.read_faults, cs.consumer.late, cs.consumer.invalid);
+    spdlog::debug("capture: {} probe hits, {} morestack skips, {} read faults, {} late, {} invalid, {} before every "
+                  "probe was attached",
+                  cs.probe_hits, cs.morestack_skips, cs.read_faults, cs.consumer.late, cs.consumer.invalid,
+                  cs.before_armed);
   }
   if (I.pipe->writer().stats().dropped)
     spdlog::warn("gotraced: the writer refused {} events (model bug): {}", I.pipe->writer().stats().dropped,

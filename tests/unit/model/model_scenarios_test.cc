@@ -74,6 +74,29 @@ TEST(ModelScenario, AttachMidRunWithSnapshot) {
   EXPECT_EQ(res.Int("stop_reasons", "preempted"), 1);
 }
 
+// Attach while a goroutine is inside an entersyscallblock (os/signal's notetsleepg: it
+// handed its P off before the attach): the first record of its M is a syscall entry with
+// no P (its futex restarted after a signal). No repair and no discard: the goroutine
+// starts the trace in a syscall on that M, exits it without a P and runs again.
+TEST(ModelScenario, AttachInsideEnterSyscallBlock) {
+  Harness h;
+  h.PushAll({
+      RProcStart(1000, 1, 0),
+      RGoStart(1010, 1, 0, 2),
+      RSyscall(1100, 5, kNoP, 7),
+      RSyscallEndBlocked(1200, 5, kNoP, 7),
+      RGoBlock(1210, 1, 0, 2, "sleep"),
+      RProcStop(1220, 1, 0),
+      RProcStart(1300, 5, 0),
+      RGoStart(1310, 5, 0, 7),
+      RGoBlock(1320, 5, 0, 7, "chan receive"),
+  });
+  CheckResult res = h.Finish("attach-inside-entersyscallblock");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(h.model.stats().records_discarded, 0u);
+}
+
 // A syscall whose P is retaken by sysmon (a thread with no P), then the goroutine exits
 // the syscall without a P and is started elsewhere; order.go's P sequence numbers tie
 // the ProcSteal to the GoSyscallBegin.

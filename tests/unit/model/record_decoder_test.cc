@@ -482,5 +482,21 @@ TEST(RecordDecoder, EnterSyscallBlockOrderPerVersion) {
   }
 }
 
+// A held record's time is the decoder's OldestHeldTs until the thread's next record
+// decides it, so the pipeline keeps the model behind it (the entersyscallblock releasep of
+// a thread the kernel preempted before its casgstatus: level-switch.sh, 1 run in 8).
+TEST(RecordDecoder, OldestHeldTsCoversTheHeldReleaseP) {
+  Fixture f(26);
+  RawBuilder m(11);
+  m.call_caller = 0x2b00;
+  EXPECT_EQ(f.dec.OldestHeldTs(), 0u);
+  f.Feed(m.Call(100, 4, 0, 1));  // entersyscallblock's releasep: held
+  EXPECT_EQ(f.dec.OldestHeldTs(), 100u);
+  f.Feed(m.Gstatus(2'000'000, 0x2900, 1, 2, 3, -1, 1, {0x2000, 0x2700, 0x2800, 0x2500}));
+  EXPECT_EQ(f.dec.OldestHeldTs(), 0u);
+  ASSERT_EQ(f.out.size(), 2u);
+  EXPECT_EQ(f.out[0].ts, 99u);  // written at the held time, not at the casgstatus's
+}
+
 }  // namespace
 }  // namespace gotraced::model::testing
