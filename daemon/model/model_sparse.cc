@@ -198,7 +198,7 @@ ProcId Model::SparseIdleP() {
 }
 
 void Model::SparseStateSample(const Record &r) {
-  static constexpr std::string_view kCategory = "gotraced: goroutine states";
+  const std::string_view category = r.text2.empty() ? std::string_view("gotraced: goroutine states") : r.text2;
   const ThreadId m = kStateSampleM;
   const Goid g = kStateSampleG;
   const MState &ms = st_.M(m);  // (the emitters below may add Ms: not used after them)
@@ -211,21 +211,24 @@ void Model::SparseStateSample(const Record &r) {
   const std::uint64_t ts = std::max(r.ts, gen_start_ts_);
   if (st_.P(p) == nullptr) EmitProcStatus(encoder::kNoThread, ts, p, ProcStatus::kIdle);
   EmitProcStart(m, ts, p);
-  static constexpr std::array<encoder::Frame, 1> kFrames = {
+  // The goroutine's name in go tool trace: what the log is.
+  static constexpr std::array<encoder::Frame, 1> kStates = {
       encoder::Frame{.pc = 1, .func = "gotraced.goroutineStates", .file = "gotraced", .line = 0}};
-  const encoder::StackId start = w_.InternStack(kFrames);
+  static constexpr std::array<encoder::Frame, 1> kNote = {
+      encoder::Frame{.pc = 2, .func = "gotraced.note", .file = "gotraced", .line = 0}};
+  const encoder::StackId start = w_.InternStack(r.text2.empty() ? kStates : kNote);
   Count(w_.GoCreate(m, Ts(m, ts), g, start, encoder::kNoStack));
   GoState &ng = st_.gs[g];
   ng = GoState{};
   ng.status = GoStatus::kRunnable;
   ng.seq_gen = w_.generation();
   EmitGoStart(m, ts, g);
-  Count(w_.UserLog(m, Ts(m, ts), 0, kCategory, r.text, encoder::kNoStack));
+  Count(w_.UserLog(m, Ts(m, ts), 0, category, r.text, encoder::kNoStack));
   Count(w_.GoDestroy(m, Ts(m, ts)));
   st_.gs.erase(g);
   st_.M(m).g = kNoG;
   EmitProcStop(m, ts);
-  ++stats_.state_samples;
+  if (r.text2.empty()) ++stats_.state_samples;
 }
 
 }  // namespace gotraced::model

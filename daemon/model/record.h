@@ -97,6 +97,8 @@ enum class RecordKind : std::uint8_t {
   // Goroutine states sampled read-only (capture level "low", procmem/goroutine_states.h):
   // text = the census, written as a log of a goroutine of the trace's own
   // (kStateSampleG on M kStateSampleM; model_sparse.cc). The record's m is kStateSampleM.
+  // text2 = another category for the same kind of log (Session::Note: "gotraced:
+  // trigger"); empty: "gotraced: goroutine states".
   kStateSample,
 };
 

@@ -50,6 +50,8 @@ class Recording {
   // runtime/trace's FlightRecorder.WriteTo, so a dump holds what happened up to now
   // without waiting for the period to run out.
   virtual void RequestAdvance() = 0;
+  // A log at `ts` in the trace (session::Session::Note: level low only). Poll's thread.
+  virtual void Note(std::uint64_t /*ts*/, std::string /*category*/, std::string /*text*/) {}
   virtual session::SessionStats Stats() const = 0;
   virtual std::string last_error() const = 0;
 };

@@ -397,7 +397,7 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
         });
       }
     }
-    if (t->triggers) t->triggers->Poll(*this, t);  // triggers.h: saves run on their own thread
+    if (t->triggers) t->triggers->Poll(*this, t, rec.get());  // triggers.h: saves run on their own thread
     if (SteadyClock::now() - last_stats >= std::chrono::milliseconds(250)) {
       last_stats = SteadyClock::now();
       session::SessionStats s = rec->Stats();

@@ -15,6 +15,9 @@ class SessionRecording final : public Recording {
   bool Poll(std::chrono::milliseconds timeout) override { return session_.Poll(timeout); }
   bool Stop(std::string *error) override { return session_.Stop(error); }
   void RequestAdvance() override { session_.RequestAdvance(); }
+  void Note(std::uint64_t ts, std::string category, std::string text) override {
+    session_.Note(ts, std::move(category), std::move(text));
+  }
   session::SessionStats Stats() const override { return session_.Stats(); }
   std::string last_error() const override { return session_.last_error(); }
 

@@ -142,7 +142,7 @@ TriggerStats TargetTriggers::Stats() const {
   return stats_;
 }
 
-void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t) {
+void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t, Recording *rec) {
   const auto now = SteadyClock::now();
   // CFS throttling (cgroup_cpu.h), once a second: the throttled time per throttled period
   // since the last reading.
@@ -200,6 +200,13 @@ void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t) {
     // traces' clock), so a reader of the spool finds the moment in the files.
     spdlog::info("pid {} ({}): trigger {} (at_ns={}): saving the window and {} s at full detail to the spool",
                  t->info.pid, t->info.exe, hits.front().what, hits.front().ts, cfg_.after_seconds);
+    // A cgroup reading's moment is no event of the trace (the others are: the STW, the
+    // syscall, the late start): write it in (level low: a "gotraced: trigger" log), so the
+    // saved window shows where it fired even when nothing else happened then, as a
+    // throttled process at level low may write no event for hundreds of ms. (Noted now,
+    // with the moment just read, so no generation was cut past it yet.)
+    if (rec && hits.front().kind == session::TriggerKind::kCpuThrottle)
+      rec->Note(hits.front().ts, "gotraced: trigger", hits.front().what);
     worker_ = std::thread([this, &svc, t, hit = hits.front()] { Save(svc, t, hit); });
   }
   if (skip) {

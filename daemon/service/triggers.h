@@ -28,6 +28,7 @@
 
 namespace gotraced::service {
 
+class Recording;
 class Service;
 struct Target;
 
@@ -48,8 +49,9 @@ class TargetTriggers {
   session::TriggerThresholds Thresholds() const;
   // From the recording's thread (SessionOptions::on_trigger).
   void Queue(const session::TriggerHit &hit);
-  // From the target's thread, after each poll: the cgroup check and the queue.
-  void Poll(Service &svc, const std::shared_ptr<Target> &t);
+  // From the target's thread, after each poll: the cgroup check and the queue. `rec`, the
+  // target's always-on recording, gets a note at each save's moment (Recording::Note).
+  void Poll(Service &svc, const std::shared_ptr<Target> &t, Recording *rec = nullptr);
   TriggerStats Stats() const;
   void Join();  // waits for a save in progress (the target's thread, before it ends)
 

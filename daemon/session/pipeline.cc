@@ -131,7 +131,7 @@ std::uint64_t RecordPipeline::Watermark(std::uint64_t top) const {
   return w;
 }
 
-void RecordPipeline::OnStateSample(std::uint64_t ts, std::string message) {
+void RecordPipeline::OnStateSample(std::uint64_t ts, std::string message, std::string category) {
   model::Record r;
   r.ts = ts;
   r.m = model::kStateSampleM;
@@ -139,6 +139,7 @@ void RecordPipeline::OnStateSample(std::uint64_t ts, std::string message) {
   r.p = model::kNoP;
   r.g = model::kNoG;
   r.text = std::move(message);
+  r.text2 = std::move(category);
   model_->Push(std::move(r));
 }
 

@@ -93,8 +93,9 @@ class RecordPipeline {
   void NoteLoss(std::uint64_t n) { model_->NoteLoss(n); }
   // A sample of the goroutines' states taken at `ts` (CLOCK_MONOTONIC), as the text of
   // its trace log (capture level low: procmem/goroutine_states.h, model_sparse.cc). It is
-  // queued on an M of its own and written in time order with the records.
-  void OnStateSample(std::uint64_t ts, std::string message);
+  // queued on an M of its own and written in time order with the records. `category`:
+  // the log's, when it is not a state sample (Session::Note: a trigger's moment).
+  void OnStateSample(std::uint64_t ts, std::string message, std::string category = {});
   // After a batch of records: applies what is older than the newest record by the
   // model's slack, and ends the generation when its period is over or when
   // `cut_requested` (and something happened since it started). Returns true if it cut

@@ -538,6 +538,12 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
 
 void Session::RequestAdvance() { impl_->advance = true; }
 
+void Session::Note(std::uint64_t ts, std::string category, std::string text) {
+  Impl &I = *impl_;
+  if (!I.started || I.stopped || !I.pipe || I.options.level != CaptureLevel::kLow) return;
+  I.pipe->OnStateSample(ts, std::move(text), std::move(category));
+}
+
 void Session::Run(const std::atomic<bool> &stop, std::optional<std::chrono::steady_clock::time_point> deadline) {
   while (!stop.load()) {
     if (deadline && std::chrono::steady_clock::now() >= *deadline) break;

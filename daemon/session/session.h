@@ -234,6 +234,13 @@ class Session {
   // Callable from any thread.
   void RequestAdvance();
 
+  // Level low: writes `text` as a UserLog of category `category` at `ts` (CLOCK_MONOTONIC
+  // ns), on the trace's own goroutine as the goroutine state samples are (model_sparse.cc),
+  // so a reader finds the moment in go tool trace: serve's triggers say where they fired.
+  // Other levels write nothing (their model has no goroutine of its own to put it on).
+  // Call from Poll's thread.
+  void Note(std::uint64_t ts, std::string category, std::string text);
+
   // Polls until `stop` becomes true, `deadline` passes (if given) or Poll() returns false.
   void Run(const std::atomic<bool> &stop,
            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);

@@ -129,6 +129,24 @@ TEST(ModelSparse, StateSamplesAreLogsOfAGoroutineOfTheirOwn) {
   EXPECT_EQ(s.goroutines_live, 0u);  // the sample's goroutine ends with its log
 }
 
+// A note (session::Session::Note: serve's cpu_throttle trigger marks its moment) is the
+// same log with its own category and goroutine name, and is not counted as a sample.
+TEST(ModelSparse, ANoteIsALogOfItsOwnCategory) {
+  Harness h(Version::kGo126, /*sparse=*/true);
+  Record note = RStateSample(150, "cpu_throttle 45.0 ms per throttled period");
+  note.text2 = "gotraced: trigger";
+  h.PushAll({RSyscall(100, 2, 0, 5), note, RStateSample(200, "states"), RSyscallEnd(300, 2, 0, 5)});
+  CheckResult res = h.Finish("sparse-note");
+  EXPECT_ACCEPTED(res);
+  const std::vector<std::string> notes = EventLines(res, "\"category\":\"gotraced: trigger\"");
+  ASSERT_EQ(notes.size(), 1u) << res.path;
+  EXPECT_NE(notes[0].find("45.0 ms"), std::string::npos) << notes[0];
+  EXPECT_EQ(EventLines(res, "\"category\":\"gotraced: goroutine states\"").size(), 1u);
+  EXPECT_FALSE(EventLines(res, "gotraced.note").empty());
+  EXPECT_EQ(h.model.stats().state_samples, 1u);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
 // A target whose first generation used no P (syscalls need none, no GC ran): the first
 // sample comes in the second generation. Every P is stated by the end of the first
 // generation (FirstGenerationSweep) and at each later start, so the sample's P is not one

@@ -31,21 +31,25 @@ type Summary struct {
 	Regions      int                       `json:"regions"`
 	RegionEnds   int                       `json:"region_ends"`
 	Logs         int                       `json:"logs"`
-	Ranges       map[string]int            `json:"ranges"`
-	RangeActives map[string]int            `json:"range_actives"`
-	RangeEnds    map[string]int            `json:"range_ends"`
-	Metrics      map[string]int            `json:"metrics"`
-	Labels       int                       `json:"labels"`
-	CPUSamples   int                       `json:"cpu_samples"`
-	CPUSamplesG  int                       `json:"cpu_samples_with_goroutine"`
-	Syncs        int                       `json:"syncs"`
-	Generations  int                       `json:"generations"`
-	ClockSnaps   int                       `json:"clock_snapshots"`
-	Experimental int                       `json:"experimental"`
-	FirstNS      int64                     `json:"first_ns"`
-	LastNS       int64                     `json:"last_ns"`
-	DurationNS   int64                     `json:"duration_ns"`
-	Validation   Validation                `json:"validation"`
+	// Per log category: how many, and the time of the first (gotraced's own "gotraced:
+	// trigger" log marks a trigger's moment; tests/serve/triggers.sh).
+	LogCategories map[string]int   `json:"log_categories"`
+	LogFirstNS    map[string]int64 `json:"log_first_ns"`
+	Ranges        map[string]int   `json:"ranges"`
+	RangeActives  map[string]int   `json:"range_actives"`
+	RangeEnds     map[string]int   `json:"range_ends"`
+	Metrics       map[string]int   `json:"metrics"`
+	Labels        int              `json:"labels"`
+	CPUSamples    int              `json:"cpu_samples"`
+	CPUSamplesG   int              `json:"cpu_samples_with_goroutine"`
+	Syncs         int              `json:"syncs"`
+	Generations   int              `json:"generations"`
+	ClockSnaps    int              `json:"clock_snapshots"`
+	Experimental  int              `json:"experimental"`
+	FirstNS       int64            `json:"first_ns"`
+	LastNS        int64            `json:"last_ns"`
+	DurationNS    int64            `json:"duration_ns"`
+	Validation    Validation       `json:"validation"`
 
 	gs, ps, ms map[int64]struct{}
 	stacks     *traceio.StackCache
@@ -62,19 +66,21 @@ type Validation struct {
 // New returns an empty summary.
 func New() *Summary {
 	return &Summary{
-		Kinds:        map[string]int{},
-		Transitions:  map[string]map[string]int{"goroutine": {}, "proc": {}},
-		BlockReasons: map[string]int{},
-		StopReasons:  map[string]int{},
-		Ranges:       map[string]int{},
-		RangeActives: map[string]int{},
-		RangeEnds:    map[string]int{},
-		Metrics:      map[string]int{},
-		Validation:   Validation{First: []string{}},
-		gs:           map[int64]struct{}{},
-		ps:           map[int64]struct{}{},
-		ms:           map[int64]struct{}{},
-		stacks:       traceio.NewStackCache(),
+		Kinds:         map[string]int{},
+		Transitions:   map[string]map[string]int{"goroutine": {}, "proc": {}},
+		BlockReasons:  map[string]int{},
+		StopReasons:   map[string]int{},
+		Ranges:        map[string]int{},
+		RangeActives:  map[string]int{},
+		RangeEnds:     map[string]int{},
+		Metrics:       map[string]int{},
+		LogCategories: map[string]int{},
+		LogFirstNS:    map[string]int64{},
+		Validation:    Validation{First: []string{}},
+		gs:            map[int64]struct{}{},
+		ps:            map[int64]struct{}{},
+		ms:            map[int64]struct{}{},
+		stacks:        traceio.NewStackCache(),
 	}
 }
 
@@ -140,6 +146,11 @@ func (s *Summary) Add(ev trace.Event) {
 		s.RegionEnds++
 	case trace.EventLog:
 		s.Logs++
+		c := ev.Log().Category
+		if s.LogCategories[c] == 0 {
+			s.LogFirstNS[c] = t
+		}
+		s.LogCategories[c]++
 	case trace.EventExperimental:
 		s.Experimental++
 	case trace.EventStateTransition:
