@@ -398,12 +398,26 @@ std::string Capture::Attach() {
     std::string verdict = "no goroutine transition seen (idle program?)";
     bool ok = false, bad = false;
     // Capture level "low" has no casgstatus site: a goroutine's syscall record from the
-    // tracepoints (which read g, m and curg through the same offsets) is the check then.
+    // tracepoints (which read g, m and curg through the same offsets) is the check then,
+    // or a CPU sample of a running goroutine (its p_id and curg_goid come through the
+    // same g.m.p / g.m.curg chain): a busy target that makes no syscall of the level's
+    // 1 ms made every serve attach wait the whole second.
     const bool no_cas = std::none_of(I.plan.sites.begin(), I.plan.sites.end(), [](const probes::ProbeSite &s) {
       return s.role == probes::ProbeRole::kCasgstatus;
     });
     RingConsumer::Callback keep = [&](const RecordView &r) {
       I.held.emplace_back(r.data(), r.data() + r.size());
+      if (const gt_cpu_sample_record *cs = r.cpu_sample(); no_cas && !ok && !bad && cs && cs->curg_goid != 0) {
+        if (int(cs->h.tgid) != opts.pid || cs->p_id < -1 ||
+            (I.snapshot.goidgen && cs->curg_goid > I.snapshot.goidgen + 1000000)) {
+          bad = true;
+          verdict = fmt::format("CPU sample with P {} goroutine {} (sched.goidgen {}): wrong g/m offsets?", cs->p_id,
+                                cs->curg_goid, I.snapshot.goidgen);
+        } else {
+          ok = true;
+        }
+        return;
+      }
       if (no_cas && !ok && !bad && r.call() && (r.call()->flags & GT_CALL_FROM_TRACEPOINT)) {
         const gt_go_ctx &c = r.call()->ctx;
         if (int(r.call()->h.tgid) != opts.pid || c.m == 0 || c.m_id < 0 || c.curg == 0 || c.curg_goid == 0 ||
