@@ -1,12 +1,19 @@
-// FdTargets (fd_targets.h): readlink(2) of /proc/PID/fd/N, and for sockets the line of
-// /proc/PID/net/* with the socket's inode (proc(5): "local_address rem_address st ...
-// inode", addresses as hex IP:port in the kernel's byte order).
+// FdTargets (fd_targets.h): readlink(2) of /proc/PID/fd/N, and for sockets a duplicate of
+// the fd (pidfd_getfd) asked for its family, type and addresses, or where that is refused
+// the line of /proc/PID/net/* with the socket's inode (proc(5): "local_address rem_address
+// st ... inode", addresses as hex IP:port in the kernel's byte order).
 #include "daemon/session/fd_targets.h"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
 
 #include <cerrno>
 #include <cstdio>
@@ -43,7 +50,80 @@ std::string HexAddr(const std::string &s) {
   return s;
 }
 
+// "127.0.0.1:80", "[::1]:80", a unix socket's path ("@name" for the abstract namespace, as
+// /proc/net/unix prints it), or "" for an unnamed one.
+std::string SockaddrName(const sockaddr_storage &ss, socklen_t len) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  switch (ss.ss_family) {
+    case AF_INET: {
+      const auto &a = reinterpret_cast<const sockaddr_in &>(ss);
+      inet_ntop(AF_INET, &a.sin_addr, buf, sizeof(buf));
+      return fmt::format("{}:{}", buf, ntohs(a.sin_port));
+    }
+    case AF_INET6: {
+      const auto &a = reinterpret_cast<const sockaddr_in6 &>(ss);
+      inet_ntop(AF_INET6, &a.sin6_addr, buf, sizeof(buf));
+      return fmt::format("[{}]:{}", buf, ntohs(a.sin6_port));
+    }
+    case AF_UNIX: {
+      const auto &a = reinterpret_cast<const sockaddr_un &>(ss);
+      const std::size_t off = offsetof(sockaddr_un, sun_path);
+      if (len <= off) return {};
+      std::size_t n = std::min<std::size_t>(len - off, sizeof(a.sun_path));
+      if (a.sun_path[0] == '\0') return n > 1 ? "@" + std::string(a.sun_path + 1, n - 1) : std::string();
+      return std::string(a.sun_path, strnlen(a.sun_path, n));
+    }
+    default:
+      return {};
+  }
+}
+
+int IntOption(int fd, int opt) {
+  int v = 0;
+  socklen_t len = sizeof(v);
+  return getsockopt(fd, SOL_SOCKET, opt, &v, &len) == 0 ? v : -1;
+}
+
 }  // namespace
+
+std::optional<std::string> SocketNameOfFd(int fd) {
+  const int domain = IntOption(fd, SO_DOMAIN);
+  if (domain < 0) return std::nullopt;  // ENOTSOCK
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  const bool has_peer = getpeername(fd, reinterpret_cast<sockaddr *>(&ss), &len) == 0;
+  sockaddr_storage own{};
+  socklen_t own_len = sizeof(own);
+  const bool has_own = getsockname(fd, reinterpret_cast<sockaddr *>(&own), &own_len) == 0;
+  if (domain == AF_UNIX) {
+    // The bound path: an accepted connection has its listener's; a client has none, so its
+    // peer's.
+    std::string path = has_own ? SockaddrName(own, own_len) : std::string();
+    if (path.empty() && has_peer) path = SockaddrName(ss, len);
+    return path.empty() ? std::string("unix") : "unix " + path;
+  }
+  if (domain != AF_INET && domain != AF_INET6) return std::string("socket");
+  const int type = IntOption(fd, SO_TYPE);
+  const char *kind = type == SOCK_STREAM ? "tcp" : type == SOCK_DGRAM ? "udp" : nullptr;
+  if (kind == nullptr) return std::string("socket");
+  if (type == SOCK_STREAM && IntOption(fd, SO_ACCEPTCONN) == 1 && has_own)
+    return fmt::format("tcp listen {}", SockaddrName(own, own_len));
+  if (has_peer) return fmt::format("{} {}", kind, SockaddrName(ss, len));
+  // Not connected (a udp socket used with sendto, a tcp socket before connect): its own
+  // address, said so.
+  return has_own ? fmt::format("{} local {}", kind, SockaddrName(own, own_len)) : std::string(kind);
+}
+
+FdTargets::FdTargets(pid_t pid) : pid_(pid) {
+#ifdef SYS_pidfd_open
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd_ < 0) spdlog::debug("kernel view: pidfd_open({}): {}: sockets named from /proc/{}/net", pid, std::strerror(errno), pid);
+#endif
+}
+
+FdTargets::~FdTargets() {
+  if (pidfd_ >= 0) close(pidfd_);
+}
 
 std::string LinkName(const std::string &link) {
   if (link.rfind("pipe:", 0) == 0) return "pipe";
@@ -104,9 +184,26 @@ std::string FdTargets::Resolve(std::int64_t fd) {
     return fmt::format("fd {}", fd);
   }
   const std::string link(buf, static_cast<std::size_t>(n));
-  if (link.rfind("socket:[", 0) == 0)
-    return SocketName(fmt::format("/proc/{}/net", pid_), link.substr(8, link.size() - 9));
-  return LinkName(link);
+  if (link.rfind("socket:[", 0) != 0) return LinkName(link);
+#ifdef SYS_pidfd_getfd
+  if (pidfd_ >= 0) {
+    // The duplicate shares the target's open file description; closing it right after
+    // drops only our reference (a socket the target closed meanwhile ends with it).
+    const int dup = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd_, static_cast<int>(fd), 0));
+    if (dup >= 0) {
+      std::optional<std::string> name = SocketNameOfFd(dup);
+      close(dup);
+      return name.value_or("socket");
+    }
+    if (errno == EBADF) return fmt::format("fd {}", fd);  // closed since the readlink
+    spdlog::debug("kernel view: pidfd_getfd({}, {}): {}: sockets named from /proc/{}/net", pid_, fd,
+                  std::strerror(errno), pid_);
+    close(pidfd_);
+    pidfd_ = -1;
+  }
+#endif
+  ++from_proc_net_;
+  return SocketName(fmt::format("/proc/{}/net", pid_), link.substr(8, link.size() - 9));
 }
 
 }  // namespace gotraced::session

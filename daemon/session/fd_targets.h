@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -16,18 +17,28 @@ namespace gotraced::session {
 
 class FdTargets final : public model::FdNamer {
  public:
-  explicit FdTargets(pid_t pid) : pid_(pid) {}
+  explicit FdTargets(pid_t pid);
+  ~FdTargets() override;
+  FdTargets(const FdTargets &) = delete;
+  FdTargets &operator=(const FdTargets &) = delete;
   std::string Name(std::int64_t fd) override;
   void Forget(std::int64_t fd) override { cache_.erase(fd); }
   std::uint64_t resolved() const { return resolved_; }  // /proc look-ups made
+  std::uint64_t from_proc_net() const { return from_proc_net_; }  // sockets named by /proc/PID/net
 
  private:
   std::string Resolve(std::int64_t fd);
-  std::string Socket(const std::string &inode);
   pid_t pid_;
+  int pidfd_ = -1;  // -1: pidfd_open refused; sockets are named from /proc/PID/net
   std::unordered_map<std::int64_t, std::string> cache_;
   std::uint64_t resolved_ = 0;
+  std::uint64_t from_proc_net_ = 0;
 };
+
+// A socket of this process named as FdTargets names it ("tcp 127.0.0.1:80", "tcp listen
+// 0.0.0.0:8080", "udp 10.0.0.1:53", "unix /run/x.sock", "socket" for other families);
+// nullopt when `fd` is not a socket (exposed for tests).
+std::optional<std::string> SocketNameOfFd(int fd);
 
 // "socket:[123]" -> the peer as /proc/PID/net/{tcp,tcp6,udp,udp6,unix} say (exposed for
 // tests: `net_dir` is /proc/PID/net).
