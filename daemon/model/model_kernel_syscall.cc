@@ -58,7 +58,7 @@ void Model::KernelSyscallBegin(const Record &r, std::uint64_t t0) {
 void Model::KernelSyscallNamed(KernelModelState::Syscall &s, const Record &r) {
   s.nr = static_cast<std::int64_t>(r.value) - 1;
   s.fd = SyscallTakesFd(s.nr) ? static_cast<std::int64_t>(r.value2) : -1;
-  if (s.fd >= 0) s.target = r.text.empty() ? fmt::format("fd {}", s.fd) : r.text;
+  if (s.fd >= 0) s.target = r.text.empty() ? fmt::format("fd {}", s.fd) : r.text.str();
 }
 
 // Go <= 1.25 (bpf/gt_kernel_syscall.bpf.h): the kernel's entry and exit of the syscall the

@@ -198,7 +198,7 @@ ProcId Model::SparseIdleP() {
 }
 
 void Model::SparseStateSample(const Record &r) {
-  const std::string_view category = r.text2.empty() ? std::string_view("gotraced: goroutine states") : r.text2;
+  const std::string_view category = r.text2.empty() ? std::string_view("gotraced: goroutine states") : r.text2.view();
   const ThreadId m = kStateSampleM;
   const Goid g = kStateSampleG;
   const MState &ms = st_.M(m);  // (the emitters below may add Ms: not used after them)
@@ -223,7 +223,7 @@ void Model::SparseStateSample(const Record &r) {
   ng.status = GoStatus::kRunnable;
   ng.seq_gen = w_.generation();
   EmitGoStart(m, ts, g);
-  Count(w_.UserLog(m, Ts(m, ts), 0, category, r.text, encoder::kNoStack));
+  Count(w_.UserLog(m, Ts(m, ts), 0, category, r.text.view(), encoder::kNoStack));
   Count(w_.GoDestroy(m, Ts(m, ts)));
   st_.gs.erase(g);
   st_.M(m).g = kNoG;

@@ -44,7 +44,7 @@ void Model::OnUser(const Record &r) {
         ++stats_.records_discarded;
         return;
       }
-      count(w_.UserTaskBegin(r.m, ts, r.value, r.value2, r.text, stack()));
+      count(w_.UserTaskBegin(r.m, ts, r.value, r.value2, r.text.view(), stack()));
       return;
     case RecordKind::kUserTaskEnd:
       us.active_tasks.erase(r.value);
@@ -52,13 +52,13 @@ void Model::OnUser(const Record &r) {
       return;
     case RecordKind::kUserRegionBegin:
       us.regions[g].emplace_back(r.value, r.text);
-      count(w_.UserRegionBegin(r.m, ts, r.value, r.text, stack()));
+      count(w_.UserRegionBegin(r.m, ts, r.value, r.text.view(), stack()));
       return;
     case RecordKind::kUserRegionEnd: {
       auto it = us.regions.find(g);
       if (it == us.regions.end() || it->second.empty()) {
         // order.go endRegion: a region begun before the trace may end in it.
-        count(w_.UserRegionEnd(r.m, ts, r.value, r.text, stack()));
+        count(w_.UserRegionEnd(r.m, ts, r.value, r.text.view(), stack()));
         return;
       }
       auto &open = it->second;
@@ -79,11 +79,11 @@ void Model::OnUser(const Record &r) {
       }
       open.pop_back();
       if (open.empty()) us.regions.erase(it);
-      count(w_.UserRegionEnd(r.m, ts, r.value, r.text, stack()));
+      count(w_.UserRegionEnd(r.m, ts, r.value, r.text.view(), stack()));
       return;
     }
     case RecordKind::kUserLog:
-      count(w_.UserLog(r.m, ts, r.value, r.text, r.text2, stack()));
+      count(w_.UserLog(r.m, ts, r.value, r.text.view(), r.text2.view(), stack()));
       return;
     default:
       return;

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -110,25 +112,64 @@ inline constexpr Goid kStateSampleG = Goid{1} << 62;
 
 std::string_view RecordKindName(RecordKind k);
 
+// A string a few records own (annotations, fd names, state samples): one pointer in the
+// Record, so the other ~99% of records carry 8 bytes of it instead of a 32-byte
+// std::string, and moving a Record (decoder -> pipeline -> per-M queue) moves a pointer.
+// Reads as a std::string_view; "" when never set.
+class RecordText {
+ public:
+  RecordText() = default;
+  RecordText(const RecordText &o) : s_(o.s_ ? std::make_unique<std::string>(*o.s_) : nullptr) {}
+  RecordText(RecordText &&) noexcept = default;
+  RecordText &operator=(const RecordText &o) {
+    if (this != &o) s_ = o.s_ ? std::make_unique<std::string>(*o.s_) : nullptr;
+    return *this;
+  }
+  RecordText &operator=(RecordText &&) noexcept = default;
+  RecordText &operator=(std::string v) {
+    if (v.empty()) s_.reset();
+    else if (s_) *s_ = std::move(v);
+    else s_ = std::make_unique<std::string>(std::move(v));
+    return *this;
+  }
+  RecordText &operator=(std::string_view v) { return *this = std::string(v); }
+  RecordText &operator=(const char *v) { return *this = std::string(v); }
+
+  std::string_view view() const { return s_ ? std::string_view(*s_) : std::string_view(); }
+  operator std::string_view() const { return view(); }  // NOLINT: reads as a string
+  std::string str() const { return std::string(view()); }
+  bool empty() const { return !s_ || s_->empty(); }
+  std::size_t size() const { return s_ ? s_->size() : 0; }
+
+  friend bool operator==(const RecordText &a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(const RecordText &a, const char *b) { return a.view() == std::string_view(b); }
+  friend bool operator==(const RecordText &a, const std::string &b) { return a.view() == std::string_view(b); }
+  friend std::ostream &operator<<(std::ostream &o, const RecordText &t) { return o << t.view(); }
+
+ private:
+  std::unique_ptr<std::string> s_;
+};
+
 struct Record {
   std::uint64_t ts = 0;  // ns, CLOCK_MONOTONIC (the runtime's nanotime clock)
   ThreadId m = 0;
-  RecordKind kind = RecordKind::kGoStart;
   ProcId p = kUnknownP;   // the M's P at the probe
   Goid g = kUnknownG;     // the M's current goroutine at the probe
+  RecordKind kind = RecordKind::kGoStart;
+  bool flag = false;      // kGoCreate: parked (GoCreateBlocked); kGoSwitch: destroy
+  std::uint32_t stack_skip = 0;
 
   Goid target_g = kNoG;       // kGoCreate/kGoStart/kGoUnblock/kGoCreateSyscall/kGoSwitch
   ProcId target_p = kNoP;     // kProcStart/kProcSteal
   ThreadId victim_m = 0;      // kProcSteal
   std::uint64_t value = 0;    // kProcsChange: procs; kGoCreate: start pc
-  bool flag = false;          // kGoCreate: parked (GoCreateBlocked); kGoSwitch: destroy
-  std::string_view reason;    // kGoBlock/kGoStop; must point to static storage
   std::uint64_t value2 = 0;   // kUserTaskBegin: parent task id
-  std::string text, text2;    // kUser*: the annotation's strings (owned); the fd's name of a
+  std::string_view reason;    // kGoBlock/kGoStop; must point to static storage
+  RecordText text, text2;     // kUser*: the annotation's strings (owned); the fd's name of a
                               // syscall entry (kGoSyscallBegin with value, kKernelSyscallEnter)
 
-  std::uint32_t stack_skip = 0;
   std::vector<std::uint64_t> stack;  // physical return addresses, leaf first
 };
+static_assert(sizeof(Record) <= 136, "a Record is moved several times per event: keep it small");
 
 }  // namespace gotraced::model

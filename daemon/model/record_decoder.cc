@@ -101,7 +101,7 @@ Record RecordDecoder::Base(const capture::RecordView &v, RecordKind k) const {
   return r;
 }
 
-void RecordDecoder::Emit(std::vector<Record> &out, Record r) {
+void RecordDecoder::Emit(std::vector<Record> &out, Record &&r) {
   ++stats_.emitted;
   out.push_back(std::move(r));
 }

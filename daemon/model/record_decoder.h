@@ -147,7 +147,8 @@ class RecordDecoder {
   bool ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out);
   void ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out);
   Record Base(const capture::RecordView &v, RecordKind k) const;
-  void Emit(std::vector<Record> &out, Record r);
+  void Emit(std::vector<Record> &out, Record &&r);
+  void Emit(std::vector<Record> &out, const Record &r) { Emit(out, Record(r)); }  // a record reused after
   std::uint32_t UnblockSkip(std::uint32_t tid, const std::vector<std::uint64_t> &pcs);
   // Drops the leading frames of the syscall entry path (reentersyscall, entersyscall,
   // entersyscallblock, systemstack_switch) so the walk starts at gp.syscallpc's frame.
