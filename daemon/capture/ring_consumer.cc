@@ -4,9 +4,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <thread>
 
 namespace gotraced::capture {
@@ -46,6 +49,26 @@ void RingConsumer::SortNearlySorted(std::span<Entry> v) {
   }
 }
 
+// The ring's data is mapped twice (2 x 64 MiB by default) and every fork of the daemon
+// copied its page tables: AttachedProbes::ReleaseInBackground's fork at every recording's
+// end (copy_page_range and the child's unmap were ~8% of a short `gotraced --out F --
+// PROG`'s CPU, perf), and serve forks with every recorded process's ring mapped. No child
+// of the daemon touches BPF memory (they poll, or exec), so its BPF mappings are not
+// inherited (MADV_DONTFORK). libbpf keeps the addresses to itself: they are found in
+// /proc/self/maps by their file, "anon_inode:bpf-map".
+static void NoForkBpfMappings() {
+  std::FILE *f = std::fopen("/proc/self/maps", "re");
+  if (!f) return;
+  char line[512];
+  while (std::fgets(line, sizeof(line), f)) {
+    if (!std::strstr(line, "anon_inode:bpf-map")) continue;
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line, "%lx-%lx", &lo, &hi) == 2 && hi > lo)
+      madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTFORK);
+  }
+  std::fclose(f);
+}
+
 RingConsumer::RingConsumer(int ring_map_fd, ConsumerOptions opts, std::function<std::vector<uint64_t>()> lost_counter)
     : opts_(opts), lost_counter_(std::move(lost_counter)), interval_(opts.drain_interval) {
   rb_ = ring_buffer__new(ring_map_fd, &RingConsumer::OnSample, this, nullptr);
@@ -54,6 +77,7 @@ RingConsumer::RingConsumer(int ring_map_fd, ConsumerOptions opts, std::function<
   bpf_map_info info{};
   uint32_t len = sizeof(info);
   if (rb_ && bpf_obj_get_info_by_fd(ring_map_fd, &info, &len) == 0) ring_bytes_ = info.max_entries;
+  if (rb_) NoForkBpfMappings();
   if (opts_.max_drain_interval < opts_.drain_interval) opts_.max_drain_interval = opts_.drain_interval;
 }
 
