@@ -25,18 +25,15 @@ struct PooledPcs {
   std::vector<std::uint64_t> v;
 };
 
-// runtime2.go status values (unchanged 1.19-1.27; _Gdeadextra is 11 in 1.26+).
-constexpr std::uint32_t kGidle = 0, kGrunnable = 1, kGrunning = 2, kGsyscall = 3, kGwaiting = 4, kGdead = 6,
-                        kGdeadextra = 11, kGscan = 0x1000;
+// runtime2.go status values (gstatus_table.h).
+using gstatus::kGdead;
+using gstatus::kGscan;
+using gstatus::kGwaiting;
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// traceGoStopReasonStrings (runtime/traceruntime.go).
-constexpr std::string_view kStopGosched = "runtime.Gosched";
-constexpr std::string_view kStopPreempted = "preempted";
-// traceBlockReasonStrings entries the decoder writes itself.
+// The traceBlockReasonStrings entry the decoder writes itself (preemptPark).
 constexpr std::string_view kBlockPreempted = "preempted";
-constexpr std::string_view kBlockDebugCall = "wait for debug call";
 
 }  // namespace
 
@@ -49,41 +46,14 @@ std::string_view RecordDecoder::Innermost(std::uint64_t pc) {
 }
 
 // The casgstatus call sites of runtime/proc.go (and coro.go, debugcall.go, mgc*.go,
-// stack.go, trace.go), by the function that contains the call. Go 1.22-1.27.
+// stack.go, trace.go), by the function that contains the call: gstatus_table.h
+// kCallerSites. Cached per return address.
 RecordDecoder::Site RecordDecoder::Classify(std::uint64_t caller_pc) {
   auto it = sites_.find(caller_pc);
   if (it != sites_.end()) return it->second;
   Innermost(caller_pc);
-  Site s = Site::kUnknown;
-  std::string_view f = names_.empty() ? std::string_view() : names_.front();
-  // The physical function around an inlined goschedImpl tells Gosched from preemption.
-  auto outer_has = [&](std::string_view n) { return std::find(names_.begin(), names_.end(), n) != names_.end(); };
-  if (f == "runtime.newproc1") s = Site::kNewproc1;
-  else if (f == "runtime.execute") s = Site::kExecute;
-  else if (f == "runtime.park_m") s = Site::kParkM;
-  else if (f == "runtime.goschedImpl") {
-    if (outer_has("runtime.gopreempt_m")) s = Site::kGopreempt;
-    else if (outer_has("runtime.gosched_m") || outer_has("runtime.goschedguarded_m")) s = Site::kGosched;
-    else s = Site::kGoschedImpl;
-  } else if (f == "runtime.goyield_m") s = Site::kGoyield;
-  else if (f == "runtime.gdestroy" || f == "runtime.goexit0") s = Site::kGdestroy;
-  else if (f == "runtime.reentersyscall" || f == "runtime.entersyscallblock") s = Site::kEnterSyscall;
-  else if (f == "runtime.exitsyscall") s = Site::kExitSyscall;
-  else if (f == "runtime.exitsyscall0" || f == "runtime.exitsyscallNoP") s = Site::kExitSyscallSlow;
-  else if (f == "runtime.ready") s = Site::kReady;
-  else if (f == "runtime.findRunnable" || f == "runtime.findrunnable" || f == "runtime.injectglist" ||
-           StartsWith(f, "runtime.(*gcControllerState).findRunnableGCWorker"))
-    s = Site::kUnparkNoSkip;
-  else if (StartsWith(f, "runtime.debugCallWrap")) s = Site::kDebugCall;
-  else if (f == "runtime.coroswitch_m") s = Site::kCoroswitch;
-  else if (f == "runtime.needm") s = Site::kNeedm;
-  else if (f == "runtime.dropm") s = Site::kDropm;
-  else if (f == "runtime.casGToWaiting" || f == "runtime.casGToWaitingForSuspendG" || f == "runtime.newstack" ||
-           f == "runtime.oneNewExtraM" || f == "runtime.gcMarkTermination" || f == "runtime.gcBgMarkWorker" ||
-           f == "runtime.markroot" || f == "runtime.gcAssistAlloc1" || f == "runtime.stopTheWorldWithSema" ||
-           f == "runtime.forEachP" || f == "runtime.traceAdvance" || f == "runtime.writeheapdump_m" ||
-           f == "runtime.findGoroutineLeaks" || f == "runtime.malg" || f == "runtime.allocm")
-    s = Site::kIgnore;  // transitions the tracer never reports (isWaitingForSuspendG etc.)
+  const Site s = gstatus::SiteOf(names_);
+  const std::string_view f = names_.empty() ? std::string_view() : names_.front();
   if (s == Site::kUnknown) ++stats_.unclassified_callers[std::string(f.empty() ? "?" : f)];
   sites_.emplace(caller_pc, s);
   return s;
@@ -250,6 +220,28 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
   }
 }
 
+Record RecordDecoder::FromRow(const gstatus::Row &row, const capture::RecordView &v, Goid goid) const {
+  Record r = Base(v, row.kind);
+  switch (row.subject) {
+    case gstatus::Subject::kCurg: r.g = goid; break;
+    case gstatus::Subject::kTarget: r.target_g = goid; break;
+    case gstatus::Subject::kTargetOffM:
+      r.target_g = goid;
+      r.g = kNoG;
+      break;
+    case gstatus::Subject::kNoRecord: break;
+  }
+  if (row.skip != gstatus::kSkipFromArgument) r.stack_skip = row.skip;
+  if (!row.reason.empty()) r.reason = row.reason;
+  return r;
+}
+
+void RecordDecoder::Attach(const gstatus::Row &row, Record &r, std::vector<std::uint64_t> &pcs) {
+  if (row.keep_stack) r.stack = std::move(pcs);
+}
+
+// A casgstatus hit: its row in gstatus_table.h decides (docs/model.md §3.1); the rows
+// that need more than the row's fields are the handlers below.
 void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out) {
   const gt_gstatus_record &gs = *v.gstatus();
   const std::uint32_t oldv = gs.oldval & ~kGscan, newv = gs.newval & ~kGscan;
@@ -261,19 +253,26 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
   const Site site = Classify(gs.ctx.caller_pc);
   PooledPcs held(cfg_.stack_pool, v.stack());
   std::vector<std::uint64_t> &pcs = held.v;
-  const bool sched_stack = v.stack_tail() && v.stack_tail()->source == GT_STACK_SCHED;
-
-  switch (site) {
-    case Site::kNewproc1: {
-      // newproc1: casgstatus(newg, _Gdead, _Grunnable | _Gwaiting) -> trace.GoCreate(newg,
-      // newg.startpc, parked): stack(2) of the creator on the system stack
-      // ([systemstack_switch, newproc] skipped).
-      if (oldv != kGdead || (newv != kGrunnable && newv != kGwaiting)) {
-        ++stats_.ignored;
-        return;
-      }
+  const gstatus::Row *row = gstatus::Lookup(site, oldv, newv, cfg_.go_minor);
+  if (row == nullptr || row->action == gstatus::Action::kIgnore) {
+    ++stats_.ignored;  // a transition the tracer does not report
+    return;
+  }
+  if (row->action == gstatus::Action::kUnclassified) {
+    ++stats_.unclassified;
+    return;
+  }
+  Record r = FromRow(*row, v, gs.goid);
+  using gstatus::Handler;
+  switch (row->handler) {
+    case Handler::kNone:  // Action::kEmit: the row is the whole record
+      Attach(*row, r, pcs);
+      Emit(out, std::move(r));
+      return;
+    case Handler::kCreate:
+    case Handler::kCreateFromGoidCache: {
       Goid id = gs.goid;
-      if (cfg_.go_minor < 24) {
+      if (row->handler == Handler::kCreateFromGoidCache) {
         // Go <= 1.23 assigns newg.goid after this casgstatus, from the P's goid cache.
         if (gs.p_goidcache != 0 && gs.p_goidcache != gs.p_goidcacheend) {
           id = gs.p_goidcache;
@@ -287,16 +286,10 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
           id = kNoG;
         }
       }
-      Record r = Base(v, RecordKind::kGoCreate);
       r.target_g = id;
       r.value = gs.startpc;
       r.flag = newv == kGwaiting;
-      r.stack = std::move(pcs);
-      // Go 1.19 unwinds with gcallers (logical frames from gp.sched, skip 2: trace.go
-      // traceGoCreate): [systemstack_switch, newproc, <go statement's function>]; our
-      // frame-pointer walk from sched.bp has no newproc (systemstack pushes no frame),
-      // so one skip less. 1.21+ walk frame pointers in-process too (traceStackID).
-      r.stack_skip = cfg_.go_minor <= 19 ? 1 : 2;
+      Attach(*row, r, pcs);
       if (id == kNoG) {
         // Refilled cache: the id shows up in a later record of this g. The thread's later
         // records wait behind this create (Decode).
@@ -311,145 +304,65 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       Emit(out, std::move(r));
       return;
     }
-    case Site::kExecute: {
-      // execute: casgstatus(gp, _Grunnable, _Grunning) -> trace.GoStart().
-      if (oldv != kGrunnable || newv != kGrunning) break;
-      Record r = Base(v, RecordKind::kGoStart);
-      r.target_g = gs.goid;
-      r.g = kNoG;  // execute sets m.curg = gp before the CAS; the M had no goroutine
+    case Handler::kParkLegacy:
+    case Handler::kPark:
+      // park_m: trace.GoPark(mp.waitTraceBlockReason, mp.waitTraceSkip).
+      r.reason = gs.m_block_reason < cfg_.block_reasons.size() ? std::string_view(cfg_.block_reasons[gs.m_block_reason])
+                                                               : std::string_view("unspecified");
+      // Go <= 1.21: traceskip 0 is "no stack" (trace.go traceEventLocked).
+      if (row->handler == Handler::kParkLegacy && gs.m_trace_skip == 0) pcs.clear();
+      r.stack_skip = gs.m_trace_skip;
+      Attach(*row, r, pcs);
       Emit(out, std::move(r));
       return;
-    }
-    case Site::kParkM: {
-      if (oldv == kGrunning && newv == kGwaiting) {
-        // park_m: trace.GoPark(mp.waitTraceBlockReason, mp.waitTraceSkip), stack from
-        // gp.sched (traceStack on g0).
-        Record r = Base(v, RecordKind::kGoBlock);
-        r.g = gs.goid;
-        r.reason = gs.m_block_reason < cfg_.block_reasons.size() ? std::string_view(cfg_.block_reasons[gs.m_block_reason])
-                                                                 : std::string_view("unspecified");
-        // Go <= 1.21 writes no stack for traceskip 0 (trace.go traceEventLocked: skip 0 is
-        // "no stack", e.g. gcBgMarkWorker's idle park); 1.22+'s traceStack(0) is the
-        // whole stack.
-        if (cfg_.go_minor <= 21 && gs.m_trace_skip == 0) pcs.clear();
-        r.stack = std::move(pcs);
-        r.stack_skip = gs.m_trace_skip;
-        Emit(out, std::move(r));
-        return;
-      }
-      if (oldv == kGwaiting && newv == kGrunnable) {
-        // park_m, waitunlockf said no: trace.GoUnpark(gp, 2), then execute(gp).
-        Record r = Base(v, RecordKind::kGoUnblock);
-        r.target_g = gs.goid;
-        r.g = kNoG;
-        Emit(out, std::move(r));
-        return;
-      }
-      break;
-    }
-    case Site::kGoschedImpl:
-    case Site::kGosched:
-    case Site::kGopreempt:
-    case Site::kGoyield:
-    case Site::kDebugCall: {
-      if (site == Site::kDebugCall && oldv == kGwaiting && newv == kGrunnable) {
-        Record r = Base(v, RecordKind::kGoUnblock);  // debugCallWrap1: GoUnpark(callingG, 0)
-        r.target_g = gs.goid;
-        r.stack = std::move(pcs);
-        Emit(out, std::move(r));
-        return;
-      }
-      if (site == Site::kDebugCall && oldv == kGrunning && newv == kGwaiting) {
-        Record r = Base(v, RecordKind::kGoBlock);  // debugCallWrap: GoPark(traceBlockDebugCall, 1)
-        r.g = gs.goid;
-        r.reason = kBlockDebugCall;
-        r.stack = std::move(pcs);
-        r.stack_skip = 1;
-        Emit(out, std::move(r));
-        return;
-      }
-      if (oldv != kGrunning || newv != kGrunnable) break;
-      // goschedImpl(gp, preempted): trace.GoPreempt() / GoSched() -> GoStop, stack(0) on
-      // Go 1.26+ (traceruntime.go GoStop), stack(1) on 1.22/1.23.
-      std::string_view reason = kStopPreempted;
-      if (site == Site::kGosched || site == Site::kDebugCall) {
-        reason = kStopGosched;
-      } else if (site == Site::kGoschedImpl && !pcs.empty()) {
-        // Not inlined: tell gosched_m from gopreempt_m by where the goroutine stopped
-        // (gp.sched.pc is in runtime.Gosched / goschedguarded for a yield, or in
+    case Handler::kGoStop:
+    case Handler::kGoStopReasonFromStack: {
+      if (row->handler == Handler::kGoStopReasonFromStack && !pcs.empty()) {
+        // goschedImpl not inlined: tell gosched_m from gopreempt_m by where the goroutine
+        // stopped (gp.sched.pc is in runtime.Gosched / goschedguarded for a yield, or in
         // goschedIfBusy, 1.21+ proc.go: mcall(gosched_m), the background sweeper's yield).
         std::string_view top = Innermost(pcs[0]);
         if (top == "runtime.Gosched" || top == "runtime.goschedguarded" || top == "runtime.goschedIfBusy")
-          reason = kStopGosched;
+          r.reason = gstatus::kStopGosched;
       }
-      Record r = Base(v, RecordKind::kGoStop);
-      r.g = gs.goid;
-      r.reason = reason;
-      if (cfg_.go_minor >= 24 && sched_stack && reason == kStopPreempted && !pcs.empty() &&
+      const bool sched_stack = v.stack_tail() && v.stack_tail()->source == GT_STACK_SCHED;
+      if (row->sync_safe_point && sched_stack && r.reason == gstatus::kStopPreempted && !pcs.empty() &&
           Innermost(pcs[0]) != "runtime.asyncPreempt2") {
         // Stopped in morestack (synchronous preemption): traceStack inserts
         // *(gp.sched.sp) as the second PC (gp.syncSafePoint, go.dev/issue/68090).
         pcs.insert(pcs.begin() + 1, v.stack_tail()->sched_sp_word);
       }
-      r.stack = std::move(pcs);
-      r.stack_skip = cfg_.go_minor >= 26 ? 0 : 1;
+      Attach(*row, r, pcs);
       Emit(out, std::move(r));
       return;
     }
-    case Site::kGdestroy: {
-      // goexit1 writes GoEnd before mcall(goexit0); gdestroy's casgstatus(gp, _Grunning,
-      // _Gdead) is the first probed point after it.
-      if (oldv != kGrunning || newv != kGdead) break;
-      Record r = Base(v, RecordKind::kGoEnd);
-      r.g = gs.goid;
-      Emit(out, std::move(r));
-      return;
-    }
-    case Site::kEnterSyscall: {
-      if (oldv != kGrunning || newv != kGsyscall) break;
-      const bool from_block = StartsWith(Innermost(gs.ctx.caller_pc), "runtime.entersyscallblock");
-      if (cfg_.go_minor >= 26 && (!from_block || HasRole(probes::ProbeRole::kEnterSyscallBlock))) {
-        // Go 1.26 reentersyscall writes GoSyscallBegin at its entry (CALL kEnterSyscall);
-        // its casgstatus only runs for synctest bubbles: a duplicate.
-        ++stats_.ignored;
+    case Handler::kSyscallBeginUnlessEntryProbed:
+      if (HasRole(probes::ProbeRole::kEnterSyscallBlock)) {
+        ++stats_.ignored;  // the entry probe wrote GoSyscallBegin (CALL kEnterSyscallBlock)
         return;
       }
-      // reentersyscall / entersyscallblock: GoSysCall's stack(1) is taken from
-      // gp.syscallpc/syscallbp (1.23+) or from systemstack_switch with skip 4 (1.22, three
-      // runtime frames in between): both are the walk from syscallpc's frame, skip 1.
-      Record r = Base(v, RecordKind::kGoSyscallBegin);
-      r.g = gs.goid;
+      [[fallthrough]];
+    case Handler::kSyscallBegin: {
+      // GoSysCall's stack(1) starts at syscallpc's frame (the row's skip).
       TrimSyscallEntry(pcs);
-      r.stack = std::move(pcs);
-      r.stack_skip = 1;
-      // Go 1.22 entersyscallblock (only notetsleepg calls it): GoSysCall's hard-coded skip
-      // 4 (trace2runtime.go, counted for entersyscall -> reentersyscall) starts one frame
-      // further out from its systemstack(entersyscallblock_handoff): the stack starts at
-      // notetsleepg's caller's caller (seen: gcBgMarkStartWorkers' GoSyscallBegin begins at
-      // gcStart; fidelity gc workload, go1.22).
-      if (cfg_.go_minor == 22 && from_block) r.stack_skip = 2;
-      auto held = held_release_.find(v.tid());
-      if (held != held_release_.end()) {
+      Attach(*row, r, pcs);
+      auto held_stop = held_release_.find(v.tid());
+      if (held_stop != held_release_.end()) {
         // Go 1.26+ entersyscallblock: GoSysCall, then handoffp(releasep()) [ProcStop], then
         // this casgstatus. Write them in the runtime's order (only 1.26+ holds, kReleaseP).
-        r.ts = held->second.ts > 0 ? held->second.ts - 1 : 0;
-        r.p = held->second.p;
+        r.ts = held_stop->second.ts > 0 ? held_stop->second.ts - 1 : 0;
+        r.p = held_stop->second.p;
       }
       syscall_p_[v.tid()] = r.p;
       in_syscall_[gs.gp] = {v.tid(), r.p};
       Emit(out, std::move(r));
-      if (held != held_release_.end()) {
-        Emit(out, std::move(held->second));
-        held_release_.erase(held);
+      if (held_stop != held_release_.end()) {
+        Emit(out, std::move(held_stop->second));
+        held_release_.erase(held_stop);
       }
       return;
     }
-    case Site::kExitSyscall: {
-      if (oldv != kGsyscall || newv != kGrunning) break;
-      if (cfg_.go_minor >= 26) {
-        ++stats_.ignored;  // covered by the exitsyscall CALL record
-        return;
-      }
+    case Handler::kExitSyscallFast: {
       // Go <= 1.25 exitsyscall fast path, after exitsyscallfast got a P and
       // p.syscalltick++: lostP = oldp != p || m.syscalltick != p.syscalltick (before ++).
       in_syscall_.erase(gs.gp);
@@ -461,9 +374,7 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       const ProcId p = gs.ctx.p_id >= 0 ? gs.ctx.p_id : kNoP;
       const bool lost = p != entry_p || gs.ctx.p_syscalltick != gs.ctx.m_syscalltick + 1;
       if (!lost) {
-        Record r = Base(v, RecordKind::kGoSyscallEnd);
-        r.g = gs.goid;
-        Emit(out, std::move(r));
+        Emit(out, std::move(r));  // GoSyscallEnd
         return;
       }
       if (p == entry_p && p != kNoP) {
@@ -481,66 +392,30 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
       eb.g = gs.goid;
       Emit(out, eb);
-      Record r = Base(v, RecordKind::kGoStart);
-      r.target_g = gs.goid;
-      r.g = kNoG;
-      Emit(out, std::move(r));
+      Record start = Base(v, RecordKind::kGoStart);
+      start.target_g = gs.goid;
+      start.g = kNoG;
+      Emit(out, std::move(start));
       return;
     }
-    case Site::kExitSyscallSlow: {
-      // exitsyscall0 (<= 1.25: _Gsyscall -> _Grunnable) / exitsyscallNoP (1.26+:
-      // _Grunning -> _Grunnable): trace.GoSysExit(true) without a P.
-      if (newv != kGrunnable) break;
+    case Handler::kExitSyscallNoP:
+      // trace.GoSysExit(true) without a P: the syscall's P bookkeeping ends here.
       in_syscall_.erase(gs.gp);
       syscall_p_.erase(v.tid());
-      Record r = Base(v, RecordKind::kGoSyscallEndBlocked);
-      r.g = gs.goid;
       r.p = kNoP;
       Emit(out, std::move(r));
       return;
-    }
-    case Site::kReady:
-    case Site::kUnparkNoSkip: {
-      if (oldv != kGwaiting || newv != kGrunnable) break;
-      Record r = Base(v, RecordKind::kGoUnblock);
-      r.target_g = gs.goid;
-      if (site == Site::kReady) {
-        // ready(gp, traceskip, next) spilled its arguments to its ABI slots before calling
-        // casgstatus when the plan verified it on this binary: exact traceskip.
-        if (cfg_.plan && cfg_.plan->ready_traceskip_spilled && gs.caller_spill[0] == gs.gp)
-          r.stack_skip = static_cast<std::uint32_t>(gs.caller_spill[1]);
-        else
-          r.stack_skip = UnblockSkip(v.tid(), pcs);
-      }
-      r.stack = std::move(pcs);
+    case Handler::kReadyTraceskip:
+      // ready(gp, traceskip, next) spilled its arguments to its ABI slots before calling
+      // casgstatus when the plan verified it on this binary: exact traceskip.
+      if (cfg_.plan && cfg_.plan->ready_traceskip_spilled && gs.caller_spill[0] == gs.gp)
+        r.stack_skip = static_cast<std::uint32_t>(gs.caller_spill[1]);
+      else
+        r.stack_skip = UnblockSkip(v.tid(), pcs);
+      Attach(*row, r, pcs);
       Emit(out, std::move(r));
-      return;
-    }
-    case Site::kNeedm: {
-      if (newv != kGsyscall) break;
-      Record r = Base(v, RecordKind::kGoCreateSyscall);
-      r.target_g = gs.goid;
-      r.g = kNoG;
-      Emit(out, std::move(r));
-      return;
-    }
-    case Site::kDropm: {
-      if (oldv != kGsyscall || (newv != kGdead && newv != kGdeadextra)) break;
-      Record r = Base(v, RecordKind::kGoDestroySyscall);
-      r.g = gs.goid;
-      Emit(out, std::move(r));
-      return;
-    }
-    case Site::kCoroswitch:  // see docs/model.md §6: coroutine switches mostly bypass casgstatus
-    case Site::kIgnore:
-      ++stats_.ignored;
-      return;
-    case Site::kUnknown:
-      ++stats_.unclassified;
       return;
   }
-  (void)kGidle;
-  ++stats_.ignored;  // a transition of a known site the tracer does not report
 }
 
 void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record> &out) {

@@ -7,6 +7,8 @@
 // record's caller_pc, symbolized, innermost inlined frame first): execute -> GoStart,
 // park_m -> GoBlock, goschedImpl -> GoStop, ready -> GoUnblock, newproc1 -> GoCreate,
 // gdestroy -> GoDestroy ... exactly the functions where runtime/proc.go calls the tracer.
+// gstatus_table.h holds those names and, per (site, old, new status, Go version), what
+// the tracer writes there; DecodeGstatus looks the row up and runs the row's handler.
 // Transitions the tracer does not report (GC's casGToWaitingForSuspendG, newstack's
 // _Gcopystack, ...) come from other callers and are ignored.
 #pragma once
@@ -21,6 +23,7 @@
 
 #include "daemon/capture/record_view.h"
 #include "daemon/model/flat_map.h"
+#include "daemon/model/gstatus_table.h"
 #include "daemon/model/kernel_view.h"
 #include "daemon/model/record.h"
 #include "daemon/model/stack_pool.h"
@@ -111,31 +114,16 @@ class RecordDecoder {
 
   const DecoderStats &stats() const { return stats_; }
 
-  // What a casgstatus call site means (by its caller's function).
-  enum class Site : std::uint8_t {
-    kUnknown,
-    kIgnore,
-    kNewproc1,
-    kExecute,
-    kParkM,
-    kGoschedImpl,  // reason from the inline chain or the goroutine's stack
-    kGosched,      // gosched_m / goschedguarded_m (goschedImpl inlined into it)
-    kGopreempt,    // gopreempt_m (goschedImpl inlined into it)
-    kGoyield,
-    kGdestroy,
-    kEnterSyscall,  // reentersyscall / entersyscallblock
-    kExitSyscall,   // exitsyscall (fast path)
-    kExitSyscallSlow,  // exitsyscall0 (<= 1.25) / exitsyscallNoP (1.26+)
-    kReady,
-    kUnparkNoSkip,  // findRunnable, injectglist, GC worker wakeup: GoUnpark(gp, 0)
-    kDebugCall,     // debugCallWrap (GoPark debug call) / debugCallWrap1
-    kCoroswitch,
-    kNeedm,
-    kDropm,
-  };
+  // What a casgstatus call site means (by its caller's function): gstatus_table.h, with
+  // the decisions per (site, old, new status, Go version).
+  using Site = gstatus::Site;
 
  private:
   Site Classify(std::uint64_t caller_pc);
+  // The record a gstatus row names, without its stack (Attach adds it): kind, subject,
+  // skip and reason from the row.
+  Record FromRow(const gstatus::Row &row, const capture::RecordView &v, Goid goid) const;
+  static void Attach(const gstatus::Row &row, Record &r, std::vector<std::uint64_t> &pcs);
   std::string_view Innermost(std::uint64_t pc);
   void DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out);
   void DecodeCall(const capture::RecordView &v, std::vector<Record> &out);
