@@ -51,6 +51,7 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kKernelSyscallEnter: return "KernelSyscallEnter";
     case RecordKind::kKernelSyscallExit: return "KernelSyscallExit";
     case RecordKind::kStateSample: return "StateSample";
+    case RecordKind::kGoidResolved: return "GoidResolved";
   }
   return "?";
 }
@@ -86,8 +87,35 @@ void Model::NoteEnded(Goid g) {
 
 static bool IsCreate(RecordKind k) { return k == RecordKind::kGoCreate || k == RecordKind::kGoCreateSyscall; }
 
+// A create written before its goroutine had an id (kGoCreate, target_g kNoG: Go <= 1.23,
+// record.h kGoidResolved). It is not ready, so its M's later records wait behind it in
+// their queue, the M's order kept; ProcessUpTo never forces it (a create with no id is
+// nothing the reader could take), and at the end of the capture it is dropped.
+static bool UnresolvedCreate(const Record &r) { return r.kind == RecordKind::kGoCreate && r.target_g == kNoG; }
+
+void Model::ResolveGoid(const Record &r) {
+  auto it = unresolved_creates_.find(r.value2);
+  if (it == unresolved_creates_.end()) return;
+  const ThreadId m = it->second;
+  unresolved_creates_.erase(it);
+  auto q = queue_of_.find(m);
+  if (q == queue_of_.end()) return;
+  RecordQueue &rq = queues_[q->second];
+  for (std::size_t i = 0; i < rq.size(); ++i) {
+    Record &c = rq.at(i);
+    if (UnresolvedCreate(c) && c.value2 == r.value2) {
+      c.target_g = r.target_g;
+      c.value2 = 0;
+      ++pending_creates_[c.target_g];
+      return;
+    }
+  }
+}
+
 void Model::Push(Record &&r) {
-  if (IsCreate(r.kind)) ++pending_creates_[r.target_g];
+  if (r.kind == RecordKind::kGoidResolved) return ResolveGoid(r);
+  if (UnresolvedCreate(r)) unresolved_creates_[r.value2] = r.m;
+  else if (IsCreate(r.kind)) ++pending_creates_[r.target_g];
   auto [slot, fresh] = queue_of_.try_emplace(r.m, static_cast<std::uint32_t>(queues_.size()));
   if (fresh) {
     queues_.emplace_back();
@@ -122,6 +150,7 @@ ModelStats Model::stats() const {
 // Readiness: like order.go's advance functions returning (false, nil), a record whose
 // precondition depends on another M's event that has not been applied yet waits.
 bool Model::Ready(const Record &r) {
+  if (UnresolvedCreate(r)) return false;
   // An event about a goroutine whose creation is still queued waits for it.
   if (!pending_creates_.empty()) {
     if (!IsCreate(r.kind) && r.target_g != kNoG && pending_creates_.count(r.target_g)) return false;
@@ -219,6 +248,7 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kKernelSyscallEnter:
     case RecordKind::kKernelSyscallExit: OnKernelSyscall(r); break;  // model_kernel_syscall.cc
     case RecordKind::kStateSample: ++stats_.records_discarded; break;  // only level low samples states
+    case RecordKind::kGoidResolved: break;  // taken by Push, never queued
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
   last_ts_ = std::max(last_ts_, r.ts);
@@ -259,7 +289,7 @@ void Model::ProcessUpTo(std::uint64_t watermark, bool drain) {
         if (below) {
           if (ok) {
             if (ready == nq || h.ts < head_ts_[ready]) ready = i;
-          } else if (stuck == nq || h.ts < head_ts_[stuck]) {
+          } else if ((drain || !UnresolvedCreate(h)) && (stuck == nq || h.ts < head_ts_[stuck])) {
             stuck = i;
           }
         } else if (ok && (ahead == nq || h.ts < head_ts_[ahead])) {
@@ -281,6 +311,14 @@ void Model::ProcessUpTo(std::uint64_t watermark, bool drain) {
     RecordQueue &q = queues_[pick];
     Record &r = q.front();
     --queued_;
+    if (UnresolvedCreate(r)) {  // the capture ended before its goroutine had an id
+      unresolved_creates_.erase(r.value2);
+      ++stats_.records_discarded;
+      if (opt_.stack_pool) opt_.stack_pool->Give(std::move(r.stack));
+      q.drop_front();
+      head_ts_[pick] = q.empty() ? kNoHead : q.front().ts;
+      continue;
+    }
     if (IsCreate(r.kind)) {
       auto it = pending_creates_.find(r.target_g);
       if (it != pending_creates_.end() && --it->second <= 0) pending_creates_.erase(it);

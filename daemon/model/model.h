@@ -250,6 +250,9 @@ class Model {
   // Goroutines whose GoCreate record is queued: an event about such a goroutine waits
   // for its creation (GoCreate carries no sequence number, so the order must be ours).
   FlatMap<Goid, int> pending_creates_;
+  // Creates queued without their goroutine's id (record.h kGoidResolved): g address -> M.
+  FlatMap<std::uint64_t, ThreadId> unresolved_creates_;
+  void ResolveGoid(const Record &r);
   // Recently ended goroutines. Goroutine ids are never reused (runtime/proc.go newproc1
   // takes them from sched.goidgen), so a record naming one is stale and dropped.
   FlatSet<Goid> ended_;

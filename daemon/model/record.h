@@ -102,6 +102,13 @@ enum class RecordKind : std::uint8_t {
   // text2 = another category for the same kind of log (Session::Note: "gotraced:
   // trigger"); empty: "gotraced: goroutine states".
   kStateSample,
+  // Go <= 1.23: the goid of a goroutine whose kGoCreate was written without one
+  // (target_g = kNoG, value2 = the g's address: newproc1 assigns newg.goid after the
+  // casgstatus when the P's goid cache is refilled). This record names that address
+  // (value2) and the id (target_g) once the decoder has seen it. Not an event: the model
+  // fills the id into the queued create, which until then holds its M's later records
+  // (Model::Push); the decoder knows the runtime, the model keeps the order.
+  kGoidResolved,
 };
 
 // The M and goroutine that carry the state samples' logs. Neither can be a real one: a
@@ -159,7 +166,7 @@ struct Record {
   bool flag = false;      // kGoCreate: parked (GoCreateBlocked); kGoSwitch: destroy
   std::uint32_t stack_skip = 0;
 
-  Goid target_g = kNoG;       // kGoCreate/kGoStart/kGoUnblock/kGoCreateSyscall/kGoSwitch
+  Goid target_g = kNoG;       // kGoCreate/kGoStart/kGoUnblock/kGoCreateSyscall/kGoSwitch/kGoidResolved
   ProcId target_p = kNoP;     // kProcStart/kProcSteal
   ThreadId victim_m = 0;      // kProcSteal
   std::uint64_t value = 0;    // kProcsChange: procs; kGoCreate: start pc

@@ -120,63 +120,21 @@ std::uint32_t RecordDecoder::UnblockSkip(std::uint32_t tid, const std::vector<st
 void RecordDecoder::Decode(const capture::RecordView &v, std::vector<Record> &out) {
   if (!v.valid()) return;
   ++stats_.records;
-  if (held_queue_.empty()) {
-    final_out_ = &out;
-    DecodeRecord(v, out);
-    final_out_ = nullptr;
-    return;
-  }
-  // A thread with a create still waiting for its goid: its records queue behind it.
-  const bool held_before = held_queue_.count(v.tid()) != 0;
-  std::vector<Record> mine;
-  final_out_ = &out;
-  DecodeRecord(v, mine);
-  final_out_ = nullptr;
-  std::vector<Record> &dst = held_before && held_queue_.count(v.tid()) ? held_queue_[v.tid()].recs : out;
-  if (&dst != &out) held_queue_[v.tid()].gp.resize(held_queue_[v.tid()].gp.size() + mine.size(), 0);
-  for (Record &r : mine) dst.push_back(std::move(r));
+  DecodeRecord(v, out);
 }
 
-void RecordDecoder::ResolveCreate(std::uint64_t gp, Goid goid) {
-  auto h = held_creates_.find(gp);
-  if (h == held_creates_.end()) return;
-  const std::uint32_t tid = h->second;
-  held_creates_.erase(h);
+// The goid of a create written without one is known now: a kGoidResolved for the model,
+// which holds that create's M behind it (record.h).
+void RecordDecoder::ResolveCreate(std::uint64_t gp, Goid goid, std::uint64_t ts, std::vector<Record> &out) {
+  if (unresolved_.erase(gp) == 0) return;
   for (auto it = held_by_p_.begin(); it != held_by_p_.end();)
     it = it->second == gp ? held_by_p_.erase(it) : std::next(it);
-  auto q = held_queue_.find(tid);
-  if (q == held_queue_.end()) return;
-  for (std::size_t i = 0; i < q->second.gp.size(); ++i) {
-    if (q->second.gp[i] == gp) {
-      q->second.recs[i].target_g = goid;
-      q->second.gp[i] = 0;
-      break;
-    }
-  }
-  FlushQueue(tid, *final_out_, false);
-}
-
-// Writes the thread's queued records up to its first create still without a goid (all of
-// them, unresolved creates dropped, with drop_unresolved: the end of the capture).
-void RecordDecoder::FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool drop_unresolved) {
-  auto q = held_queue_.find(tid);
-  if (q == held_queue_.end()) return;
-  HeldQueue &hq = q->second;
-  std::size_t n = 0;
-  for (; n < hq.recs.size(); ++n) {
-    if (hq.gp[n] != 0) {
-      if (!drop_unresolved) break;
-      held_creates_.erase(hq.gp[n]);
-      continue;
-    }
-    out.push_back(std::move(hq.recs[n]));
-  }
-  if (n == hq.recs.size()) {
-    held_queue_.erase(q);
-    return;
-  }
-  hq.recs.erase(hq.recs.begin(), hq.recs.begin() + static_cast<std::ptrdiff_t>(n));
-  hq.gp.erase(hq.gp.begin(), hq.gp.begin() + static_cast<std::ptrdiff_t>(n));
+  Record r;
+  r.ts = ts;
+  r.kind = RecordKind::kGoidResolved;
+  r.target_g = goid;
+  r.value2 = gp;
+  out.push_back(std::move(r));
 }
 
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
@@ -245,11 +203,8 @@ void RecordDecoder::Attach(const gstatus::Row &row, Record &r, std::vector<std::
 void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Record> &out) {
   const gt_gstatus_record &gs = *v.gstatus();
   const std::uint32_t oldv = gs.oldval & ~kGscan, newv = gs.newval & ~kGscan;
-  if (!held_creates_.empty()) {
-    auto h = held_creates_.find(gs.gp);
-    if (h != held_creates_.end() && gs.goid != 0 && !(oldv == kGdead && newv != kGdead))
-      ResolveCreate(gs.gp, gs.goid);
-  }
+  if (!unresolved_.empty() && gs.goid != 0 && !(oldv == kGdead && newv != kGdead))
+    ResolveCreate(gs.gp, gs.goid, v.ts(), out);
   const Site site = Classify(gs.ctx.caller_pc);
   PooledPcs held(cfg_.stack_pool, v.stack());
   std::vector<std::uint64_t> &pcs = held.v;
@@ -281,7 +236,7 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
           auto hp = gs.ctx.p_id >= 0 ? held_by_p_.find(gs.ctx.p_id) : held_by_p_.end();
           if (hp != held_by_p_.end() && gs.p_goidcacheend > kGoidCacheBatch &&
               gs.p_goidcacheend - kGoidCacheBatch < gs.p_goidcache)
-            ResolveCreate(hp->second, gs.p_goidcacheend - kGoidCacheBatch);
+            ResolveCreate(hp->second, gs.p_goidcacheend - kGoidCacheBatch, v.ts(), out);
         } else {
           id = kNoG;
         }
@@ -291,15 +246,11 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       r.flag = newv == kGwaiting;
       Attach(*row, r, pcs);
       if (id == kNoG) {
-        // Refilled cache: the id shows up in a later record of this g. The thread's later
-        // records wait behind this create (Decode).
-        ++stats_.emitted;
-        HeldQueue &hq = held_queue_[v.tid()];
-        hq.recs.push_back(std::move(r));
-        hq.gp.push_back(gs.gp);
-        held_creates_[gs.gp] = v.tid();
+        // Refilled cache: the id shows up in a later record of this g (ResolveCreate);
+        // the model holds this thread's later records behind the create until then.
+        r.value2 = gs.gp;
+        unresolved_.insert(gs.gp);
         if (gs.ctx.p_id >= 0) held_by_p_[gs.ctx.p_id] = gs.gp;
-        return;
       }
       Emit(out, std::move(r));
       return;
@@ -496,8 +447,7 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
 }
 
 void RecordDecoder::Flush(std::vector<Record> &out) {
-  while (!held_queue_.empty()) FlushQueue(held_queue_.begin()->first, out, true);
-  held_creates_.clear();
+  unresolved_.clear();  // the model drops their creates (Model::ProcessUpTo)
   held_by_p_.clear();
   for (auto &[tid, pf] : pending_fast_) EmitFastExit(pf, out);
   pending_fast_.clear();

@@ -235,24 +235,16 @@ class RecordDecoder {
   };
   FlatMap<std::uint64_t, InSyscall> in_syscall_;
   // Go <= 1.23 creations whose goid was not yet assigned at the probe (the P's goid cache
-  // was being refilled): held until a later record of that g shows its id. The creating
-  // thread's later records wait behind it (queue), so that the M's order is kept: the
-  // model reads each M's records in order, and a create written after the creator's next
-  // events contradicts them (repairs: "transition not captured" blocks).
-  struct HeldQueue {
-    std::vector<Record> recs;
-    std::vector<std::uint64_t> gp;  // != 0: a create still waiting for the goid of this g
-  };
-  FlatMap<std::uint32_t, HeldQueue> held_queue_;   // creating thread -> queue
-  FlatMap<std::uint64_t, std::uint32_t> held_creates_;  // g pointer -> thread
+  // was being refilled), by g address: written without an id, which a later record of
+  // that g shows (a kGoidResolved then). The model holds the creating M's later records
+  // behind the create meanwhile (record.h kGoidResolved), so that the M's order is kept.
+  FlatSet<std::uint64_t> unresolved_;
   // Per P: the create held at a refill of that P's goid cache. The refill took the batch
   // [end-16, end) (runtime/proc.go newproc1, _GoidCacheBatch = 16) and the held create got
   // its first id, so the P's next create (which reads p.goidcacheend) resolves it.
   FlatMap<ProcId, std::uint64_t> held_by_p_;
-  std::vector<Record> *final_out_ = nullptr;  // Decode's caller's vector (releases go there)
   void DecodeRecord(const capture::RecordView &v, std::vector<Record> &out);
-  void ResolveCreate(std::uint64_t gp, Goid goid);
-  void FlushQueue(std::uint32_t tid, std::vector<Record> &out, bool drop_unresolved);
+  void ResolveCreate(std::uint64_t gp, Goid goid, std::uint64_t ts, std::vector<Record> &out);
   // Per thread: p.syscalltick at syscall entry, which reentersyscall copies into
   // m.syscalltick; exitsyscall's "did I keep my P" test compares them (Go 1.26).
   FlatMap<std::uint32_t, std::uint32_t> entry_tick_;

@@ -25,6 +25,7 @@ class RecordQueue {
   Record &front() { return buf_[head_]; }
   const Record &front() const { return buf_[head_]; }
   Record &back() { return buf_[Slot(n_ - 1)]; }
+  Record &at(std::size_t i) { return buf_[Slot(i)]; }  // i-th from the front
   const Record &back() const { return buf_[Slot(n_ - 1)]; }
 
   void push_back(Record &&r) {

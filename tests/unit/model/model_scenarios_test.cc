@@ -97,6 +97,58 @@ TEST(ModelScenario, AttachInsideEnterSyscallBlock) {
   EXPECT_EQ(h.model.stats().records_discarded, 0u);
 }
 
+// Go <= 1.23: a create written before its goroutine had an id (the P's goid cache was
+// refilled) holds its M's later records until the decoder's kGoidResolved names the id;
+// another M goes on meanwhile. The creator's GoBlock stays after the GoCreate, and the new
+// goroutine's start on another M waits for its creation: no repair.
+TEST(ModelScenario, Go123CreateWithoutIdHoldsItsM) {
+  Harness h;
+  Record create = RGoCreate(110, 1, 0, 2, kNoG);
+  create.value2 = 0xc000123000;
+  Record resolved;
+  resolved.ts = 150;
+  resolved.kind = RecordKind::kGoidResolved;
+  resolved.target_g = 17;
+  resolved.value2 = 0xc000123000;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoStart(105, 1, 0, 2),
+      create,
+      RGoBlock(120, 1, 0, 2, "chan receive"),
+      RProcStop(125, 1, 0),
+      RProcStart(115, 5, 1),
+      RGoStart(118, 5, 1, 3),
+      RGoEnd(130, 5, 1, 3),
+  });
+  h.model.Advance(140);  // M1 waits behind its create; M5 went on
+  h.PushAll({resolved, RGoStart(150, 5, 1, 17), RGoEnd(160, 5, 1, 17)});
+  CheckResult res = h.Finish("go123-create-without-id");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(h.model.stats().records_discarded, 0u);
+  EXPECT_EQ(res.Int("creates"), 1);  // g17 (g2 and g3 were there before: statuses)
+}
+
+// ... and one whose id never came (the capture ended first) is dropped at the end, with
+// nothing of its M lost behind it.
+TEST(ModelScenario, Go123CreateWithoutIdDroppedAtTheEnd) {
+  Harness h;
+  Record create = RGoCreate(110, 1, 0, 2, kNoG);
+  create.value2 = 0xc000124000;
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoStart(105, 1, 0, 2),
+      create,
+      RGoBlock(120, 1, 0, 2, "chan receive"),
+      RProcStop(125, 1, 0),
+  });
+  CheckResult res = h.Finish("go123-create-never-resolved");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(h.model.stats().records_discarded, 1u);
+  EXPECT_EQ(res.Int("block_reasons", "chan receive"), 1);
+}
+
 // A syscall whose P is retaken by sysmon (a thread with no P), then the goroutine exits
 // the syscall without a P and is started elsewhere; order.go's P sequence numbers tie
 // the ProcSteal to the GoSyscallBegin.

@@ -161,22 +161,25 @@ TEST(RecordDecoder, Go123HeldCreateKeepsTheMsOrder) {
     return b;
   };
   f.Feed(create(100, 40, 0, 0));  // P0's first create: refill, id unknown
-  EXPECT_TRUE(f.out.empty());
+  ASSERT_EQ(f.out.size(), 1u);  // written at once, without an id, keyed by its g
+  EXPECT_EQ(RecordKindName(f.out[0].kind), RecordKindName(RecordKind::kGoCreate));
+  EXPECT_EQ(f.out[0].target_g, kNoG);
+  EXPECT_EQ(f.out[0].ts, 100u);
+  const std::uint64_t gp = f.out[0].value2;
+  EXPECT_NE(gp, 0u);
   m1.block_reason = 7;
-  f.Feed(m1.Gstatus(110, 0x1200, 1, 2, 4, 0, 1));  // g1 parks: waits behind the create
-  EXPECT_TRUE(f.out.empty());
+  f.Feed(m1.Gstatus(110, 0x1200, 1, 2, 4, 0, 1));  // g1 parks (the model holds it behind)
   RawBuilder m2(102);
-  f.Feed(m2.Gstatus(115, 0x1300, 1, 4, 1, 2, 9));  // another thread: not held
-  ASSERT_EQ(f.out.size(), 1u);
+  f.Feed(m2.Gstatus(115, 0x1300, 1, 4, 1, 2, 9));
+  ASSERT_EQ(f.out.size(), 3u);
+  EXPECT_EQ(RecordKindName(f.out[1].kind), RecordKindName(RecordKind::kGoBlock));
   f.Feed(create(120, 41, 18, 33));  // P0's next create: the batch was [17, 33)
-  ASSERT_EQ(f.out.size(), 4u);
-  EXPECT_EQ(RecordKindName(f.out[1].kind), RecordKindName(RecordKind::kGoCreate));
-  EXPECT_EQ(f.out[1].target_g, 17u);
-  EXPECT_EQ(f.out[1].ts, 100u);
-  EXPECT_EQ(RecordKindName(f.out[2].kind), RecordKindName(RecordKind::kGoBlock));
-  EXPECT_EQ(f.out[2].ts, 110u);
-  EXPECT_EQ(RecordKindName(f.out[3].kind), RecordKindName(RecordKind::kGoCreate));
-  EXPECT_EQ(f.out[3].target_g, 18u);
+  ASSERT_EQ(f.out.size(), 5u);
+  EXPECT_EQ(RecordKindName(f.out[3].kind), RecordKindName(RecordKind::kGoidResolved));
+  EXPECT_EQ(f.out[3].value2, gp);
+  EXPECT_EQ(f.out[3].target_g, 17u);
+  EXPECT_EQ(RecordKindName(f.out[4].kind), RecordKindName(RecordKind::kGoCreate));
+  EXPECT_EQ(f.out[4].target_g, 18u);
 }
 
 TEST(RecordDecoder, Go126Table) {
