@@ -84,17 +84,17 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
     if (site && site->role == probes::ProbeRole::kSyscallReleaseP) return;  // self-steal first
     if (site && site->role == probes::ProbeRole::kAcquireP) {
       // The plan probes acquirepNoTrace: this is exitsyscallTryGetP's P. Decode it (the
-      // ProcStart), then the runtime's GoSysExit(true) + GoStart right after it.
+      // ProcStart), then the runtime's GoSysExit(true) + GoStart right after it. All three
+      // carry this record's time: their order is the M's queue order (Model::Push keeps
+      // records of equal time in the order written), so no time is made up for them.
       pending_exit_.erase(it);
       ++stats_.deferred;
       DecodeCall(v, out);
       Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
-      eb.ts = v.ts() + 1;
       eb.p = static_cast<ProcId>(static_cast<std::int64_t>(call->deref[0]));
       eb.g = pe.g;
       Emit(out, eb);
       Record st = Base(v, RecordKind::kGoStart);
-      st.ts = v.ts() + 2;
       st.p = eb.p;
       st.g = kNoG;
       st.target_g = pe.g;
@@ -107,23 +107,19 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   pending_exit_.erase(it);
   ++stats_.deferred;
   // The P was acquired somewhere between the exit's entry and this record; the events
-  // are stamped just before this record: stamping them at the exit's entry could put the
-  // ProcStart before the previous owner's ProcStop of that P.
+  // carry this record's time and come before its own (the M's queue order): stamping them
+  // at the exit's entry could put the ProcStart before the previous owner's ProcStop.
   (void)pe.ts;
-  const std::uint64_t t = v.ts() > 3 ? v.ts() - 3 : v.ts();
   Record ps = Base(v, RecordKind::kProcStart);
-  ps.ts = t;
   ps.p = kNoP;
   ps.g = pe.g;
   ps.target_p = c->p_id;
   Emit(out, ps);
   Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
-  eb.ts = t + 1;
   eb.p = c->p_id;
   eb.g = pe.g;
   Emit(out, eb);
   Record st = Base(v, RecordKind::kGoStart);
-  st.ts = t + 2;
   st.p = c->p_id;
   st.g = kNoG;
   st.target_g = pe.g;
