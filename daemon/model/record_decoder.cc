@@ -288,73 +288,10 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
       return;
     }
     case Handler::kSyscallBeginUnlessEntryProbed:
-      if (HasRole(probes::ProbeRole::kEnterSyscallBlock)) {
-        ++stats_.ignored;  // the entry probe wrote GoSyscallBegin (CALL kEnterSyscallBlock)
-        return;
-      }
-      [[fallthrough]];
-    case Handler::kSyscallBegin: {
-      // GoSysCall's stack(1) starts at syscallpc's frame (the row's skip).
-      TrimSyscallEntry(pcs);
-      Attach(*row, r, pcs);
-      auto held_stop = held_release_.find(v.tid());
-      if (held_stop != held_release_.end()) {
-        // Go 1.26+ entersyscallblock: GoSysCall, then handoffp(releasep()) [ProcStop], then
-        // this casgstatus. Write them in the runtime's order (only 1.26+ holds, kReleaseP).
-        r.ts = held_stop->second.ts > 0 ? held_stop->second.ts - 1 : 0;
-        r.p = held_stop->second.p;
-      }
-      syscall_p_[v.tid()] = r.p;
-      in_syscall_[gs.gp] = {v.tid(), r.p};
-      Emit(out, std::move(r));
-      if (held_stop != held_release_.end()) {
-        Emit(out, std::move(held_stop->second));
-        held_release_.erase(held_stop);
-      }
-      return;
-    }
-    case Handler::kExitSyscallFast: {
-      // Go <= 1.25 exitsyscall fast path, after exitsyscallfast got a P and
-      // p.syscalltick++: lostP = oldp != p || m.syscalltick != p.syscalltick (before ++).
-      in_syscall_.erase(gs.gp);
-      ProcId entry_p = kNoP;
-      if (auto it = syscall_p_.find(v.tid()); it != syscall_p_.end()) {
-        entry_p = it->second;
-        syscall_p_.erase(it);
-      }
-      const ProcId p = gs.ctx.p_id >= 0 ? gs.ctx.p_id : kNoP;
-      const bool lost = p != entry_p || gs.ctx.p_syscalltick != gs.ctx.m_syscalltick + 1;
-      if (!lost) {
-        Emit(out, std::move(r));  // GoSyscallEnd
-        return;
-      }
-      if (p == entry_p && p != kNoP) {
-        // exitsyscallfast_reacquired: ProcSteal(self) + ProcStart.
-        Record st = Base(v, RecordKind::kProcSteal);
-        st.target_p = p;
-        st.victim_m = v.tid();
-        st.g = gs.goid;
-        Emit(out, st);
-        Record ps = Base(v, RecordKind::kProcStart);
-        ps.target_p = p;
-        ps.g = gs.goid;
-        Emit(out, ps);
-      }
-      Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
-      eb.g = gs.goid;
-      Emit(out, eb);
-      Record start = Base(v, RecordKind::kGoStart);
-      start.target_g = gs.goid;
-      start.g = kNoG;
-      Emit(out, std::move(start));
-      return;
-    }
+    case Handler::kSyscallBegin:
+    case Handler::kExitSyscallFast:
     case Handler::kExitSyscallNoP:
-      // trace.GoSysExit(true) without a P: the syscall's P bookkeeping ends here.
-      in_syscall_.erase(gs.gp);
-      syscall_p_.erase(v.tid());
-      r.p = kNoP;
-      Emit(out, std::move(r));
+      DecodeSyscallGstatus(*row, v, std::move(r), pcs, out);  // record_decoder_syscall.cc
       return;
     case Handler::kReadyTraceskip:
       // ready(gp, traceskip, next) spilled its arguments to its ABI slots before calling
@@ -384,23 +321,6 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       Record r = Base(v, RecordKind::kProcStart);
       r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
       Emit(out, std::move(r));
-      return;
-    }
-    case probes::ProbeRole::kReleaseP: {
-      // Held only where the runtime hands the P off before the casgstatus: Go 1.26+
-      // entersyscallblock ("(1) trace, (2) handoff, (3) _Gsyscall switch"). Go <= 1.25
-      // switches first (casgstatus, then systemstack(entersyscallblock_handoff):
-      // GoSysCall, handoffp(releasep()); go1.22/go1.23 proc.go), so the casgstatus record
-      // was already decoded and this ProcStop is written now: held, it waited for the
-      // thread's NEXT syscall entry, which then got this one's time and P (go1.22 gc
-      // workload: gcBgMarkStartWorkers' second notetsleepg written at the first one's
-      // handoff, its own lost to a "transition not captured" repair).
-      if (cfg_.go_minor >= 26 && StartsWith(Innermost(c.ctx.caller_pc), "runtime.entersyscallblock") &&
-          !HasRole(probes::ProbeRole::kEnterSyscallBlock)) {
-        held_release_[v.tid()] = Base(v, RecordKind::kProcStop);  // see DecodeGstatus
-        return;
-      }
-      Emit(out, Base(v, RecordKind::kProcStop));
       return;
     }
     case probes::ProbeRole::kProcResize: {

@@ -130,6 +130,8 @@ class RecordDecoder {
   // The syscall half (record_decoder_syscall.cc): the CALL roles of syscall entry, exit
   // and the steals of a syscall's P (false: not one of them), and the exits that the
   // thread's next record decides (ResolvePendingFast false: the record is consumed).
+  void DecodeSyscallGstatus(const gstatus::Row &row, const capture::RecordView &v, Record &&r,
+                            std::vector<std::uint64_t> &pcs, std::vector<Record> &out);
   bool DecodeSyscallCall(const capture::RecordView &v, const probes::ProbeSite &site,
                          std::vector<std::uint64_t> &pcs, std::vector<Record> &out);
   bool ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out);

@@ -478,7 +478,7 @@ TEST(RecordDecoder, EnterSyscallBlockOrderPerVersion) {
     f.Feed(m.Gstatus(120, 0x2900, 1, 2, 3, -1, 1, {0x2000, 0x2700, 0x2800, 0x2500}));
     ASSERT_EQ(f.out.size(), 2u);
     EXPECT_EQ(f.out[0].kind, RecordKind::kGoSyscallBegin);
-    EXPECT_EQ(f.out[0].ts, 99u);
+    EXPECT_EQ(f.out[0].ts, 100u);  // the ProcStop's time, written before it (queue order)
     EXPECT_EQ(f.out[0].p, 0);
     EXPECT_EQ(f.out[1].kind, RecordKind::kProcStop);
     EXPECT_EQ(f.out[1].ts, 100u);
@@ -498,7 +498,7 @@ TEST(RecordDecoder, OldestHeldTsCoversTheHeldReleaseP) {
   f.Feed(m.Gstatus(2'000'000, 0x2900, 1, 2, 3, -1, 1, {0x2000, 0x2700, 0x2800, 0x2500}));
   EXPECT_EQ(f.dec.OldestHeldTs(), 0u);
   ASSERT_EQ(f.out.size(), 2u);
-  EXPECT_EQ(f.out[0].ts, 99u);  // written at the held time, not at the casgstatus's
+  EXPECT_EQ(f.out[0].ts, 100u);  // written at the held time, not at the casgstatus's
 }
 
 }  // namespace
