@@ -39,8 +39,8 @@ void StatusLine::Clear() {
 
 std::string FormatSummary(const std::string &out, pid_t pid, const session::SessionStats &s,
                           std::chrono::steady_clock::duration elapsed) {
-  std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts)", s.records_lost,
-                                                  s.generation_cuts)
+  std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts; a larger --ring-size keeps them)",
+                                                  s.records_lost, s.generation_cuts)
                                     : "; nothing lost";
   std::string where = out;
   if (!s.output_error.empty()) {

@@ -164,7 +164,8 @@ done
 
 # A dump of the flight recorder that starts after the first generation. The recording's
 # capture records (GOTRACED_RECORD_FILE) are replayed through the same pipeline into a
-# FlightRecorder with a generation every 100 ms of record time (gotraced-replay --flight),
+# FlightRecorder with a generation every 25 ms of record time (gotraced-replay --flight;
+# 100 ms left a 0.3 s pingpong run, on a quiet machine, with 2 generations and no third),
 # and the dump its endpoint serves when the oldest generation held is the third
 # (FlightRecorder's restart prelude + rebased generations, the endpoint's TraceChunker) must
 # parse with the same readers.
@@ -175,7 +176,7 @@ for v in "${versions[@]}"; do
   if ! GOTRACED_RECORD_FILE=$dir/records timeout -k 5 "$RUN_TIMEOUT" "$GOTRACED" --quiet --out "$dir/full.trace" -- \
     "$FID/targets/$v/fidelity" -workload pingpong -reftrace "$dir/ref.trace" >"$dir/gotraced.log" 2>&1; then
     err="gotraced: $(fid_last_error "$dir/gotraced.log")"
-  elif ! "$BUILD/bench/replay/gotraced-replay" --records "$dir/records" --passes 1 --generation-ms 100 \
+  elif ! "$BUILD/bench/replay/gotraced-replay" --records "$dir/records" --passes 1 --generation-ms 25 \
     --flight "$dir/dump.trace" --flight-from 3 >"$dir/replay.log" 2>&1; then
     err="gotraced-replay: $(tail -n1 "$dir/replay.log")"
   elif ! check_readers "$v" "$dir/dump.trace" "$dir"; then
