@@ -276,7 +276,17 @@ void Model::OnGoSyscallBegin(const Record &r) {
   }
   encoder::StackId stack = stacks_.Build(r.stack, r.stack_skip, g == 1);
   ++stats_.syscalls;
+  const bool gave_p_up = r.p == kNoP && st_.M(r.m).p != kNoP;
   EmitGoSyscallBegin(r.m, r.ts, stack);
+  if (gave_p_up) {
+    // The probe saw no P on an M that held one: the goroutine gave it up between its
+    // GoSysCall and the syscall. Go 1.26 reentersyscall while a stop-the-world waits:
+    // entersyscallHandleGCWait sets the P _Pgcstop, clears m.p and writes trace.ProcStop
+    // (proc.go), which nothing probes; the sys_enter tracepoint then reads m.p == 0. The
+    // runtime's order: GoSyscallBegin, ProcStop (seen 3-8 times per 10 s --pid recording
+    // of the HTTP bench, each a "P never left the syscall" repair at the exit).
+    EmitProcStop(r.m, r.ts);
+  }
   KernelSyscallBegin(r, st_.M(r.m).last_ts);  // model_kernel_syscall.cc
 }
 

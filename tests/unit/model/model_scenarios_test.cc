@@ -149,6 +149,28 @@ TEST(ModelScenario, Go123CreateWithoutIdDroppedAtTheEnd) {
   EXPECT_EQ(res.Int("block_reasons", "chan receive"), 1);
 }
 
+// Go 1.26 entersyscallHandleGCWait: a goroutine enters a syscall while a stop-the-world
+// waits, gives its P to the STW (trace.ProcStop, not probed) and the sys_enter tracepoint
+// reads no P. The model writes the runtime's GoSyscallBegin + ProcStop: the exit without a
+// P and the P's next start need no repair.
+TEST(ModelScenario, Go126SyscallGivesThePToAWaitingStw) {
+  Harness h;
+  h.PushAll({
+      RProcStart(100, 1, 1),
+      RGoStart(110, 1, 1, 10),
+      RSyscall(120, 1, kNoP, 10),
+      RSyscallEndBlocked(200, 1, kNoP, 10),
+      RProcStart(210, 1, 1),
+      RGoStart(220, 1, 1, 10),
+      RGoEnd(230, 1, 1, 10),
+  });
+  CheckResult res = h.Finish("go126-syscall-gcwait");
+  EXPECT_ACCEPTED(res);
+  EXPECT_EQ(res.Int("syscalls"), 1);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(h.model.stats().records_discarded, 0u);
+}
+
 // A syscall whose P is retaken by sysmon (a thread with no P), then the goroutine exits
 // the syscall without a P and is started elsewhere; order.go's P sequence numbers tie
 // the ProcSteal to the GoSyscallBegin.
