@@ -55,7 +55,7 @@ struct RecordOptions {
   std::string out_dir;
   std::string duration;
   std::string trace_version = "auto";
-  // Empty: 16M for a launched program, 64M for --pid (kDefaultRing*). A ring's pages are
+  // Empty: 16M for a launched program, 64M for --pid (RunRecord). A ring's pages are
   // allocated, zeroed, mapped twice and torn down at every recording: 64M cost a launch
   // ~60 ms of kernel CPU (strings.test: 164 ms of gotraced CPU at 64M, 108 at 16M), which
   // `go test -exec` pays per test binary. A launched program starts with the drain at its

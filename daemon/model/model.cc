@@ -314,16 +314,13 @@ void Model::ProcessUpTo(std::uint64_t watermark, bool drain) {
     if (UnresolvedCreate(r)) {  // the capture ended before its goroutine had an id
       unresolved_creates_.erase(r.value2);
       ++stats_.records_discarded;
-      if (opt_.stack_pool) opt_.stack_pool->Give(std::move(r.stack));
-      q.drop_front();
-      head_ts_[pick] = q.empty() ? kNoHead : q.front().ts;
-      continue;
+    } else {
+      if (IsCreate(r.kind)) {
+        auto it = pending_creates_.find(r.target_g);
+        if (it != pending_creates_.end() && --it->second <= 0) pending_creates_.erase(it);
+      }
+      Apply(r, forced);
     }
-    if (IsCreate(r.kind)) {
-      auto it = pending_creates_.find(r.target_g);
-      if (it != pending_creates_.end() && --it->second <= 0) pending_creates_.erase(it);
-    }
-    Apply(r, forced);
     if (opt_.stack_pool) opt_.stack_pool->Give(std::move(r.stack));
     q.drop_front();
     head_ts_[pick] = q.empty() ? kNoHead : q.front().ts;

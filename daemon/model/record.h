@@ -146,7 +146,6 @@ class RecordText {
   operator std::string_view() const { return view(); }  // NOLINT: reads as a string
   std::string str() const { return std::string(view()); }
   bool empty() const { return !s_ || s_->empty(); }
-  std::size_t size() const { return s_ ? s_->size() : 0; }
 
   friend bool operator==(const RecordText &a, std::string_view b) { return a.view() == b; }
   friend bool operator==(const RecordText &a, const char *b) { return a.view() == std::string_view(b); }
@@ -170,7 +169,8 @@ struct Record {
   ProcId target_p = kNoP;     // kProcStart/kProcSteal
   ThreadId victim_m = 0;      // kProcSteal
   std::uint64_t value = 0;    // kProcsChange: procs; kGoCreate: start pc
-  std::uint64_t value2 = 0;   // kUserTaskBegin: parent task id
+  std::uint64_t value2 = 0;   // kUserTaskBegin: parent task id; kGoCreate without an id and
+                              // kGoidResolved: the g's address
   std::string_view reason;    // kGoBlock/kGoStop; must point to static storage
   RecordText text, text2;     // kUser*: the annotation's strings (owned); the fd's name of a
                               // syscall entry (kGoSyscallBegin with value, kKernelSyscallEnter)

@@ -138,7 +138,6 @@ class RecordDecoder {
   void ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out);
   Record Base(const capture::RecordView &v, RecordKind k) const;
   void Emit(std::vector<Record> &out, Record &&r);
-  void Emit(std::vector<Record> &out, const Record &r) { Emit(out, Record(r)); }  // a record reused after
   std::uint32_t UnblockSkip(std::uint32_t tid, const std::vector<std::uint64_t> &pcs);
   // Drops the leading frames of the syscall entry path (reentersyscall, entersyscall,
   // entersyscallblock, systemstack_switch) so the walk starts at gp.syscallpc's frame.
@@ -221,7 +220,7 @@ class RecordDecoder {
     bool steal_from_holder = false;
   };
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
-  void EmitFastExit(const PendingFast &pf, std::vector<Record> &out);
+  void EmitFastExit(PendingFast &pf, std::vector<Record> &out);
   // Per thread (Go 1.26+ only): the ProcStop of entersyscallblock's handoff, which the
   // runtime writes after GoSyscallBegin but whose probe fires before the casgstatus we
   // decode it from (Go <= 1.25 runs the casgstatus first: nothing to hold).

@@ -50,7 +50,7 @@ bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector
       st.kind = RecordKind::kProcSteal;
       st.target_p = pf->second.base.p;
       st.victim_m = pf->second.base.m;
-      Emit(out, st);
+      Emit(out, std::move(st));
       in_syscall_.erase(pf->second.gp);
       pending_exit_[v.tid()] = {pf->second.base.g, pf->second.base.ts};
       ++stats_.exits_no_p;
@@ -90,15 +90,16 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
       pending_exit_.erase(it);
       ++stats_.deferred;
       DecodeCall(v, out);
+      const ProcId p = static_cast<ProcId>(static_cast<std::int64_t>(call->deref[0]));
       Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
-      eb.p = static_cast<ProcId>(static_cast<std::int64_t>(call->deref[0]));
+      eb.p = p;
       eb.g = pe.g;
-      Emit(out, eb);
+      Emit(out, std::move(eb));
       Record st = Base(v, RecordKind::kGoStart);
-      st.p = eb.p;
+      st.p = p;
       st.g = kNoG;
       st.target_g = pe.g;
-      Emit(out, st);
+      Emit(out, std::move(st));
       skip_current_ = true;
       return;
     }
@@ -114,16 +115,16 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   ps.p = kNoP;
   ps.g = pe.g;
   ps.target_p = c->p_id;
-  Emit(out, ps);
+  Emit(out, std::move(ps));
   Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
   eb.p = c->p_id;
   eb.g = pe.g;
-  Emit(out, eb);
+  Emit(out, std::move(eb));
   Record st = Base(v, RecordKind::kGoStart);
   st.p = c->p_id;
   st.g = kNoG;
   st.target_g = pe.g;
-  Emit(out, st);
+  Emit(out, std::move(st));
 }
 
 // The syscall CALL roles (entry, exit, the steals of a syscall's P); false: not one of them.
@@ -325,11 +326,12 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
   }
 }
 
-void RecordDecoder::EmitFastExit(const PendingFast &pf, std::vector<Record> &out) {
+// Consumes pf (its record is moved out): the caller drops it next.
+void RecordDecoder::EmitFastExit(PendingFast &pf, std::vector<Record> &out) {
   in_syscall_.erase(pf.gp);
   if (pf.kept) {
     ++stats_.exits_fast;
-    Emit(out, pf.base);
+    Emit(out, std::move(pf.base));
     return;
   }
   ++stats_.exits_retaken;
@@ -337,20 +339,20 @@ void RecordDecoder::EmitFastExit(const PendingFast &pf, std::vector<Record> &out
   st.kind = RecordKind::kProcSteal;
   st.target_p = pf.base.p;
   st.victim_m = pf.steal_from_holder ? 0 : pf.base.m;  // 0: the model knows the P's syscall M
-  Emit(out, st);
+  Emit(out, std::move(st));
   Record ps = pf.base;
   ps.kind = RecordKind::kProcStart;
   ps.target_p = pf.base.p;
   ps.p = kNoP;
-  Emit(out, ps);
+  Emit(out, std::move(ps));
   Record eb = pf.base;
   eb.kind = RecordKind::kGoSyscallEndBlocked;
-  Emit(out, eb);
+  Emit(out, std::move(eb));
   Record gs = pf.base;
   gs.kind = RecordKind::kGoStart;
   gs.target_g = pf.base.g;
   gs.g = kNoG;
-  Emit(out, gs);
+  Emit(out, std::move(gs));
 }
 
 void RecordDecoder::TrimSyscallEntry(std::vector<std::uint64_t> &pcs) {
@@ -420,15 +422,15 @@ void RecordDecoder::DecodeSyscallGstatus(const gstatus::Row &row, const capture:
         st.target_p = p;
         st.victim_m = v.tid();
         st.g = gs.goid;
-        Emit(out, st);
+        Emit(out, std::move(st));
         Record ps = Base(v, RecordKind::kProcStart);
         ps.target_p = p;
         ps.g = gs.goid;
-        Emit(out, ps);
+        Emit(out, std::move(ps));
       }
       Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
       eb.g = gs.goid;
-      Emit(out, eb);
+      Emit(out, std::move(eb));
       Record start = Base(v, RecordKind::kGoStart);
       start.target_g = gs.goid;
       start.g = kNoG;

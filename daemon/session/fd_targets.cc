@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstddef>
-
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <fstream>

@@ -103,17 +103,10 @@ TEST(ModelScenario, AttachInsideEnterSyscallBlock) {
 // goroutine's start on another M waits for its creation: no repair.
 TEST(ModelScenario, Go123CreateWithoutIdHoldsItsM) {
   Harness h;
-  Record create = RGoCreate(110, 1, 0, 2, kNoG);
-  create.value2 = 0xc000123000;
-  Record resolved;
-  resolved.ts = 150;
-  resolved.kind = RecordKind::kGoidResolved;
-  resolved.target_g = 17;
-  resolved.value2 = 0xc000123000;
   h.PushAll({
       RProcStart(100, 1, 0),
       RGoStart(105, 1, 0, 2),
-      create,
+      RGoCreateWithoutId(110, 1, 0, 2, 0xc000123000),
       RGoBlock(120, 1, 0, 2, "chan receive"),
       RProcStop(125, 1, 0),
       RProcStart(115, 5, 1),
@@ -121,7 +114,7 @@ TEST(ModelScenario, Go123CreateWithoutIdHoldsItsM) {
       RGoEnd(130, 5, 1, 3),
   });
   h.model.Advance(140);  // M1 waits behind its create; M5 went on
-  h.PushAll({resolved, RGoStart(150, 5, 1, 17), RGoEnd(160, 5, 1, 17)});
+  h.PushAll({RGoidResolved(150, 0xc000123000, 17), RGoStart(150, 5, 1, 17), RGoEnd(160, 5, 1, 17)});
   CheckResult res = h.Finish("go123-create-without-id");
   EXPECT_ACCEPTED(res);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
@@ -133,12 +126,10 @@ TEST(ModelScenario, Go123CreateWithoutIdHoldsItsM) {
 // nothing of its M lost behind it.
 TEST(ModelScenario, Go123CreateWithoutIdDroppedAtTheEnd) {
   Harness h;
-  Record create = RGoCreate(110, 1, 0, 2, kNoG);
-  create.value2 = 0xc000124000;
   h.PushAll({
       RProcStart(100, 1, 0),
       RGoStart(105, 1, 0, 2),
-      create,
+      RGoCreateWithoutId(110, 1, 0, 2, 0xc000124000),
       RGoBlock(120, 1, 0, 2, "chan receive"),
       RProcStop(125, 1, 0),
   });

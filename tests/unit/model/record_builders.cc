@@ -49,6 +49,19 @@ Record RGoCreate(std::uint64_t ts, ThreadId m, ProcId p, Goid g, Goid newg, bool
   r.stack = StackFor(g, 2);
   return r;
 }
+Record RGoCreateWithoutId(std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t gp) {
+  Record r = RGoCreate(ts, m, p, g, kNoG);
+  r.value2 = gp;
+  return r;
+}
+Record RGoidResolved(std::uint64_t ts, std::uint64_t gp, Goid goid) {
+  Record r;
+  r.ts = ts;
+  r.kind = RecordKind::kGoidResolved;
+  r.target_g = goid;
+  r.value2 = gp;
+  return r;
+}
 Record RGoStart(std::uint64_t ts, ThreadId m, ProcId p, Goid g) {
   Record r = RAt(RecordKind::kGoStart, ts, m, p, kNoG);
   r.target_g = g;

@@ -30,6 +30,10 @@ Record RProcStop(std::uint64_t ts, ThreadId m, ProcId p);
 Record RProcSteal(std::uint64_t ts, ThreadId m, ProcId p, ThreadId victim);
 Record RProcsChange(std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t procs);
 Record RGoCreate(std::uint64_t ts, ThreadId m, ProcId p, Goid g, Goid newg, bool blocked = false);
+// Go <= 1.23: a create whose goroutine had no id yet (keyed by its g's address `gp`), and
+// the decoder's later record naming the id (record.h kGoidResolved).
+Record RGoCreateWithoutId(std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t gp);
+Record RGoidResolved(std::uint64_t ts, std::uint64_t gp, Goid goid);
 Record RGoStart(std::uint64_t ts, ThreadId m, ProcId p, Goid g);
 Record RGoBlock(std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::string_view reason = "chan receive");
 Record RGoStop(std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::string_view reason = "runtime.Gosched");
