@@ -7,6 +7,10 @@
 #                         [--levels | --kernel-view]
 # --kernel-view: gotraced also with --no-kernel-view, and what the kernel view adds.
 # --smoke: go1.26 only, 500 requests/s, 1 s window (that the bench runs, not its figures).
+# Also, per Go: the cost by source (events per request; per event the uprobe hits, their
+# trap (measured here by gotraced-uprobe-cost) and BPF time, the tracepoint runs and their
+# BPF time) and the maximum throughput with 32 keep-alive connections sending back to back
+# (--closed N; 0 = off).
 # Exits non-zero if a measurement could not be taken or a trace does not parse.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +40,10 @@ for g in "${gos[@]}"; do
   (cd "$root/bench/http/server" && GOTOOLCHAIN=local "$gobin" build -o "$bin/server-$label" .)
   servers+=(--server "$label=$bin/server-$label")
 done
-if ((smoke)); then args=(--rate 500 --seconds 1 --warmup 1 "${args[@]}"); fi
+if ((smoke)); then args=(--rate 500 --seconds 1 --warmup 1 --closed 4 "${args[@]}"); else args=(--closed 32 "${args[@]}"); fi
+bash "$root/tests/fidelity/build-targets.sh" "$build/fidelity/targets" go1.26 >/dev/null
+upcost=$build/bench/overhead/gotraced-uprobe-cost
+[[ -x $upcost ]] || { echo "bench-http: $upcost is not built (cmake --build $build)" >&2; exit 1; }
+args=(--uprobe-cost "$upcost" --uprobe-target "$build/fidelity/targets/go1.26/fidelity" "${args[@]}")
 exec python3 "$root/bench/http/http_bench.py" --gotraced "$build/cli/gotraced" --tracecheck "$build/tools/tracecheck" \
   --client "$bin/client" "${servers[@]}" "${args[@]}"

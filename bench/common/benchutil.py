@@ -53,6 +53,34 @@ def bpf_map_rss_kb(pid):
     return total
 
 
+# BPF program types in /proc/PID/fdinfo (include/uapi/linux/bpf.h enum bpf_prog_type):
+# uprobes are KPROBE programs; tp_btf tracepoints are TRACING.
+PROG_KPROBE = 2
+PROG_TRACING = 26
+
+
+def bpf_prog_stats(pid):
+    """{prog_id: (prog_type, run_cnt, run_time_ns)} of the BPF programs process pid holds,
+    from /proc/PID/fdinfo (kernel/bpf/syscall.c bpf_prog_show_fdinfo; run_cnt and
+    run_time_ns count only while kernel.bpf_stats_enabled=1). Cheap enough to poll."""
+    out = {}
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) != "anon_inode:bpf-prog":
+                continue
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                kv = dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
+            out[int(kv["prog_id"])] = (int(kv["prog_type"]), int(kv.get("run_cnt", 0)),
+                                       int(kv.get("run_time_ns", 0)))
+        except (OSError, KeyError, ValueError):
+            continue
+    return out
+
+
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None

@@ -72,7 +72,7 @@ def start_server(server, trace_path):
     return p, line.split()[1]
 
 
-def run_mode(a, server, mode, work, tag):
+def run_mode(a, server, mode, work, tag, closed=0):
     trace = os.path.join(work, "%s-%s.trace" % (tag, mode.replace("/", "_")))
     srv, addr = start_server(server, trace if mode == "runtime/trace" else None)
     started = time.monotonic()
@@ -80,11 +80,13 @@ def run_mode(a, server, mode, work, tag):
     if mode.startswith("gotraced"):
         gt = subprocess.Popen([a.gotraced, "--quiet", "--verbose", "--pid", str(srv.pid), "--out", trace] + gotraced_args(mode),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-rate", str(a.rate), "-warmup",
+    load = ["-closed", str(closed)] if closed else ["-rate", str(a.rate)]
+    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr] + load + ["-warmup",
                            "%gs" % a.warmup, "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
     time.sleep(a.warmup + 0.01)
     s0 = bu.proc_cpu_s(srv.pid)
     d0 = bu.proc_cpu_s(gt.pid) if gt else None
+    b0 = bu.bpf_prog_stats(gt.pid) if gt else {}
     rss0 = bu.proc_status_kb(gt.pid, "RssAnon") if gt else None
     anon_max = rss0
     t0 = time.monotonic()
@@ -97,6 +99,7 @@ def run_mode(a, server, mode, work, tag):
             anon_max = max(anon_max or 0, bu.proc_status_kb(gt.pid, "RssAnon") or 0)
     s1 = bu.proc_cpu_s(srv.pid)
     d1 = bu.proc_cpu_s(gt.pid) if gt else None
+    b1 = bu.bpf_prog_stats(gt.pid) if gt else {}
     rss1 = bu.proc_status_kb(gt.pid, "RssAnon") if gt else None
     hwm = bu.proc_status_kb(gt.pid, "VmHWM") if gt else None
     ring = bu.bpf_map_rss_kb(gt.pid) if gt else None
@@ -109,6 +112,19 @@ def run_mode(a, server, mode, work, tag):
            "p99_us": int(client.get("p99_us", -1)), "errors": int(client.get("errors", -1)),
            "server_hwm_kb": srv_hwm}
     if gt:
+        # BPF runs and run time in the window, by source (kernel.bpf_stats_enabled is on
+        # for the bench): uprobe programs run in the server's context, the tracepoint
+        # programs for every process on the host (most of them return at the tgid test).
+        for kind, typ in (("uprobe", bu.PROG_KPROBE), ("tp", bu.PROG_TRACING)):
+            runs = ns = 0
+            for pid_, v in b1.items():
+                if v[0] != typ:
+                    continue
+                o = b0.get(pid_, (typ, 0, 0))
+                runs += v[1] - o[1]
+                ns += v[2] - o[2]
+            res[kind + "_runs"] = runs
+            res[kind + "_bpf_ns"] = ns
         gt.send_signal(signal.SIGINT)
         _, err = gt.communicate(timeout=60)
         summ = bu.parse_summary(err) or {}
@@ -167,6 +183,98 @@ def kernel_view_delta(runs, rate):
            m("us_req", "%+.2f"), m("us_ev", "%+.2f")))
 
 
+BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
+
+
+def bpf_stats_set(v):
+    try:
+        with open(BPF_STATS, "w") as f:
+            f.write(v)
+    except OSError:
+        pass
+
+
+def bpf_stats_on():
+    """Switches the kernel's per-program run statistics on for the bench (they add two
+    clock reads per program run) and returns the old setting."""
+    try:
+        with open(BPF_STATS) as f:
+            old = f.read().strip()
+    except OSError:
+        return "0"
+    bpf_stats_set("1")
+    return old
+
+
+def measure_trap_ns(a, failed):
+    """One uprobe hit with an empty BPF program at an emulated site (entry+4), in the
+    target's CPU time, measured here and now by gotraced-uprobe-cost: the trap every
+    uprobe hit of gotraced pays before its program runs."""
+    if not a.uprobe_cost or not a.uprobe_target:
+        return None
+    c = subprocess.run([a.uprobe_cost, a.uprobe_target, "--reps", "3", "--calls", "200000", "--slow-calls", "2000"],
+                       capture_output=True, text=True, timeout=300)
+    for line in c.stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[0] == "uprobe_hit_ns" and f[1] == "after_check_empty":
+            return int(f[3])
+    failed.append("gotraced-uprobe-cost: no after_check_empty figure (exit %d: %s)" % (c.returncode, c.stderr[-300:]))
+    return None
+
+
+def print_cost_by_source(label, a, modes, med, trap_ns):
+    """Where a recorded event's cost goes (issue 14's table): events per request, then per
+    emitted event the uprobe hits and their cost (trap, measured by gotraced-uprobe-cost,
+    plus BPF run time), the tracepoint runs and their BPF run time (host-wide: these run
+    for every process's syscalls and switches, the client's too), and the server CPU
+    measured above the untraced run's."""
+    base = med["none"]
+    rows = []
+    for m in modes:
+        r = med[m]
+        ev = r.get("window_events")
+        req = (r.get("achieved") or a.rate) * r["window_s"]
+        added = None
+        if r.get("server_cpu_s") is not None and base.get("server_cpu_s") is not None and ev:
+            added = (r["server_cpu_s"] / r["window_s"] - base["server_cpu_s"] / base["window_s"]) * r["window_s"] / ev * 1e6
+        row = [m, bu.fmt(ev and ev / req, "%.1f")]
+        if m.startswith("gotraced") and ev:
+            up, tp = r.get("uprobe_runs"), r.get("tp_runs")
+            up_bpf = r.get("uprobe_bpf_ns")
+            up_us = ((up_bpf or 0) + (up or 0) * trap_ns) / ev / 1000 if trap_ns is not None and up is not None else None
+            tp_bpf = r.get("tp_bpf_ns")
+            per = lambda x, scale=1: None if x is None else x / ev / scale  # noqa: E731
+            row += [bu.fmt(per(up), "%.2f"), bu.fmt(per(up_bpf, 1000), "%.3f"), bu.fmt(up_us, "%.3f"),
+                    bu.fmt(per(tp), "%.2f"), bu.fmt(per(tp_bpf, 1000), "%.3f")]
+        else:
+            row += ["-"] * 5
+        row += [bu.fmt(added, "%.2f"), bu.fmt(r["p50_us"], "%.0f"), bu.fmt(r["p99_us"], "%.0f")]
+        rows.append(row)
+    bu.print_table(
+        "Cost by source (%s), per emitted event; uprobe trap %s ns (gotraced-uprobe-cost, this run)" %
+        (label, bu.fmt(trap_ns, "%d")),
+        ["mode", "events/request", "uprobe hits/event", "uprobe BPF us/event", "uprobe us/event (trap+BPF)",
+         "tracepoint runs/event (host)", "tracepoint BPF us/event (host)", "server CPU added us/event",
+         "p50 us", "p99 us"], rows)
+
+
+def print_max(label, a, modes, max_runs):
+    """Maximum throughput (closed loop): requests/s served per mode, against untraced."""
+    rows = []
+    base = bu.median([r.get("achieved") for r in max_runs["none"]])
+    for m in modes:
+        rs = max_runs[m]
+        ach = [r.get("achieved") for r in rs]
+        rows.append([m, bu.fmt(bu.median(ach), "%.0f"), "%s..%s" % (bu.fmt(min(ach), "%.0f"), bu.fmt(max(ach), "%.0f")),
+                     bu.ratio(bu.median(ach), base), bu.fmt(bu.median([r.get("p50_us") for r in rs]), "%.0f"),
+                     bu.fmt(bu.median([r.get("p99_us") for r in rs]), "%.0f"),
+                     bu.fmt(bu.median([r["server_cpu_s"] / r["window_s"] * 1000 for r in rs
+                                       if r.get("server_cpu_s") is not None]), "%.0f")])
+    bu.print_table("Maximum throughput (%s), %d keep-alive connections back to back, %gs window, median of %d" %
+                   (label, a.closed, a.seconds, a.reps),
+                   ["mode", "req/s", "range", "x none", "p50 us", "p99 us", "server CPU ms/s"], rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gotraced", required=True)
@@ -181,6 +289,10 @@ def main():
     ap.add_argument("--levels", action="store_true", help="also gotraced at levels sched, low, low+cpu (serve's default)")
     ap.add_argument("--modes", help="comma-separated modes instead of a preset (e.g. none,gotraced:low)")
     ap.add_argument("--kernel-view", action="store_true", help="also gotraced --no-kernel-view: what the kernel view adds")
+    ap.add_argument("--closed", type=int, default=0,
+                    help="also the maximum throughput: this many keep-alive connections sending back to back, per mode")
+    ap.add_argument("--uprobe-cost", help="gotraced-uprobe-cost: measures one uprobe trap here, for the cost by source")
+    ap.add_argument("--uprobe-target", help="the fidelity target gotraced-uprobe-cost probes")
     a = ap.parse_args()
     modes = LEVEL_MODES if a.levels else KERNEL_VIEW_MODES if a.kernel_view else MODES
     if a.modes:
@@ -194,6 +306,8 @@ def main():
     work = tempfile.mkdtemp(prefix="bench-http-")
     results = {}
     failed = []
+    trap_ns = measure_trap_ns(a, failed)
+    stats_was = bpf_stats_on()
     for spec in a.server:
         label, server = spec.split("=", 1)
         runs = {m: [] for m in modes}
@@ -204,6 +318,15 @@ def main():
                 if "error" in r:
                     failed.append("%s %s: %s" % (label, mode, r["error"]))
         results[label] = runs
+        max_runs = {m: [] for m in modes}
+        for rep in range(a.reps if a.closed else 0):
+            for mode in modes:
+                r = run_mode(a, server, mode, work, "%s-max-%d" % (label, rep), closed=a.closed)
+                max_runs[mode].append(r)
+                if "error" in r:
+                    failed.append("%s %s (closed loop): %s" % (label, mode, r["error"]))
+        if a.closed:
+            results[label + " closed"] = max_runs
         med = {m: {k: bu.median([r.get(k) for r in runs[m]]) for k in runs[m][0] if k != "mode" and k != "error"}
                for m in modes}
         base = med["none"]
@@ -257,11 +380,15 @@ def main():
             print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
                   (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
                    bu.ratio(g.get("tracer_us_per_event"), t.get("tracer_us_per_event"))))
+        print_cost_by_source(label, a, modes, med, trap_ns)
+        if a.closed:
+            print_max(label, a, modes, max_runs)
         if a.kernel_view:
             kernel_view_delta(runs, a.rate)
         if g.get("start_ms") and g["start_ms"] > a.warmup * 1000:
             print("  note: gotraced's start-up (%.0f ms) outlasted the warm-up: its window holds start-up CPU" %
                   g["start_ms"])
+    bpf_stats_set(stats_was)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -34,6 +34,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import benchutil as bu  # noqa: E402
+
 BENCH = [  # (workload, scale for the full bench)
     ("pingpong", 10),
     ("mutex", 5),
@@ -47,32 +50,8 @@ MAX_US_PER_EVENT = 1.2
 MAX_RECORDS_PER_EVENT = 1.1
 
 
-# BPF program types in /proc/PID/fdinfo (include/uapi/linux/bpf.h enum bpf_prog_type):
-# uprobes are KPROBE programs; tp_btf tracepoints are TRACING.
-PROG_KPROBE = 2
-PROG_TRACING = 26
-
-
-def bpf_prog_stats(pid):
-    """{prog_id: (prog_type, run_cnt, run_time_ns)} of the BPF programs process pid holds,
-    from /proc/PID/fdinfo (kernel/bpf/syscall.c bpf_prog_show_fdinfo; run_cnt and
-    run_time_ns count only while kernel.bpf_stats_enabled=1). Cheap enough to poll."""
-    out = {}
-    try:
-        fds = os.listdir("/proc/%d/fd" % pid)
-    except OSError:
-        return out
-    for fd in fds:
-        try:
-            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) != "anon_inode:bpf-prog":
-                continue
-            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
-                kv = dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
-            out[int(kv["prog_id"])] = (int(kv["prog_type"]), int(kv.get("run_cnt", 0)),
-                                       int(kv.get("run_time_ns", 0)))
-        except (OSError, KeyError, ValueError):
-            continue
-    return out
+PROG_KPROBE, PROG_TRACING = bu.PROG_KPROBE, bu.PROG_TRACING
+bpf_prog_stats = bu.bpf_prog_stats
 
 
 def bpf_prog_names():

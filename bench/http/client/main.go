@@ -8,6 +8,10 @@
 // Requests due in the first -warmup are sent but not counted. Prints one line:
 //
 //	RESULT offered=3000 achieved=2999.8 sent=30000 ok=30000 errors=0 p50_us=180 p99_us=950 max_us=4000
+//
+// With -closed N it measures the most the server serves instead: N keep-alive
+// connections, each sending its next request as soon as the last one's response is read
+// (closed loop, as wrk does), and "offered" is 0.
 package main
 
 import (
@@ -28,7 +32,12 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "measured time (after -warmup)")
 	warmup := flag.Duration("warmup", 0, "time before the measured window (requests sent, not counted)")
 	conns := flag.Int("conns", 64, "most keep-alive connections to the server")
+	closed := flag.Int("closed", 0, "closed loop: this many connections, each sending back to back (maximum throughput); -rate is ignored")
 	flag.Parse()
+	if *url != "" && *closed > 0 {
+		closedLoop(*url, *closed, *warmup, *duration)
+		return
+	}
 	if *url == "" || *rate <= 0 {
 		fmt.Fprintln(os.Stderr, "client: need -url and a positive -rate")
 		os.Exit(2)
@@ -83,4 +92,62 @@ func main() {
 	window := sendEnd.Sub(start.Add(time.Duration(skip) * interval)).Seconds()
 	fmt.Printf("RESULT offered=%.0f achieved=%.1f sent=%d ok=%d errors=%d p50_us=%d p99_us=%d max_us=%d\n",
 		*rate, float64(oks)/window, len(counted), oks, len(counted)-oks, pct(0.50), pct(0.99), pct(1.0))
+}
+
+// closedLoop: n workers, each with its own keep-alive connection, send requests back to
+// back for warmup + duration; requests finished inside the measured window count.
+func closedLoop(url string, n int, warmup, duration time.Duration) {
+	tr := &http.Transport{MaxIdleConns: n, MaxIdleConnsPerHost: n, MaxConnsPerHost: n}
+	cl := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	start := time.Now()
+	from, until := start.Add(warmup), start.Add(warmup+duration)
+	var mu sync.Mutex
+	var lat []time.Duration
+	errs := 0
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var mine []time.Duration
+			bad := 0
+			for i := 0; ; i++ {
+				t0 := time.Now()
+				if !t0.Before(until) {
+					break
+				}
+				resp, err := cl.Get(url + "?id=" + strconv.Itoa(w<<24|i))
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err == nil && resp.StatusCode != 200 {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				t1 := time.Now()
+				if t0.Before(from) || t1.After(until) {
+					continue
+				}
+				if err != nil {
+					bad++
+				} else {
+					mine = append(mine, t1.Sub(t0))
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			errs += bad
+			mu.Unlock()
+		}(w)
+	}
+	wg.Wait()
+	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+	pct := func(p float64) int64 {
+		if len(lat) == 0 {
+			return -1
+		}
+		return lat[int(p*float64(len(lat)-1))].Microseconds()
+	}
+	fmt.Printf("RESULT offered=0 achieved=%.1f sent=%d ok=%d errors=%d p50_us=%d p99_us=%d max_us=%d\n",
+		float64(len(lat))/duration.Seconds(), len(lat)+errs, len(lat), errs, pct(0.50), pct(0.99), pct(1.0))
 }
