@@ -141,6 +141,25 @@ func ev[T trace.EventDetails](t *testing.T, at trace.Time, kind trace.EventKind,
 	return e
 }
 
+// Go <= 1.21 traces: goroutines in a syscall when the trace began come out of
+// x/exp/trace on thread -1, several of them at once, and leave the syscall there.
+func TestValidatorAcceptsSyscallsWithoutThread(t *testing.T) {
+	st := trace.EventStateTransition
+	v := NewValidator("go1.19")
+	for _, e := range []trace.Event{
+		ev(t, 10, st, trace.NoThread, trace.NoGoroutine, trace.MakeGoStateTransition(5, trace.GoUndetermined, trace.GoSyscall)),
+		ev(t, 11, st, trace.NoThread, trace.NoGoroutine, trace.MakeGoStateTransition(13, trace.GoUndetermined, trace.GoSyscall)),
+		ev(t, 20, st, trace.NoThread, trace.NoGoroutine, trace.MakeGoStateTransition(13, trace.GoSyscall, trace.GoRunnable)),
+		ev(t, 30, st, 2, trace.NoGoroutine, trace.MakeGoStateTransition(5, trace.GoSyscall, trace.GoRunning)),
+		ev(t, 40, st, 2, trace.NoGoroutine, trace.MakeGoStateTransition(5, trace.GoRunning, trace.GoRunnable)),
+	} {
+		v.Event(e)
+	}
+	if r := v.Result(); r.Errors != 0 {
+		t.Errorf("want no error, got %d: %q", r.Errors, r.First)
+	}
+}
+
 func TestValidatorCatches(t *testing.T) {
 	st := trace.EventStateTransition
 	for _, tc := range []struct {

@@ -187,6 +187,15 @@ func (v *Validator) goTransition(ev trace.Event, st trace.StateTransition) {
 		v.errorf(ev, "goroutine %d exits with open ranges", id)
 	}
 	switch {
+	case to.Executing() && ev.Thread() == trace.NoThread:
+		// No thread to bind to: x/exp/trace converts a Go <= 1.21 trace's GoInSyscall
+		// (a goroutine already in a syscall when the trace began) to Undetermined ->
+		// Syscall on thread -1, for each such goroutine (Go's parser accepts it). That is
+		// not one thread running several goroutines: gotraced's --pid attach of a go1.19
+		// server at 20k requests/s finds several in a syscall (bench-http --closed).
+		v.gBind[id] = trace.NoThread
+	case from.Executing() && v.gBound(id, trace.NoThread):
+		delete(v.gBind, id)
 	case to.Executing():
 		m := ev.Thread()
 		if cur, ok := v.gOnM[m]; ok && cur != id {
@@ -207,6 +216,12 @@ func (v *Validator) goTransition(ev trace.Event, st trace.StateTransition) {
 		delete(v.gOnM, m)
 		delete(v.gBind, id)
 	}
+}
+
+// gBound: goroutine id is bound to thread m.
+func (v *Validator) gBound(id trace.GoID, m trace.ThreadID) bool {
+	b, ok := v.gBind[id]
+	return ok && b == m
 }
 
 func (v *Validator) procTransition(ev trace.Event, st trace.StateTransition) {
