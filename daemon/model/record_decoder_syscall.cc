@@ -127,6 +127,11 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   Emit(out, std::move(st));
 }
 
+// handoffp's callers that take a P from a syscall (see kHandoffP below).
+bool RecordDecoder::IsSyscallSteal(std::string_view caller) {
+  return caller == "runtime.retake" || caller == "runtime.forEachP" || caller == "runtime.forEachPInternal";
+}
+
 // The syscall CALL roles (entry, exit, the steals of a syscall's P); false: not one of them.
 bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes::ProbeSite &site,
                                       std::vector<std::uint64_t> &pcs, std::vector<Record> &out) {
@@ -299,9 +304,11 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       return true;
     }
     case probes::ProbeRole::kHandoffP: {
-      // Go <= 1.25: retake CASes a _Psyscall P to _Pidle, writes ProcSteal, then
-      // handoffp(pp). Only the retake caller is a steal.
-      if (Innermost(c.ctx.caller_pc) != "runtime.retake") {
+      // Go <= 1.25: retake (sysmon) and forEachP (a safe-point function for every P, e.g.
+      // the GC's mcache flush) CAS a _Psyscall P to _Pidle, write ProcSteal (legacy:
+      // GoSysBlock + ProcStop), then handoffp(pp) (proc.go retake; forEachP, 1.22+
+      // forEachPInternal). The other callers hand off their own P: no steal.
+      if (!IsSyscallSteal(Innermost(c.ctx.caller_pc))) {
         ++stats_.ignored;
         return true;
       }

@@ -40,6 +40,11 @@ const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
     {0x2b00, {"runtime.entersyscallblock_handoff"}},
     {0x2c00, {"runtime.gcAssistAlloc"}},
     {0x2d00, {"runtime.mallocgc"}},
+    // handoffp's callers (Go <= 1.25).
+    {0x2e00, {"runtime.retake"}},
+    {0x2e10, {"runtime.forEachPInternal", "runtime.forEachP.func1"}},
+    {0x2e20, {"runtime.forEachP"}},
+    {0x2e30, {"runtime.stoplockedm"}},
 };
 
 class RawBuilder {
@@ -115,6 +120,7 @@ probes::ProbePlan Plan() {
   add(probes::ProbeRole::kReleaseP);           // 4
   add(probes::ProbeRole::kSyscallReleaseP);    // 5
   add(probes::ProbeRole::kPreemptPark);        // 6
+  add(probes::ProbeRole::kHandoffP);           // 7
   return plan;
 }
 
@@ -499,6 +505,27 @@ TEST(RecordDecoder, OldestHeldTsCoversTheHeldReleaseP) {
   EXPECT_EQ(f.dec.OldestHeldTs(), 0u);
   ASSERT_EQ(f.out.size(), 2u);
   EXPECT_EQ(f.out[0].ts, 100u);  // written at the held time, not at the casgstatus's
+}
+
+// Go <= 1.25 handoffp: sysmon's retake and forEachP (1.22+ forEachPInternal) take a P out
+// of a syscall (CAS _Psyscall -> _Pidle, ProcSteal, handoffp: proc.go); every other caller
+// hands off its own P. A steal missed left the P in the syscall for the model until
+// another M's ProcStart on it (suite 50 go1.22 syscalls/cgo with the syscall tracepoints:
+// "transition not captured").
+TEST(RecordDecoder, HandoffFromRetakeAndForEachPIsASteal) {
+  for (std::uint64_t caller : {0x2e00, 0x2e10, 0x2e20, 0x2e30}) {
+    Fixture f(22);
+    RawBuilder m(11);
+    m.call_caller = caller;
+    f.Feed(m.Call(100, 7, -1, 0, {0xd003}, {3, 0, 0, 9}));  // deref = {p.id, status, m, syscalltick}
+    if (caller == 0x2e30) {
+      EXPECT_TRUE(f.out.empty()) << std::hex << caller;
+      continue;
+    }
+    ASSERT_EQ(f.out.size(), 1u) << std::hex << caller;
+    EXPECT_EQ(RecordKindName(f.out[0].kind), RecordKindName(RecordKind::kProcSteal));
+    EXPECT_EQ(f.out[0].target_p, 3);
+  }
 }
 
 }  // namespace
