@@ -112,8 +112,9 @@ __noinline int gt_call_emit(struct scratch *s, __u32 want_stack) {
     d[1] = rdf32(a0, cfg.g_atomicstatus);
     d[2] = rdf8(a0, cfg.g_waitreason);
     d[3] = rdf64(a0, cfg.g_m);
+  } else if ((flags & (GT_CALL_ARG0_P | GT_CALL_DEREF_OLDP)) && read_p_window(s, a0, d)) {
+    // the four in one copy
   } else if (flags & (GT_CALL_ARG0_P | GT_CALL_DEREF_OLDP)) {
-    if (read_p_window(s, a0, d)) goto emit;
     d[0] = rdf32(a0, cfg.p_id);
     d[1] = rdf32(a0, cfg.p_status);
     d[2] = rdf64(a0, cfg.p_m);
@@ -128,7 +129,6 @@ __noinline int gt_call_emit(struct scratch *s, __u32 want_stack) {
   } else {
     d[0] = d[1] = d[2] = d[3] = 0;
   }
-emit:
   GT_EMIT(struct gt_call_record, GT_FILL_CALL, cpu_counters(), want_stack, s->tail.nframes, &s->tail, s->pcs);
 }
 

@@ -1,8 +1,10 @@
 """What the bench scripts (bench/*/\*.py, run by scripts/bench-*.sh) share: process CPU
 and memory from /proc, medians, gotraced's summary and --verbose lines, tracecheck, and
 the table printer. Standard library only."""
+import atexit
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -79,6 +81,48 @@ def bpf_prog_stats(pid):
         except (OSError, KeyError, ValueError):
             continue
     return out
+
+
+BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
+_bpf_stats_prev = None
+
+
+def bpf_stats_enable():
+    """Switches the kernel's per-program run statistics on (kernel.bpf_stats_enabled: the
+    run_cnt and run_time_ns that bpf_prog_stats reads) until bpf_stats_restore or exit,
+    Ctrl-C and SIGTERM included: left on, their clock reads cost every BPF program on the
+    machine ~68 ns per run (docs/probe-plan.md §7.1). Raises OSError when it cannot."""
+    global _bpf_stats_prev
+    with open(BPF_STATS) as f:
+        prev = f.read().strip()
+    if prev == "1":
+        return
+    with open(BPF_STATS, "w") as f:
+        f.write("1")
+    if _bpf_stats_prev is None:
+        atexit.register(bpf_stats_restore)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    _bpf_stats_prev = prev
+
+
+def bpf_stats_restore():
+    """Puts kernel.bpf_stats_enabled back as bpf_stats_enable found it; quiet if it cannot."""
+    global _bpf_stats_prev
+    if _bpf_stats_prev is None:
+        return
+    try:
+        with open(BPF_STATS, "w") as f:
+            f.write(_bpf_stats_prev)
+    except OSError:
+        pass
+    _bpf_stats_prev = None
+
+
+def uprobe_hit_ns(text):
+    """gotraced-uprobe-cost's last lines ("uprobe_hit_ns MODE WALL CPU") as
+    {mode: {"wall_ns": .., "cpu_ns": ..}}."""
+    return {m.group(1): {"wall_ns": int(m.group(2)), "cpu_ns": int(m.group(3))}
+            for m in re.finditer(r"uprobe_hit_ns (\S+) (-?\d+) (-?\d+)", text)}
 
 
 def median(xs):

@@ -183,29 +183,6 @@ def kernel_view_delta(runs, rate):
            m("us_req", "%+.2f"), m("us_ev", "%+.2f")))
 
 
-BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
-
-
-def bpf_stats_set(v):
-    try:
-        with open(BPF_STATS, "w") as f:
-            f.write(v)
-    except OSError:
-        pass
-
-
-def bpf_stats_on():
-    """Switches the kernel's per-program run statistics on for the bench (they add two
-    clock reads per program run) and returns the old setting."""
-    try:
-        with open(BPF_STATS) as f:
-            old = f.read().strip()
-    except OSError:
-        return "0"
-    bpf_stats_set("1")
-    return old
-
-
 def measure_trap_ns(a, failed):
     """One uprobe hit with an empty BPF program at an emulated site (entry+4), in the
     target's CPU time, measured here and now by gotraced-uprobe-cost: the trap every
@@ -214,10 +191,9 @@ def measure_trap_ns(a, failed):
         return None
     c = subprocess.run([a.uprobe_cost, a.uprobe_target, "--reps", "3", "--calls", "200000", "--slow-calls", "2000"],
                        capture_output=True, text=True, timeout=300)
-    for line in c.stdout.splitlines():
-        f = line.split()
-        if len(f) == 4 and f[0] == "uprobe_hit_ns" and f[1] == "after_check_empty":
-            return int(f[3])
+    trap = bu.uprobe_hit_ns(c.stdout).get("after_check_empty")
+    if trap:
+        return trap["cpu_ns"]
     failed.append("gotraced-uprobe-cost: no after_check_empty figure (exit %d: %s)" % (c.returncode, c.stderr[-300:]))
     return None
 
@@ -307,7 +283,10 @@ def main():
     results = {}
     failed = []
     trap_ns = measure_trap_ns(a, failed)
-    stats_was = bpf_stats_on()
+    try:
+        bu.bpf_stats_enable()  # the cost by source (run_mode reads it)
+    except OSError as e:
+        failed.append("no BPF program statistics (%s): the cost by source is not measured" % e)
     for spec in a.server:
         label, server = spec.split("=", 1)
         runs = {m: [] for m in modes}
@@ -388,7 +367,7 @@ def main():
         if g.get("start_ms") and g["start_ms"] > a.warmup * 1000:
             print("  note: gotraced's start-up (%.0f ms) outlasted the warm-up: its window holds start-up CPU" %
                   g["start_ms"])
-    bpf_stats_set(stats_was)
+    bu.bpf_stats_restore()
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

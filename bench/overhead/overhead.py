@@ -23,11 +23,9 @@ system time in the target) much less. "daemon" is gotraced's own CPU (tree CPU f
 wait4 minus the target's process CPU).
 """
 import argparse
-import atexit
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -144,15 +142,6 @@ def table(head, rows):
         print(f % tuple(r))
 
 
-def restore_file(path, text):
-    """Writes text back to path (a /proc/sys knob); quiet if that is no longer possible."""
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-    except OSError:
-        pass
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -184,19 +173,8 @@ def main():
     results = []
     # Probe hits and BPF program time come from the kernel's per-program statistics,
     # switched on for the run and restored after it.
-    stats_path = "/proc/sys/kernel/bpf_stats_enabled"
-    stats_prev = None
     try:
-        with open(stats_path) as f:
-            stats_prev = f.read().strip()
-        if stats_prev != "1":
-            with open(stats_path, "w") as f:
-                f.write("1")
-            # Restored even when the bench is interrupted (Ctrl-C, SIGTERM): left on, the
-            # statistics' clock reads cost every BPF program on the machine ~68 ns per run
-            # (docs/probe-plan.md §7.1).
-            atexit.register(restore_file, stats_path, stats_prev)
-            signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+        bu.bpf_stats_enable()
         bpf_stats_on = True
     except OSError as e:
         bpf_stats_on = False
@@ -262,8 +240,7 @@ def main():
                 if os.path.exists(f):
                     os.unlink(f)
         results.append(r)
-    if bpf_stats_on and stats_prev is not None and stats_prev != "1":
-        restore_file(stats_path, stats_prev)
+    bu.bpf_stats_restore()
 
     # Table 1: time.
     rows = []
@@ -341,8 +318,7 @@ def main():
         sys.stdout.write(c.stdout)
         if c.returncode:
             errors.append("gotraced-uprobe-cost: exit %d: %s" % (c.returncode, c.stderr.strip()[:300]))
-        for m in re.finditer(r"uprobe_hit_ns (\S+) (-?\d+) (-?\d+)", c.stdout):
-            up[m.group(1)] = {"wall_ns": int(m.group(2)), "cpu_ns": int(m.group(3))}
+        up = bu.uprobe_hit_ns(c.stdout)
     else:
         errors.append("%s is not built" % upcost)
 

@@ -132,8 +132,6 @@ class RecordDecoder {
   // thread's next record decides (ResolvePendingFast false: the record is consumed).
   void DecodeSyscallGstatus(const gstatus::Row &row, const capture::RecordView &v, Record &&r,
                             std::vector<std::uint64_t> &pcs, std::vector<Record> &out);
-  // handoffp callers that take a P out of a syscall (retake, forEachP).
-  static bool IsSyscallSteal(std::string_view caller);
   bool DecodeSyscallCall(const capture::RecordView &v, const probes::ProbeSite &site,
                          std::vector<std::uint64_t> &pcs, std::vector<Record> &out);
   bool ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out);

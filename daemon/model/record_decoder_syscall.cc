@@ -7,6 +7,14 @@
 #include <optional>
 
 namespace gotraced::model {
+namespace {
+
+// handoffp's callers that take a P out of a syscall (see kHandoffP below).
+bool IsSyscallSteal(std::string_view caller) {
+  return caller == "runtime.retake" || caller == "runtime.forEachP" || caller == "runtime.forEachPInternal";
+}
+
+}  // namespace
 
 std::uint64_t RecordDecoder::OldestHeldTs() const {
   std::uint64_t oldest = 0;
@@ -125,11 +133,6 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   st.g = kNoG;
   st.target_g = pe.g;
   Emit(out, std::move(st));
-}
-
-// handoffp's callers that take a P from a syscall (see kHandoffP below).
-bool RecordDecoder::IsSyscallSteal(std::string_view caller) {
-  return caller == "runtime.retake" || caller == "runtime.forEachP" || caller == "runtime.forEachPInternal";
 }
 
 // The syscall CALL roles (entry, exit, the steals of a syscall's P); false: not one of them.

@@ -194,7 +194,7 @@ func (v *Validator) goTransition(ev trace.Event, st trace.StateTransition) {
 		// not one thread running several goroutines: gotraced's --pid attach of a go1.19
 		// server at 20k requests/s finds several in a syscall (bench-http --closed).
 		v.gBind[id] = trace.NoThread
-	case from.Executing() && v.gBound(id, trace.NoThread):
+	case from.Executing() && v.gBind[id] == trace.NoThread: // NoThread (-1) is not the map's zero value
 		delete(v.gBind, id)
 	case to.Executing():
 		m := ev.Thread()
@@ -216,12 +216,6 @@ func (v *Validator) goTransition(ev trace.Event, st trace.StateTransition) {
 		delete(v.gOnM, m)
 		delete(v.gBind, id)
 	}
-}
-
-// gBound: goroutine id is bound to thread m.
-func (v *Validator) gBound(id trace.GoID, m trace.ThreadID) bool {
-	b, ok := v.gBind[id]
-	return ok && b == m
 }
 
 func (v *Validator) procTransition(ev trace.Event, st trace.StateTransition) {
