@@ -25,6 +25,8 @@ PKGS=(
   libcapstone-dev libtomlplusplus-dev libcpp-httplib-dev libsystemd-dev
   golang-1.19-go
   dpkg-dev file systemd
+  ccache  # CMakeLists.txt uses it when present: build dirs of one tree share compiled objects
+  nlohmann-json3-dev  # every JSON gotraced writes or reads
 )
 # qemu-system-x86 from backports: bookworm's QEMU 7.2 double-faults 6.12 guests under TCG.
 BACKPORT_PKGS=(golang-1.21-go golang-1.22-go golang-1.23-go qemu-system-x86)
