@@ -40,7 +40,7 @@ build_tools() {
 # go_for VERSION (1.26 or go1.26): the command line that runs that toolchain's go, to be
 # used unquoted ($g build ...); returns 1 for a version this project does not know.
 # Whether the toolchain is installed is the caller's question ($g version).
-# docs/CONTRIBUTING-agents.md: the Debian Gos need GOTOOLCHAIN=local (never switch on a
+# CONTRIBUTING.md (Go toolchains): the Debian Gos need GOTOOLCHAIN=local (never switch on a
 # go.mod line); 1.27 is the module proxy's toolchain module, run by the machine's go.
 go_for() {
   case ${1#go} in
