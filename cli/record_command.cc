@@ -356,7 +356,7 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                  "samples (0 = off; 100 = runtime/pprof's rate)")
       ->capture_default_str();
   app.add_option("--level", o->level,
-                 "what to trap for (README, Always-on): full (everything), sched (no stacks on scheduling "
+                 "what to trap for (docs/levels.md): full (everything), sched (no stacks on scheduling "
                  "events, no GC sweeps), low (no per-goroutine-switch probe: syscalls from the kernel's "
                  "tracepoints, GC cycles and STW, GOMAXPROCS, CPU samples; no scheduling)")
       ->capture_default_str();

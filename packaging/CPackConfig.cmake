@@ -5,7 +5,7 @@ include(GNUInstallDirs)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/gotraced.service DESTINATION lib/systemd/system)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/gotraced.toml DESTINATION /etc/gotraced)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/gotraced.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/CONTRIBUTING.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "gotraced")

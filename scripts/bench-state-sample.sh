@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of level low's goroutine state samples (README "Capture levels"): a program with N
+# Cost of level low's goroutine state samples (docs/levels.md): a program with N
 # goroutines blocked on a channel (bench/state-sample/blocked) recorded at --level low
 # with --state-sample 100ms for 4 s; gotraced -v says how many samples it took and the
 # time they took (wall time of the read and the message). The cost bound (the next sample

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import benchutil as bu  # noqa: E402
 
 MODES = ("none", "runtime/trace", "gotraced")
-# --levels: gotraced at each capture level (README "Capture levels"); "low+cpu" is serve's
+# --levels: gotraced at each capture level (docs/levels.md); "low+cpu" is serve's
 # default (level low, events with cpu at 100 Hz); "low-all" is level low with every
 # goroutine syscall written (--syscall-min 0; low's default leaves out those under 1 ms);
 # "low-nosys+cpu" is level low with no syscall tracepoint attached (--no-syscalls: serve's

@@ -174,7 +174,7 @@ std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view tar
   LoadContext c;
   c.what = "loading the BPF programs";
   c.versions = ReportVersions(target_go);
-  c.other_hint = " (run `gotraced selftest`; gotraced needs Linux 6.1 or later with BTF: README, Kernel requirements)";
+  c.other_hint = " (run `gotraced selftest`; gotraced needs Linux 6.1 or later with BTF: docs/requirements.md)";
   return ExplainLoadFailure(ObservedLoadFailure(err, log), c);
 }
 

@@ -37,7 +37,7 @@ std::string DescribeMissing(const KernelFeature &f);
 // DescribeMissing of each missing feature, recording's first.
 std::vector<std::string> MissingFeatures(const std::vector<KernelFeature> &features);
 
-// The oldest kernel gotraced supports (README "Kernel requirements"): the features need
+// The oldest kernel gotraced supports (docs/requirements.md): the features need
 // 5.17, and 6.1 (Debian 12's) is the oldest the kernel matrix runs.
 inline constexpr const char *kMinimumKernel = "6.1";
 

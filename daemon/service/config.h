@@ -55,7 +55,7 @@ std::string EventSetName(std::uint32_t events);
 // on them, and syscalls are scheduling events in the runtime's own trace (a P handed off
 // in a blocking syscall), so the session always records both; `gc`, `user` and `cpu` (at
 // cpu_hz) are, and at level low `syscall` too (its syscall tracepoints cost every
-// process of the host ~0.2 us per syscall: README "Capture levels").
+// process of the host ~0.2 us per syscall: docs/levels.md).
 session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz);
 
 // [watch.triggers]: moments worth full detail. Each threshold is optional (0 = off). A
@@ -101,7 +101,7 @@ struct Config {
   std::uint32_t events = kEventDefault;
   // What each target is trapped for (session/capture_level.h): `level = "full" | "sched" |
   // "low"`, in [flight] and per [[watch]].
-  session::CaptureLevel level = session::CaptureLevel::kLow;  // priced to stay on (README, Always-on)
+  session::CaptureLevel level = session::CaptureLevel::kLow;  // priced to stay on (docs/levels.md)
   std::uint32_t cpu_hz = 100;  // CPU samples per second per thread when `cpu` is on (pprof's default rate)
   // Level low: goroutine states sampled this often (SessionOptions::state_sample), 0 = off.
   std::chrono::milliseconds state_sample = session::kDefaultStateSample;

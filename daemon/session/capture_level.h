@@ -1,5 +1,5 @@
 // Capture levels: how much of a Go program's execution a recording traps for, and so what
-// it costs (README "Always-on", docs/probe-plan.md §10). One option for the CLI
+// it costs (docs/levels.md, docs/probe-plan.md §10). One option for the CLI
 // (`--level`) and for serve (`level` per watch table).
 //
 //   full   every event the in-process tracer writes that gotraced can see: scheduling

@@ -94,7 +94,7 @@ struct SessionOptions {
     std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
     // Level low only: goroutine syscalls (the raw_syscalls tracepoints). Off, no syscall
     // tracepoint is attached, and no syscall of any process on the host pays for one
-    // (README "Capture levels": ~0.2 us per syscall host-wide). The other levels always
+    // (docs/levels.md: ~0.2 us per syscall host-wide). The other levels always
     // record syscalls (scheduling events in the runtime's own trace).
     bool syscalls = true;
   };
@@ -104,11 +104,11 @@ struct SessionOptions {
   // per-goroutine-switch site). Applied over `events`.
   CaptureLevel level = CaptureLevel::kFull;
   // Level low only: every this long, the goroutines' states (how many run, wait and on
-  // what) are read from the target's memory and written as a trace log (README "Capture
-  // levels"; session/state_sampler.h). Zero: never. Other levels record every transition.
+  // what) are read from the target's memory and written as a trace log (docs/levels.md;
+  // session/state_sampler.h). Zero: never. Other levels record every transition.
   std::chrono::milliseconds state_sample{kDefaultStateSample};
   // Level low: goroutine syscalls shorter than this are not written (nor is their g read:
-  // the level's cost per syscall, README "Capture levels"), and are counted
+  // the level's cost per syscall, docs/levels.md), and are counted
   // (SessionStats::short_syscalls). A syscall trigger's threshold below it lowers it to
   // that. 0: every goroutine syscall. Ignored by the other levels.
   std::chrono::nanoseconds syscall_min = std::chrono::milliseconds(1);

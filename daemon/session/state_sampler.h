@@ -5,7 +5,7 @@
 // order with the records (RecordPipeline::OnStateSample).
 //
 // Cost bound: a sample takes ~0.4 us per goroutine (4.3 ms for 10k goroutines;
-// scripts/bench-state-sample.sh, README "Capture levels"). However many goroutines the target
+// scripts/bench-state-sample.sh, docs/levels.md). However many goroutines the target
 // has, the next sample is due no sooner than 100 times the last one's cost after it, so
 // sampling takes at most 1% of the recording thread's time.
 #pragma once

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Capture levels (README "Always-on", docs/probe-plan.md §10): one real program per Go
+# Capture levels (docs/levels.md, docs/probe-plan.md §10): one real program per Go
 # version (1.26, and 1.19, the oldest; GOTRACED_LEVEL_GOS to choose), recorded with --pid
 # at each level, --cpu-hz 100, 2 s. Every file must pass tracecheck (Go's parser and its
 # semantic checks); then per level:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# User annotations of a program that does NOT trace itself (README "User annotations").
+# User annotations of a program that does NOT trace itself (docs/trace-contents.md).
 # The fidelity target's "annotations" workload runs without -reftrace, so package
 # runtime/trace sees tracing off: NewTask, Task.End, Log and WithRegion still call the
 # runtime (captured there, exact); StartRegion and Logf return early (captured at their

@@ -12,8 +12,8 @@
 # --on-write-error drop (also for a go1.19 target, in the legacy format); the output file removed; ring-buffer overflow under a burst; 10k
 # goroutines at attach; two gotraced on one target; another user without capabilities;
 # the traced binary replaced on disk. Each prints PASS or FAIL with its figures; the
-# last line counts cases, failures, target crashes and unparseable files (the README's
-# reliability section quotes it).
+# last line counts cases, failures, target crashes and unparseable files (docs/reliability.md
+# quotes it).
 # Skips (with the reason) only when this machine cannot load BPF programs at all.
 set -uo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}

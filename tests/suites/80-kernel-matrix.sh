@@ -8,7 +8,7 @@
 # protection" on the guest's console. One table (kernel x check); any failed cell, or a
 # kernel that cannot be fetched (named with why), fails the suite. At most ~8 minutes
 # (KERNEL_MATRIX_BUDGET seconds, default 510: each guest's share is enforced).
-# Everything is in tests/kernels/ (run-matrix.sh; the top README says how to run one kernel).
+# Everything is in tests/kernels/ (run-matrix.sh; docs/requirements.md says how to run one kernel).
 # KERNEL_MATRIX_LINES (space-separated: 6.1 6.12 6.16+ 7.x) narrows the matrix.
 #
 # Logs: $GOTRACED_BUILD/kernel-matrix/logs/<line>/ (the table's output names them).
