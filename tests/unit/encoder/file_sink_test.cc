@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "encoder/sink.h"
+#include "tests/unit/common/test_dir.h"
 
 namespace gotraced::encoder {
 namespace {
@@ -58,15 +59,15 @@ class FileSizeLimit {
   rlimit old_{};
 };
 
+// Each test writes in a directory of its own: ctest runs the cases as processes side by
+// side, and a path they shared (TempDir()/file_sink_test.trace) let one case's file
+// count in another's.
 class FileSinkTest : public ::testing::Test {
  protected:
-  std::string path = ::testing::TempDir() + "/file_sink_test.trace";
+  testutil::TestDir dir;
+  std::string path = dir.File("file_sink_test.trace");
   const Bytes header = Filled(16, 'h');
   const Bytes g1 = Filled(1000, 1), g2 = Filled(3000, 2), g3 = Filled(500, 3);
-  void SetUp() override {
-    std::remove(path.c_str());
-    std::remove(ContinuationPath(path, 1).c_str());
-  }
 };
 
 TEST(ContinuationPathTest, NumberGoesBeforeTheExtension) {

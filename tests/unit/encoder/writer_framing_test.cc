@@ -7,6 +7,7 @@
 #include "encoder/trace_decoder.h"
 #include "encoder/trace_writer.h"
 #include "encoder/varint.h"
+#include "tests/unit/common/test_dir.h"
 
 namespace gotraced::encoder {
 namespace {
@@ -168,7 +169,8 @@ TEST(WriterFraming, ClockSnapshotsIncreaseAcrossGenerations) {
 }
 
 TEST(WriterFraming, FileSinkWritesTheSameBytes) {
-  std::string path = ::testing::TempDir() + "/framing.trace";
+  testutil::TestDir dir;  // not a fixed path: ctest runs other cases at the same time
+  std::string path = dir.File("framing.trace");
   MemorySink mem;
   {
     FileSink file(path);
