@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/duration.h"
 #include "cli/launcher.h"
+#include "cli/report_gate.h"
 #include "cli/status_line.h"
 #include "daemon/capture/cpu_sampler.h"
 #include "daemon/probes/privileges.h"
@@ -53,6 +54,7 @@ struct RecordOptions {
   pid_t pid = 0;
   std::string out;
   std::string out_dir;
+  std::string report_fail_on;  // --report-fail-on (report_gate.h)
   std::string duration;
   std::string trace_version = "auto";
   // Empty: 16M for a launched program, 64M for --pid (RunRecord). A ring's pages are
@@ -169,6 +171,7 @@ int RunRecord(const RecordOptions &o) {
   if (!probes::CurrentPrivileges().can_attach())
     spdlog::warn("without root's capabilities: loading BPF and reading the target's memory need root "
                  "(or CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE); expect a permission error");
+  if (std::string e = CheckReportGate(o.report_fail_on); !e.empty()) return Fail("--report-fail-on " + e);
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
@@ -308,11 +311,14 @@ int RunRecord(const RecordOptions &o) {
                  (unsigned long long)stats.uprobes, stats.snapshot_ms, stats.self_check_ms, stats.stop_ms,
                  stats.detach_ms, stats.stop_ms - stats.detach_ms, (unsigned long long)stats.m_thread_changes);
 
+  const bool crossed = !o.report_fail_on.empty() && ok &&
+                       RunReportGate(o.report_fail_on, out, BinaryName(pid, o.command));
   if (launch) {
     launcher.Wait();
-    return launcher.exit_code();
+    // The program's own failure wins; else a crossed threshold fails the run.
+    return launcher.exit_code() != 0 ? launcher.exit_code() : crossed ? 3 : 0;
   }
-  return ok ? 0 : 1;
+  return !ok ? 1 : crossed ? 3 : 0;
 }
 
 }  // namespace
@@ -321,6 +327,9 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   auto o = std::make_shared<RecordOptions>();
   app.add_option("--pid,-p", o->pid, "attach to this running Go process");
   app.add_option("--out,-o", o->out, "write the trace to this file");
+  app.add_option("--report-fail-on", o->report_fail_on,
+                 "after recording, report on the trace (one line) and exit 3 if it crosses a threshold, unless the "
+                 "program failed: 'sched_latency_p99>5ms,goroutine_growth>1000' (gotraced report --fail-on)");
   app.add_option("--out-dir", o->out_dir, "write one trace per traced process into DIR, named <binary>-<pid>.trace");
   app.add_option("--duration,-d", o->duration, "stop after this long (10s, 2m ...); default: until Ctrl-C or exit");
   app.add_option("--trace-version", o->trace_version,

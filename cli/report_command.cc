@@ -1,29 +1,33 @@
-// `gotraced report FILE [--json]`: where the goroutines of a trace lost time to the
-// kernel (trace_report.h), biggest first, per goroutine group.
+// `gotraced report FILE [--json] [--top N] [--fail-on SPEC]`: the diagnosis of a Go
+// execution trace (report/report.h), findings first; with --fail-on, exits 3 naming each
+// crossed threshold (report/fail_on.h), for CI.
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/trace_report.h"
+#include "report/fail_on.h"
+#include "report/report.h"
 
 namespace gotraced::cli {
 
 void RegisterReport(CLI::App &app) {
   struct Opts {
-    std::string file;
+    std::string file, fail_on;
     bool json = false;
-    std::size_t top = 3;
+    std::size_t top = 5;
   };
   auto o = std::make_shared<Opts>();
   CLI::App *sub = app.add_subcommand(
-      "report", "summarize a trace's kernel view: the biggest off-CPU, throttling and syscall-wait causes per "
-                "goroutine group (start function), from its \"kernel: ...\" regions (docs/kernel-view.md)");
-  sub->add_option("file", o->file, "a trace written by gotraced (Go 1.22+ format)")->required();
-  sub->add_flag("--json", o->json, "print JSON instead of text");
-  sub->add_option("--top", o->top, "goroutines named per cause")->capture_default_str();
+      "report", "diagnose a Go execution trace (gotraced's or runtime/trace's, go1.19+): ranked findings, then "
+                "scheduling latency, STW/GC, blocking, syscalls, goroutines, CPU and the kernel's side (docs/report.md)");
+  sub->add_option("file", o->file, "the trace")->required();
+  sub->add_flag("--json", o->json, "print JSON with every figure instead of text");
+  sub->add_option("--top", o->top, "rows per table")->capture_default_str();
+  sub->add_option("--fail-on", o->fail_on,
+                  "exit 3 if a figure crosses a threshold: 'sched_latency_p99>5ms,stw_max>10ms,goroutine_growth>1000' "
+                  "(names: the \"metrics\" of --json)");
   sub->callback([o] {
     std::ifstream in(o->file, std::ios::binary);
     if (!in) {
@@ -31,16 +35,29 @@ void RegisterReport(CLI::App &app) {
       SetExitCode(1);
       return;
     }
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const TraceReport r = BuildReport(bytes);
+    const report::ReportOptions opt{.top = o->top};
+    const report::Report r = report::BuildReport(in, opt);
     if (!r.error.empty()) {
-      std::fprintf(stderr, "gotraced report: %s: %s (the report reads the Go 1.22+ trace format)\n", o->file.c_str(),
-                   r.error.c_str());
-      SetExitCode(1);
+      std::fprintf(stderr, "gotraced report: %s: %s%s\n", o->file.c_str(), r.error.c_str(),
+                   r.events ? " (the report covers what was read before it)" : "");
+      if (!r.events) {
+        SetExitCode(1);
+        return;
+      }
+    }
+    std::vector<report::Threshold> thresholds;
+    const auto metrics = r.Metrics();
+    if (std::string err = report::ParseThresholds(o->fail_on, metrics, &thresholds); !err.empty()) {
+      std::fprintf(stderr, "gotraced report: --fail-on %s\n", err.c_str());
+      SetExitCode(2);
       return;
     }
-    const std::string s = o->json ? ReportJson(r) : ReportText(r, o->top);
+    const std::string s = o->json ? report::ReportJson(r) : report::ReportText(r, opt);
     std::fwrite(s.data(), 1, s.size(), stdout);
+    const auto crossed = report::Crossed(thresholds, metrics);
+    for (const std::string &c : crossed) std::fprintf(stderr, "gotraced report: threshold crossed: %s\n", c.c_str());
+    if (!crossed.empty()) SetExitCode(3);
+    else if (!r.error.empty()) SetExitCode(1);
   });
 }
 

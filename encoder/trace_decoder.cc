@@ -103,6 +103,7 @@ class Decoder {
     return true;
   }
 
+ public:
   bool DecodeBatch(std::span<const std::uint8_t> d, DecodedBatch &batch, DecodedGeneration &g) {
     if (d.empty()) return true;
     auto first = static_cast<EventType>(d[0]);
@@ -125,9 +126,11 @@ class Decoder {
         break;
       default: break;
     }
-    return Events(d, batch);
+    batch.kind = BatchKind::kEvents;
+    return keep_events_ ? Events(d, batch) : true;
   }
 
+ private:
   bool Timing(std::span<const std::uint8_t> d, DecodedBatch &batch, DecodedGeneration &g) {
     while (!d.empty()) {
       auto t = static_cast<EventType>(d[0]);
@@ -198,31 +201,53 @@ class Decoder {
   bool Events(std::span<const std::uint8_t> d, DecodedBatch &batch) {
     std::uint64_t t = batch.base_time;
     while (!d.empty()) {
-      auto type = static_cast<EventType>(d[0]);
-      d = d.subspan(1);
-      if (static_cast<int>(type) >= kNumEventTypes || !IsCallerTimedEvent(type) || !VersionHas(out_.version, type))
-        return Fail(fmt::format("event type {} not valid in an event batch of go1.{}", static_cast<int>(type),
-                                static_cast<int>(out_.version)));
-      const EventSpec &s = SpecOf(type);
       DecodedEvent e;
-      e.type = type;
-      std::uint64_t dt;
-      if (!ReadFrom(d, dt)) return Fail(fmt::format("truncated {}", s.name));
-      t += dt;
-      e.time = t;
-      e.nargs = static_cast<std::uint8_t>(s.nargs - 1);
-      for (int i = 0; i < e.nargs; ++i)
-        if (!ReadFrom(d, e.args[i])) return Fail(fmt::format("truncated {}", s.name));
+      if (std::string err = DecodeNextEvent(out_.version, d, t, e); !err.empty()) return Fail(std::move(err));
       batch.events.push_back(e);
     }
     return true;
   }
 
+ public:
+  bool keep_events_ = true;
+
+ private:
   std::span<const std::uint8_t> in_;
   DecodedTrace &out_;
 };
 
 }  // namespace
+
+std::string DecodeNextEvent(Version v, std::span<const std::uint8_t> &d, std::uint64_t &t, DecodedEvent &e) {
+  auto type = static_cast<EventType>(d[0]);
+  d = d.subspan(1);
+  if (static_cast<int>(type) >= kNumEventTypes || !IsCallerTimedEvent(type) || !VersionHas(v, type))
+    return fmt::format("event type {} not valid in an event batch of go1.{}", static_cast<int>(type),
+                       static_cast<int>(v));
+  const EventSpec &s = SpecOf(type);
+  e.type = type;
+  auto dt = ReadVarint(d);
+  if (!dt) return fmt::format("truncated {}", s.name);
+  t += *dt;
+  e.time = t;
+  e.nargs = static_cast<std::uint8_t>(s.nargs - 1);
+  for (int i = 0; i < e.nargs; ++i) {
+    auto a = ReadVarint(d);
+    if (!a) return fmt::format("truncated {}", s.name);
+    e.args[i] = *a;
+  }
+  return {};
+}
+
+std::string DecodeBatchData(Version v, std::span<const std::uint8_t> data, DecodedBatch &batch, DecodedGeneration &g,
+                            bool keep_events) {
+  DecodedTrace t;
+  t.version = v;
+  Decoder d({}, t);
+  d.keep_events_ = keep_events;
+  d.DecodeBatch(data, batch, g);
+  return t.error;
+}
 
 DecodedTrace DecodeTrace(std::span<const std::uint8_t> bytes) {
   DecodedTrace t;

@@ -63,4 +63,16 @@ struct DecodedTrace {
 
 DecodedTrace DecodeTrace(std::span<const std::uint8_t> bytes);
 
+// The same framing one piece at a time, for readers that stream a file a generation at a
+// time (report/v2_reader.cc) instead of holding all of it.
+//
+// Decodes the data of one batch (after its EventBatch header) into `g`: strings, stacks,
+// CPU samples, timing; an event batch's events into `batch` only when `keep_events`
+// (else the caller reads them later with DecodeNextEvent). "" or what is wrong.
+std::string DecodeBatchData(Version v, std::span<const std::uint8_t> data, DecodedBatch &batch, DecodedGeneration &g,
+                            bool keep_events = true);
+// Decodes the event at the start of `d` (an event batch's data), advancing `d` and the
+// batch's running time `t`. "" or what is wrong.
+std::string DecodeNextEvent(Version v, std::span<const std::uint8_t> &d, std::uint64_t &t, DecodedEvent &e);
+
 }  // namespace gotraced::encoder

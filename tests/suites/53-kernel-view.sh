@@ -92,7 +92,7 @@ agree() {
   python3 - "$OUT/$1.sums" "$OUT/$1.report.json" <<'PY'
 import json, sys
 sums, rep = (json.load(open(p)) for p in sys.argv[1:3])
-r = {c["type"]: c["total_ns"] for c in rep["totals"] if c["type"].startswith("kernel: ")}
+r = {c["type"]: c["total_ns"] for c in rep["kernel"]["totals"] if c["type"].startswith("kernel: ")}
 bad = [f"{t}: report {r.get(t, 0)} ns, parser {v} ns" for t, v in sums["totals"].items()
        if abs(r.get(t, 0) - v) > 0.01 * v + 100_000]
 bad += [f"{t}: report {v} ns, parser none" for t, v in r.items() if t not in sums["totals"] and v > 100_000]
@@ -291,8 +291,8 @@ if len(logs) != 1 or logs[0]["g"] != row["reader_goid"]:
     errs.append(f"want one '{t}' log on g{row['reader_goid']}, have {logs} (all: {sorted(sysc['logs'])})")
 log = logs[0] if logs else {}
 sleep = log.get("off-CPU sleep", 0)
-cause = next((c for c in rep["totals"] if c["type"] == t), {})
-rbytes = sum(grp.get("syscall_bytes", {}).get("read", {}).get("bytes", 0) for grp in rep["groups"])
+cause = next((c for c in rep["kernel"]["totals"] if c["type"] == t), {})
+rbytes = sum(grp.get("syscall_bytes", {}).get("read", {}).get("bytes", 0) for grp in rep["kernel"]["groups"])
 print(f"read pipe {'region' if mode == 'region' else 'log'} {ours/1e6:.1f} ms on g{row['reader_goid']}, "
       f"the target timed the read at {ref/1e6:.1f} ms (written 300 ms late); its log: off-CPU sleep {sleep/1e6:.1f} ms, "
       f"{log.get('bytes', '?')} bytes, "

@@ -1,9 +1,9 @@
 // The kernel view in the model (daemon/model/model_kernel.cc) and in `gotraced report`
-// (cli/trace_report.cc): synthetic OFF/ON records around a running goroutine, the trace
+// (report/kernel_side.cc): synthetic OFF/ON records around a running goroutine, the trace
 // judged by Go's own parser (tracecheck), the regions summed by the report.
 #include <gtest/gtest.h>
 
-#include "cli/trace_report.h"
+#include "report/report.h"
 #include <asm/unistd_64.h>
 
 #include "daemon/model/kernel_view.h"
@@ -35,8 +35,8 @@ Record ROn(std::uint64_t ts, ThreadId m, std::uint64_t off_ts, std::uint64_t wak
   return r;
 }
 
-const cli::ReportCause *Total(const cli::TraceReport &r, std::string_view type) {
-  for (const auto &c : r.totals)
+const report::KernelSide::Cause *Total(const report::Report &r, std::string_view type) {
+  for (const auto &c : r.kernel.totals)
     if (c.type == type) return &c;
   return nullptr;
 }
@@ -82,11 +82,11 @@ TEST(KernelView, RegionsOnTheRunningGoroutine) {
   EXPECT_EQ(h.model.stats().kernel_regions, 5u);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 
-  const cli::TraceReport r = cli::BuildReport(h.sink.bytes());
+  const report::Report r = report::BuildReport(h.sink.bytes());
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(r.kernel_regions, 5u);
+  EXPECT_EQ(r.kernel.regions, 5u);
   auto near = [](std::uint64_t got, std::uint64_t want) { return got + 200 > want && got < want + 200; };
-  const cli::ReportCause *p = Total(r, kKernelPreempted), *t = Total(r, kKernelThrottled),
+  const report::KernelSide::Cause *p = Total(r, kKernelPreempted), *t = Total(r, kKernelThrottled),
                          *b = Total(r, kKernelBlocked), *q = Total(r, kKernelRunQueue);
   ASSERT_TRUE(p && t && b && q);
   EXPECT_EQ(p->count, 2u);
@@ -94,12 +94,12 @@ TEST(KernelView, RegionsOnTheRunningGoroutine) {
   EXPECT_TRUE(near(t->total_ns, 1000 * kUs)) << t->total_ns;
   EXPECT_TRUE(near(b->total_ns, 200 * kUs)) << b->total_ns;
   EXPECT_TRUE(near(q->total_ns, 100 * kUs)) << q->total_ns;
-  ASSERT_FALSE(r.groups.empty());
-  EXPECT_EQ(r.groups[0].causes[0].type, kKernelThrottled);  // biggest first
-  ASSERT_FALSE(r.groups[0].causes[0].goroutines.empty());
-  EXPECT_EQ(r.groups[0].causes[0].goroutines[0].g, 1u);
-  EXPECT_NE(cli::ReportText(r).find("kernel: throttled"), std::string::npos);
-  EXPECT_NE(cli::ReportJson(r).find("\"type\": \"kernel: throttled\""), std::string::npos);
+  ASSERT_FALSE(r.kernel.groups.empty());
+  EXPECT_EQ(r.kernel.groups[0].causes[0].type, kKernelThrottled);  // biggest first
+  ASSERT_FALSE(r.kernel.groups[0].causes[0].goroutines.empty());
+  EXPECT_EQ(r.kernel.groups[0].causes[0].goroutines[0].g, 1u);
+  EXPECT_NE(report::ReportText(r).find("kernel: throttled"), std::string::npos);
+  EXPECT_NE(report::ReportJson(r).find("\"type\":\"kernel: throttled\""), std::string::npos);
 }
 
 // What the parser would refuse is not written: off CPU in a syscall (the goroutine is
@@ -195,9 +195,9 @@ TEST(KernelView, SyscallRegions) {
   EXPECT_EQ(res.Int("logs"), 2);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 
-  const cli::TraceReport r = cli::BuildReport(h.sink.bytes());
-  const cli::ReportCause *read = Total(r, "kernel: syscall read pipe");
-  const cli::ReportCause *write = Total(r, "kernel: syscall write fd 7");
+  const report::Report r = report::BuildReport(h.sink.bytes());
+  const report::KernelSide::Cause *read = Total(r, "kernel: syscall read pipe");
+  const report::KernelSide::Cause *write = Total(r, "kernel: syscall write fd 7");
   ASSERT_TRUE(read && write);
   EXPECT_NEAR(static_cast<double>(read->total_ns), 140e3, 1e3);   // 200 us -> the GoStart at 340
   EXPECT_NEAR(static_cast<double>(write->total_ns), 2000e3, 1e3);
@@ -206,16 +206,16 @@ TEST(KernelView, SyscallRegions) {
   EXPECT_NEAR(static_cast<double>(read->breakdown.at("waiting for a P")), 20e3, 1e3);
   EXPECT_NEAR(static_cast<double>(write->breakdown.at("on CPU")), 2000e3, 1e3);
   // Bytes: the read's 5 (its log "read pipe: 0.140 ms, 5 bytes: ..."); the failed write none.
-  EXPECT_EQ(read->bytes.bytes, 5u);
-  EXPECT_EQ(read->bytes.calls, 1u);
-  EXPECT_EQ(write->bytes.calls, 0u);
-  ASSERT_EQ(r.groups.size(), 1u);
-  ASSERT_EQ(r.groups[0].syscall_bytes.count("read"), 1u);
-  EXPECT_EQ(r.groups[0].syscall_bytes.at("read").bytes, 5u);
-  EXPECT_EQ(r.groups[0].syscall_bytes.count("write"), 0u);
-  EXPECT_NE(cli::ReportText(r).find("read 5 B in 1 call"), std::string::npos) << cli::ReportText(r);
-  EXPECT_NE(cli::ReportJson(r).find("\"syscall_bytes\": {\"read\": {\"bytes\": 5, \"calls\": 1}}"), std::string::npos)
-      << cli::ReportJson(r);
+  EXPECT_EQ(read->bytes, 5u);
+  EXPECT_EQ(read->calls_with_bytes, 1u);
+  EXPECT_EQ(write->calls_with_bytes, 0u);
+  ASSERT_EQ(r.kernel.groups.size(), 1u);
+  ASSERT_EQ(r.kernel.groups[0].syscall_bytes.count("read"), 1u);
+  EXPECT_EQ(r.kernel.groups[0].syscall_bytes.at("read").first, 5u);
+  EXPECT_EQ(r.kernel.groups[0].syscall_bytes.count("write"), 0u);
+  EXPECT_NE(report::ReportText(r).find("read 5 B in 1 call"), std::string::npos) << report::ReportText(r);
+  EXPECT_NE(report::ReportJson(r).find("\"syscall_bytes\":{\"read\":{\"bytes\":5,\"calls\":1}}"), std::string::npos)
+      << report::ReportJson(r);
 }
 
 // Go <= 1.25: the syscall events come from uprobes (no number), the kernel's entry and exit
@@ -247,12 +247,12 @@ TEST(KernelView, SyscallRegionsFromKernelRecords) {
   EXPECT_ACCEPTED(res);
   EXPECT_EQ(res.Int("regions"), 1);
   EXPECT_EQ(res.Int("logs"), 1);
-  const cli::TraceReport r = cli::BuildReport(h.sink.bytes());
-  const cli::ReportCause *read = Total(r, "kernel: syscall read pipe");
-  ASSERT_TRUE(read) << cli::ReportText(r);
+  const report::Report r = report::BuildReport(h.sink.bytes());
+  const report::KernelSide::Cause *read = Total(r, "kernel: syscall read pipe");
+  ASSERT_TRUE(read) << report::ReportText(r);
   EXPECT_NEAR(static_cast<double>(read->breakdown.at("off-CPU sleep")), 90e3, 1e3);
-  EXPECT_EQ(read->bytes.bytes, 4096u);
-  EXPECT_EQ(r.kernel_regions, 1u);
+  EXPECT_EQ(read->bytes, 4096u);
+  EXPECT_EQ(r.kernel.regions, 1u);
 }
 
 // A P taken between reentersyscall and the sys_enter tracepoint: its ProcSteal is stamped
@@ -317,20 +317,20 @@ TEST(KernelView, LegacyFormatSyscalls) {
   EXPECT_ACCEPTED(res);
   EXPECT_EQ(res.Int("regions"), 0);
   EXPECT_EQ(res.Int("logs"), 2);
-  const cli::TraceReport r = cli::BuildReport(sink.bytes());
+  const report::Report r = report::BuildReport(sink.bytes());
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(r.version, "go1.21");
-  const cli::ReportCause *read = Total(r, "kernel: syscall read pipe");
-  const cli::ReportCause *write = Total(r, "kernel: syscall write /tmp/out");
-  ASSERT_TRUE(read && write) << cli::ReportText(r);
+  const report::KernelSide::Cause *read = Total(r, "kernel: syscall read pipe");
+  const report::KernelSide::Cause *write = Total(r, "kernel: syscall write /tmp/out");
+  ASSERT_TRUE(read && write) << report::ReportText(r);
   // From its log: 200 us -> the exit at 320 (0.120 ms), then waiting for a P to 340.
   EXPECT_NEAR(static_cast<double>(read->total_ns), 140e3, 1e3);
-  EXPECT_EQ(read->bytes.bytes, 4096u);
+  EXPECT_EQ(read->bytes, 4096u);
   EXPECT_NEAR(static_cast<double>(write->total_ns), 2000e3, 1e3);  // its log's 2.000 ms
-  EXPECT_EQ(write->bytes.bytes, 100u);
-  ASSERT_EQ(r.groups.size(), 1u);
-  EXPECT_EQ(r.groups[0].function.rfind("main.start", 0), 0u) << r.groups[0].function;  // its GoCreate names it
-  EXPECT_EQ(r.groups[0].syscall_bytes.at("write").bytes, 100u);
+  EXPECT_EQ(write->bytes, 100u);
+  ASSERT_EQ(r.kernel.groups.size(), 1u);
+  EXPECT_EQ(r.kernel.groups[0].function.rfind("main.start", 0), 0u) << r.kernel.groups[0].function;  // its GoCreate names it
+  EXPECT_EQ(r.kernel.groups[0].syscall_bytes.at("write").first, 100u);
 }
 
 // The fds are named when the entry record is decoded (RecordDecoder, DecoderConfig::
@@ -390,9 +390,9 @@ TEST(KernelView, ReportWithoutKernelView) {
   });
   CheckResult res = h.Finish("kernel_none");
   EXPECT_ACCEPTED(res);
-  const cli::TraceReport r = cli::BuildReport(h.sink.bytes());
-  EXPECT_EQ(r.kernel_regions, 0u);
-  EXPECT_NE(cli::ReportText(r).find("no kernel view"), std::string::npos);
+  const report::Report r = report::BuildReport(h.sink.bytes());
+  EXPECT_EQ(r.kernel.regions, 0u);
+  EXPECT_NE(report::ReportText(r).find("no kernel view"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+// Blocking: how long goroutines waited (Waiting -> Runnable, GoBlock to GoUnblock) by
+// reason (goroutine_table.h BlockClass: channel, select, mutex, RWMutex, Cond, network,
+// sleep ...) and by the call site that blocked (the top frames outside the runtime), so
+// a contended mutex shows as the code that takes it; time in syscalls is the "syscall"
+// reason. The runtime's /sync/mutex/wait/total:seconds is the mutex and RWMutex rows'.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "report/section.h"
+
+namespace gotraced::report {
+namespace {
+
+struct Acc {
+  Histogram h;
+  std::uint64_t worst = 0, worst_g = 0, worst_start = 0;
+  void Add(std::uint64_t d, std::uint64_t g, std::uint64_t start) {
+    h.Add(d);
+    if (d >= worst) worst = d, worst_g = g, worst_start = start;
+  }
+};
+
+class BlockingSection final : public Section {
+ public:
+  explicit BlockingSection(Context &c) : c_(c) {}
+  void On(const Event &e, const GInfo &before) override {
+    const bool waited = before.state == GState::kWaiting &&
+                        (e.kind == Kind::kGoUnblock || e.kind == Kind::kGoStart || e.kind == Kind::kGoEnd);
+    const bool syscall = before.state == GState::kSyscall &&
+                         (e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked);
+    if ((!waited && !syscall) || before.system) return;  // the runtime's own waits are not the program's
+    const std::uint64_t d = e.ns - std::min(e.ns, before.since_ns);
+    const std::string &reason = syscall ? kSyscall : before.block_reason;
+    reasons_[reason].Add(d, e.g, before.since_ns);
+    auto site = sites_.find(before.block_stack);
+    if (site == sites_.end()) site = sites_.emplace(before.block_stack, c_.stacks.CallSite(before.block_stack)).first;
+    by_site_[{reason, site->second}].Add(d, e.g, before.since_ns);
+  }
+  void Finish(Report &r) override {
+    auto row = [](std::string reason, std::string site, const Acc &a) {
+      return report::Blocking::Row{std::move(reason), std::move(site), Dist::Of(a.h), a.worst_g, a.worst_start};
+    };
+    for (auto &[k, a] : reasons_) r.blocking.reasons.push_back(row(k, "", a));
+    for (auto &[k, a] : by_site_) r.blocking.call_sites.push_back(row(k.first, k.second, a));
+    auto bigger = [](const auto &x, const auto &y) { return x.dist.total_ns > y.dist.total_ns; };
+    std::sort(r.blocking.reasons.begin(), r.blocking.reasons.end(), bigger);
+    std::sort(r.blocking.call_sites.begin(), r.blocking.call_sites.end(), bigger);
+  }
+
+ private:
+  inline static const std::string kSyscall = "syscall";
+  Context &c_;
+  std::map<std::string, Acc> reasons_;
+  std::unordered_map<std::uint32_t, std::string> sites_;  // stack -> call site
+  std::map<std::pair<std::string, std::string>, Acc> by_site_;
+};
+
+}  // namespace
+
+std::unique_ptr<Section> MakeBlocking(Context &c) { return std::make_unique<BlockingSection>(c); }
+
+}  // namespace gotraced::report

@@ -1,0 +1,103 @@
+#include "report/goroutine_table.h"
+
+namespace gotraced::report {
+
+std::uint32_t GoroutineTable::GroupId(const std::string &name) {
+  auto [it, added] = name_ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+  if (added) names_.push_back(name);
+  return it->second;
+}
+
+void GoroutineTable::Name(GInfo &gi, std::uint32_t stack, bool start_stack) {
+  if (gi.group != 0 || stack == 0) return;
+  const auto &fr = stacks_.Frames(stack);
+  if (fr.empty()) return;
+  // A GoCreate's new stack is one frame, the start function; any other stack's start
+  // function is its outermost frame.
+  const std::string &fn = stacks_.Func(start_stack ? fr.front() : fr.back());
+  gi.group = GroupId(fn);
+  gi.system = (fn.starts_with("runtime.") && fn != "runtime.main") || fn.starts_with("runtime/trace.");
+}
+
+std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames, const StackTable &stacks) {
+  if (reason == "sync" || reason == "unspecified" || reason.empty()) {
+    for (std::uint32_t f : frames) {
+      const std::string &fn = stacks.Func(f);
+      if (fn.starts_with("sync.(*RWMutex)")) return "RWMutex";
+      if (fn.starts_with("sync.(*Mutex)")) return "mutex";
+      if (fn.starts_with("sync.(*WaitGroup)")) return "WaitGroup";
+      if (fn.starts_with("sync.(*Cond)")) return "Cond";
+    }
+  }
+  if (reason == "sync.(*Cond).Wait") return "Cond";
+  return std::string(reason.empty() ? "unspecified" : reason);
+}
+
+void GoroutineTable::Apply(const Event &e) {
+  if (e.kind == Kind::kCPUSample || e.g == 0) return;
+  auto set = [&](GInfo &gi, GState s) {
+    gi.state = s;
+    gi.since_ns = e.ns;
+  };
+  switch (e.kind) {
+    case Kind::kGoStatus: {
+      auto [it, added] = gs_.try_emplace(e.g);
+      if (added) ++seen_;
+      GInfo &gi = it->second;
+      Name(gi, e.stack, false);
+      if (gi.state != e.status) {
+        set(gi, e.status);
+        gi.runnable_known = false;
+        if (e.status == GState::kWaiting) gi.block_reason = "unknown (before the trace)";
+        if (e.status == GState::kWaiting && e.stack)
+          gi.block_reason = BlockClass("", stacks_.Frames(e.stack), stacks_), gi.block_stack = e.stack;
+      }
+      break;
+    }
+    case Kind::kGoCreate:
+    case Kind::kGoCreateBlocked: {
+      GInfo &gi = gs_[e.g];
+      ++seen_;
+      gi = GInfo{};
+      Name(gi, e.stack, true);
+      set(gi, e.kind == Kind::kGoCreate ? GState::kRunnable : GState::kWaiting);
+      gi.runnable_known = e.kind == Kind::kGoCreate;
+      break;
+    }
+    case Kind::kGoStart: set(gs_[e.g], GState::kRunning); break;
+    case Kind::kGoStop: {
+      GInfo &gi = gs_[e.g];
+      Name(gi, e.stack, false);
+      set(gi, GState::kRunnable);
+      gi.runnable_known = true;
+      break;
+    }
+    case Kind::kGoBlock: {
+      GInfo &gi = gs_[e.g];
+      Name(gi, e.stack, false);
+      set(gi, GState::kWaiting);
+      gi.block_stack = e.stack;
+      gi.block_reason = BlockClass(e.str, stacks_.Frames(e.stack), stacks_);
+      break;
+    }
+    case Kind::kGoUnblock:
+    case Kind::kSyscallEndBlocked: {
+      GInfo &gi = gs_[e.g];
+      set(gi, GState::kRunnable);
+      gi.runnable_known = true;
+      break;
+    }
+    case Kind::kSyscallBegin: {
+      GInfo &gi = gs_[e.g];
+      Name(gi, e.stack, false);
+      set(gi, GState::kSyscall);
+      gi.block_stack = e.stack;
+      break;
+    }
+    case Kind::kSyscallEnd: set(gs_[e.g], GState::kRunning); break;
+    case Kind::kGoEnd: gs_.erase(e.g); break;
+    default: Name(gs_[e.g], e.stack, false); break;
+  }
+}
+
+}  // namespace gotraced::report

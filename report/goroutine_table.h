@@ -1,0 +1,60 @@
+// What the report knows of each live goroutine while it reads a trace: its state since
+// when, why it waits, and its group (ReportOptions::group_by; the start function by
+// default). Holds live goroutines only: an ended one is forgotten, so memory follows the
+// target's goroutine count, not the trace's length.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "report/report.h"
+#include "report/stack_table.h"
+#include "report/trace_event.h"
+
+namespace gotraced::report {
+
+struct GInfo {
+  GState state = GState::kUndetermined;
+  std::uint64_t since_ns = 0;     // when it entered `state`
+  std::uint32_t group = 0;        // GoroutineTable::GroupName
+  std::uint32_t block_stack = 0;  // where it waits (kWaiting), or its syscall's stack
+  std::string block_reason;       // kWaiting: the reason, refined by the stack (BlockClass)
+  bool runnable_known = false;    // since_ns is a real runnable start (not a trace-start status)
+  bool system = false;            // the runtime's own (runtime.* start function but runtime.main)
+};
+
+class GoroutineTable {
+ public:
+  GoroutineTable(const StackTable &stacks, const ReportOptions &opt) : stacks_(stacks), opt_(opt) {
+    names_.emplace_back("?");
+  }
+  // The goroutine an event is about, as it was before the event (created if new).
+  GInfo &Get(std::uint64_t g) { return gs_[g]; }
+  bool Known(std::uint64_t g) const { return gs_.count(g) != 0; }
+  // Applies the event's transition to its goroutine.
+  void Apply(const Event &e);
+  const std::string &GroupName(std::uint32_t id) const { return names_[id < names_.size() ? id : 0]; }
+  const std::unordered_map<std::uint64_t, GInfo> &Live() const { return gs_; }
+  std::uint64_t seen() const { return seen_; }
+
+ private:
+  // Names a goroutine's group from a stack, once: a GoCreate's new stack (its start
+  // function), else the outermost frame of the first stack it shows.
+  void Name(GInfo &gi, std::uint32_t stack, bool start_stack);
+  std::uint32_t GroupId(const std::string &name);
+  const StackTable &stacks_;
+  const ReportOptions &opt_;
+  std::unordered_map<std::uint64_t, GInfo> gs_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::uint32_t> name_ids_;
+  std::uint64_t seen_ = 0;
+};
+
+// The reason a goroutine blocked, as people name it: Go's reason string
+// (runtime/traceruntime.go traceBlockReasonStrings) with "sync" told apart by the stack
+// (sync.(*Mutex).Lock, sync.(*RWMutex).RLock, sync.(*WaitGroup).Wait ...).
+std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames, const StackTable &stacks);
+
+}  // namespace gotraced::report

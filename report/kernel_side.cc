@@ -1,0 +1,185 @@
+// The kernel's side: the "kernel: ..." user regions and "kernel: syscall" logs gotraced's
+// kernel view writes (daemon/model/kernel_view.h, docs/kernel-view.md), summed per cause
+// and per goroutine group; syscall regions named by what they touched, with a peer's
+// ephemeral port folded ("read tcp 10.0.0.1:*": one line for all the connections of one
+// peer, not one per port). Also answers, for a window, what the kernel did to the
+// target's threads meanwhile (throttled, preempted): the findings' join.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "daemon/model/kernel_view.h"
+#include "report/section.h"
+#include "report/syscall_log.h"
+
+namespace gotraced::report {
+namespace {
+
+struct Acc {
+  std::uint64_t total = 0, count = 0, max = 0;
+  void Add(std::uint64_t d) {
+    total += d;
+    ++count;
+    max = std::max(max, d);
+  }
+};
+
+// At most this many intervals are kept for the join (24 B each): past it, the join says less.
+constexpr std::size_t kMaxIntervals = 4'000'000;
+
+class KernelSideImpl final : public KernelSideSection {
+ public:
+  explicit KernelSideImpl(Context &c) : c_(c) {}
+  void On(const Event &e, const GInfo &before) override;
+  void Finish(Report &r) override;
+  std::string During(std::uint64_t start, std::uint64_t end) const override;
+
+ private:
+  struct Key {
+    std::uint64_t g;
+    std::uint32_t group;
+    std::string type;
+    auto operator<=>(const Key &) const = default;
+  };
+  struct Interval {
+    std::uint64_t start, end;
+    std::uint32_t type;
+  };
+  std::uint32_t TypeId(const std::string &t) {
+    auto [it, added] = type_ids_.try_emplace(t, static_cast<std::uint32_t>(types_.size()));
+    if (added) types_.push_back(t);
+    return it->second;
+  }
+  Context &c_;
+  std::unordered_map<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>> open_;  // g -> open regions
+  std::unordered_map<std::uint64_t, std::pair<std::string, std::uint64_t>> last_end_;
+  std::map<Key, Acc> per_g_;
+  std::map<Key, std::map<std::string, std::uint64_t>> parts_;
+  std::map<Key, std::pair<std::uint64_t, std::uint64_t>> bytes_;  // bytes, calls
+  std::map<std::string, std::string> syscall_of_;                 // region type -> syscall name
+  std::vector<Interval> intervals_;
+  std::vector<std::string> types_;
+  std::unordered_map<std::string, std::uint32_t> type_ids_;
+  std::uint64_t regions_ = 0;
+};
+
+void KernelSideImpl::On(const Event &e, const GInfo &before) {
+  if (e.g == 0) return;
+  if (e.kind == Kind::kRegionBegin && model::IsKernelRegion(e.str)) {
+    ++regions_;
+    open_[e.g].emplace_back(FoldPeerPort(e.str), e.ns);
+  } else if (e.kind == Kind::kRegionEnd && model::IsKernelRegion(e.str)) {
+    auto &open = open_[e.g];
+    const std::string type = FoldPeerPort(e.str);
+    for (std::size_t k = open.size(); k > 0; --k) {
+      if (open[k - 1].first != type) continue;
+      const std::uint64_t start = std::min(open[k - 1].second, e.ns);
+      per_g_[{e.g, before.group, type}].Add(e.ns - start);
+      if (intervals_.size() < kMaxIntervals && !type.starts_with(model::kKernelSyscallLog))
+        intervals_.push_back({start, e.ns, TypeId(type)});
+      open.erase(open.begin() + static_cast<std::ptrdiff_t>(k - 1));
+      last_end_[e.g] = {type, e.ns};
+      break;
+    }
+    if (open.empty()) open_.erase(e.g);
+  } else if (e.kind == Kind::kLog && e.str == model::kKernelSyscallLog) {
+    SyscallLog l;
+    if (!ParseSyscallLog(e.str2, &l)) return;
+    const Key key{e.g, before.group, l.type};
+    auto &dst = parts_[key];
+    for (auto &[k, v] : l.parts) dst[k] += v;
+    // A log with no region just before it (the model writes the region's end, then the
+    // log): a legacy-format syscall that lost its P (model_kernel_syscall.cc), counted
+    // from the log, to the goroutine's return to a P as a region would be.
+    if (auto le = last_end_.find(e.g); le == last_end_.end() || le->second.first != l.type) {
+      const auto wait = l.parts.find("waiting for a P");
+      per_g_[key].Add(l.total_ns + (wait == l.parts.end() ? 0 : wait->second));
+      ++regions_;
+    }
+    last_end_.erase(e.g);
+    if (l.has_bytes) {
+      auto &b = bytes_[key];
+      b.first += l.bytes;
+      ++b.second;
+      syscall_of_[l.type] = l.name;
+    }
+  } else if ((e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked) && before.state == GState::kSyscall) {
+    per_g_[{e.g, before.group, std::string(kGoSyscallCause)}].Add(e.ns - std::min(e.ns, before.since_ns));
+  } else if (e.kind == Kind::kGoEnd) {
+    open_.erase(e.g);
+    last_end_.erase(e.g);
+  }
+}
+
+void KernelSideImpl::Finish(Report &r) {
+  report::KernelSide &out = r.kernel;
+  out.regions = regions_;
+  std::map<std::uint32_t, report::KernelSide::Group> groups;
+  std::map<std::uint32_t, std::map<std::string, report::KernelSide::Cause>> gcauses;
+  std::map<std::string, report::KernelSide::Cause> totals;
+  std::map<std::uint32_t, std::unordered_map<std::uint64_t, bool>> members;
+  auto add = [](report::KernelSide::Cause &c, const std::string &type, const Acc &a) {
+    c.type = type;
+    c.total_ns += a.total;
+    c.count += a.count;
+    c.max_ns = std::max(c.max_ns, a.max);
+  };
+  for (auto &[key, acc] : per_g_) {
+    report::KernelSide::Cause &c = gcauses[key.group][key.type];
+    add(c, key.type, acc);
+    c.goroutines.push_back({key.g, acc.total, acc.count});
+    add(totals[key.type], key.type, acc);
+    if (auto pp = parts_.find(key); pp != parts_.end())
+      for (auto &[k, v] : pp->second) c.breakdown[k] += v, totals[key.type].breakdown[k] += v;
+    if (auto pb = bytes_.find(key); pb != bytes_.end()) {
+      c.bytes += pb->second.first, c.calls_with_bytes += pb->second.second;
+      totals[key.type].bytes += pb->second.first, totals[key.type].calls_with_bytes += pb->second.second;
+      auto &sb = groups[key.group].syscall_bytes[syscall_of_[key.type]];
+      sb.first += pb->second.first, sb.second += pb->second.second;
+    }
+    if (key.type != kGoSyscallCause) groups[key.group].total_ns += acc.total;
+    members[key.group][key.g] = true;
+  }
+  auto bigger = [](const auto &a, const auto &b) { return a.total_ns > b.total_ns; };
+  for (auto &[gid, grp] : groups) {
+    grp.function = c_.gs.GroupName(gid);
+    grp.goroutines = members[gid].size();
+    for (auto &[type, c] : gcauses[gid]) {
+      std::sort(c.goroutines.begin(), c.goroutines.end(), bigger);
+      grp.causes.push_back(std::move(c));
+    }
+    std::sort(grp.causes.begin(), grp.causes.end(), bigger);
+    if (!grp.causes.empty()) out.groups.push_back(std::move(grp));
+  }
+  std::sort(out.groups.begin(), out.groups.end(), bigger);
+  for (auto &[type, c] : totals) out.totals.push_back(std::move(c));
+  std::sort(out.totals.begin(), out.totals.end(), bigger);
+  std::sort(intervals_.begin(), intervals_.end(), [](auto &a, auto &b) { return a.start < b.start; });
+}
+
+// What the kernel did to the target's threads during [start, end]: the kernel regions
+// (throttled, preempted, off-CPU ...) that overlap it, summed by cause.
+std::string KernelSideImpl::During(std::uint64_t start, std::uint64_t end) const {
+  if (intervals_.empty() || end <= start) return {};
+  std::map<std::string, std::uint64_t> by;
+  // intervals_ is sorted by start; a region longer than the window may begin before it.
+  for (const Interval &iv : intervals_) {
+    if (iv.start >= end) break;
+    if (iv.end <= start) continue;
+    by[types_[iv.type]] += std::min(iv.end, end) - std::max(iv.start, start);
+  }
+  std::vector<std::pair<std::uint64_t, std::string>> v;
+  for (auto &[t, ns] : by)
+    if (ns * 20 >= end - start) v.emplace_back(ns, t.substr(model::kKernelRegionPrefix.size()));
+  std::sort(v.rbegin(), v.rend());
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < 3; ++i)
+    s += fmt::format("{}{} {}", i ? ", " : "", v[i].second, Dur(v[i].first));
+  return s.empty() ? s : "meanwhile the kernel: " + s + " (threads' time, summed)";
+}
+
+}  // namespace
+
+std::unique_ptr<KernelSideSection> MakeKernelSide(Context &c) { return std::make_unique<KernelSideImpl>(c); }
+
+}  // namespace gotraced::report

@@ -1,0 +1,90 @@
+// One pass over a trace (trace_reader.h) feeding every section (section.h), then the
+// findings (findings.cc).
+#include <sstream>
+
+#include "report/findings.h"
+#include "report/report.h"
+#include "report/section.h"
+#include "report/trace_reader.h"
+
+namespace gotraced::report {
+
+Dist Dist::Of(const Histogram &h) {
+  return {h.count(), h.sum(), h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.max()};
+}
+
+std::vector<GroupDist> GroupTable(const std::unordered_map<std::uint32_t, Histogram> &h, const GoroutineTable &gs,
+                                  bool by_p99) {
+  std::vector<GroupDist> v;
+  for (auto &[id, hist] : h) v.push_back({gs.GroupName(id), 0, Dist::Of(hist)});
+  std::sort(v.begin(), v.end(), [by_p99](const GroupDist &a, const GroupDist &b) {
+    return by_p99 ? std::tie(a.dist.p99_ns, a.dist.total_ns) > std::tie(b.dist.p99_ns, b.dist.total_ns)
+                  : a.dist.total_ns > b.dist.total_ns;
+  });
+  return v;
+}
+
+namespace {
+
+class Builder final : public EventSink {
+ public:
+  explicit Builder(const ReportOptions &opt) : gs_(stacks_, opt), ctx_{stacks_, gs_, opt} {
+    sections_.push_back(MakeSchedLatency(ctx_));
+    sections_.push_back(MakeStwGc(ctx_));
+    sections_.push_back(MakeBlocking(ctx_));
+    sections_.push_back(MakeSyscalls(ctx_));
+    sections_.push_back(MakeGoroutineGrowth(ctx_));
+    sections_.push_back(MakeCpuSamples(ctx_));
+    auto k = MakeKernelSide(ctx_);
+    kernel_ = k.get();
+    sections_.push_back(std::move(k));
+  }
+  void On(const Event &e) override {
+    end_ns_ = std::max(end_ns_, e.ns);
+    // Sections see the goroutine as it was before the event (a copy: Apply may rehash).
+    GInfo copy;
+    if (e.g != 0 && e.kind != Kind::kCPUSample)
+      if (auto it = gs_.Live().find(e.g); it != gs_.Live().end()) copy = it->second;
+    for (auto &s : sections_) s->On(e, copy);
+    gs_.Apply(e);
+  }
+  Report Finish(const ReadResult &rr, const ReportOptions &opt) {
+    Report r;
+    r.version = rr.version;
+    r.error = rr.error;
+    r.events = rr.events;
+    r.generations = rr.generations;
+    r.max_generation_bytes = rr.max_generation_bytes;
+    r.duration_ns = std::max(rr.duration_ns, end_ns_);
+    r.goroutines = gs_.seen();
+    ctx_.end_ns = r.duration_ns;
+    for (auto &s : sections_) s->Finish(r);
+    r.syscalls.by_target = SyscallTargets(r.kernel);
+    r.findings = RankFindings(r, *kernel_, opt);
+    return r;
+  }
+  StackTable &stacks() { return stacks_; }
+
+ private:
+  StackTable stacks_;
+  GoroutineTable gs_;
+  Context ctx_;
+  std::vector<std::unique_ptr<Section>> sections_;
+  KernelSideSection *kernel_ = nullptr;
+  std::uint64_t end_ns_ = 0;
+};
+
+}  // namespace
+
+Report BuildReport(std::istream &in, const ReportOptions &opt) {
+  Builder b(opt);
+  const ReadResult rr = ReadTrace(in, b.stacks(), b);
+  return b.Finish(rr, opt);
+}
+
+Report BuildReport(std::span<const std::uint8_t> trace, const ReportOptions &opt) {
+  std::istringstream in(std::string(reinterpret_cast<const char *>(trace.data()), trace.size()));
+  return BuildReport(in, opt);
+}
+
+}  // namespace gotraced::report

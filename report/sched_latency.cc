@@ -1,0 +1,42 @@
+// Scheduling latency: how long a goroutine was runnable before it ran (x/exp/trace's
+// Runnable -> Running; the runtime's /sched/latencies:seconds measures the same span,
+// sampled, in runtime/proc.go casgstatus). Counted from the event that made it runnable
+// (create, unblock, preemption, yield, a syscall that lost its P) to its GoStart; a
+// goroutine runnable when the trace began has no known start and is not counted.
+#include <fmt/format.h>
+
+#include "report/section.h"
+
+namespace gotraced::report {
+namespace {
+
+class SchedLatencySection final : public Section {
+ public:
+  explicit SchedLatencySection(Context &c) : c_(c), worst_(c.opt.top * 2) {}
+  void On(const Event &e, const GInfo &before) override {
+    if (e.kind != Kind::kGoStart || before.state != GState::kRunnable || !before.runnable_known) return;
+    const std::uint64_t d = e.ns >= before.since_ns ? e.ns - before.since_ns : 0;
+    all_.Add(d);
+    groups_[before.group].Add(d);
+    worst_.Add(d, Moment{.start_ns = before.since_ns, .dur_ns = d, .g = e.g,
+                         .what = fmt::format("g{} ({}) runnable {} before it ran", e.g, c_.gs.GroupName(before.group),
+                                             Dur(d))});
+  }
+  void Finish(Report &r) override {
+    r.sched.all = Dist::Of(all_);
+    r.sched.groups = GroupTable(groups_, c_.gs, true);
+    r.sched.worst = worst_.Sorted();
+  }
+
+ private:
+  Context &c_;
+  Histogram all_;
+  std::unordered_map<std::uint32_t, Histogram> groups_;
+  TopN<Moment> worst_;
+};
+
+}  // namespace
+
+std::unique_ptr<Section> MakeSchedLatency(Context &c) { return std::make_unique<SchedLatencySection>(c); }
+
+}  // namespace gotraced::report

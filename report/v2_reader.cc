@@ -1,0 +1,317 @@
+// The go1.22+ format, a generation at a time (trace_reader.h). A generation's batches
+// are read into one buffer (event batches kept as bytes, decoded lazily), its tables
+// decoded by encoder/trace_decoder.h; then its events are merged across the Ms by time,
+// as x/exp/trace orders them when no sequence number says otherwise
+// (internal/trace/order.go orders by timestamps first, seq numbers resolve the ties and
+// the skew between CPUs: here a goroutine seen out of its order costs a latency figure
+// of 0, never a failure). Per M, the goroutine it runs follows the scheduling events
+// (internal/trace/tracev2/events.go: which event names which G).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "encoder/trace_decoder.h"
+#include "encoder/section_buffer.h"
+#include "encoder/trace_header.h"
+#include "report/trace_reader.h"
+
+namespace gotraced::report {
+namespace {
+
+using encoder::DecodedEvent;
+using encoder::EventType;
+
+GState StatusOf(std::uint64_t s) {
+  switch (static_cast<encoder::GoStatus>(s)) {
+    case encoder::GoStatus::kRunnable: return GState::kRunnable;
+    case encoder::GoStatus::kRunning: return GState::kRunning;
+    case encoder::GoStatus::kSyscall: return GState::kSyscall;
+    case encoder::GoStatus::kWaiting: return GState::kWaiting;
+    default: return GState::kUndetermined;
+  }
+}
+
+class V2Reader {
+ public:
+  V2Reader(std::istream &in, StackTable &stacks, EventSink &sink) : in_(in), stacks_(stacks), sink_(sink) {}
+  ReadResult Run();
+
+ private:
+  struct EventBatch {
+    std::uint64_t m, base;
+    std::size_t off, len;
+  };
+  struct Cursor {
+    std::span<const std::uint8_t> rest;
+    std::uint64_t t;
+    DecodedEvent e;
+    std::size_t batch;
+  };
+
+  bool Varint(std::uint64_t &v);
+  bool ReadBatch(std::uint64_t &gen);
+  bool SkipExperimental();
+  void EndGeneration();
+  void Translate(const DecodedEvent &e, std::uint64_t m);
+  std::uint32_t Stack(std::uint64_t id);
+  std::string_view Str(std::uint64_t id);
+  std::uint64_t Ns(std::uint64_t ticks);
+  void Emit(Event &ev);
+  bool Fail(std::string msg) {
+    if (res_.error.empty()) res_.error = std::move(msg);
+    return false;
+  }
+
+  std::istream &in_;
+  StackTable &stacks_;
+  EventSink &sink_;
+  ReadResult res_;
+  encoder::Version version_ = encoder::Version::kGo126;
+  // The generation being read.
+  std::uint64_t gen_ = 0;
+  std::vector<std::uint8_t> bytes_;  // its event batches' data
+  std::vector<EventBatch> batches_;
+  encoder::DecodedGeneration tables_;
+  std::unordered_map<std::uint64_t, std::uint32_t> stack_ids_;  // this generation's -> StackTable's
+  std::vector<std::uint8_t> scratch_;
+  // Across generations.
+  std::unordered_map<std::uint64_t, std::uint64_t> running_;  // M -> the goroutine it runs (0: none)
+  bool have_t0_ = false;
+  std::uint64_t t0_ = 0, last_ns_ = 0;
+};
+
+bool V2Reader::Varint(std::uint64_t &v) {
+  v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    const int c = in_.get();
+    if (c == std::char_traits<char>::eof()) return false;
+    v |= static_cast<std::uint64_t>(c & 0x7f) << shift;
+    if (!(c & 0x80)) return true;
+  }
+  return false;
+}
+
+// One EventBatch after its type byte: its header, then its data into the generation.
+// `gen` gets the batch's generation; a batch of a new generation ends the one before.
+bool V2Reader::ReadBatch(std::uint64_t &gen) {
+  std::uint64_t m, base, len;
+  if (!Varint(gen) || !Varint(m) || !Varint(base) || !Varint(len)) return Fail("truncated batch header");
+  if (len > encoder::kMaxBatchData) return Fail(fmt::format("batch length {} > {}", len, encoder::kMaxBatchData));
+  if (gen == 0) return Fail("generation number 0");
+  if (gen_ != 0 && gen != gen_) EndGeneration();
+  gen_ = gen;
+  scratch_.resize(len);
+  in_.read(reinterpret_cast<char *>(scratch_.data()), static_cast<std::streamsize>(len));
+  if (in_.gcount() != static_cast<std::streamsize>(len)) return Fail("truncated batch data");
+  encoder::DecodedBatch b;
+  b.m = m;
+  b.base_time = base;
+  if (std::string err = encoder::DecodeBatchData(version_, scratch_, b, tables_, /*keep_events=*/false); !err.empty())
+    return Fail(fmt::format("generation {}: {}", gen, err));
+  if (b.kind == encoder::BatchKind::kEvents && len > 0) {
+    batches_.push_back({m, base, bytes_.size(), len});
+    bytes_.insert(bytes_.end(), scratch_.begin(), scratch_.end());
+  }
+  return true;
+}
+
+// ExperimentalBatch (tracev2 spec: exp, gen, m, time, then length-prefixed data): events
+// of a GOEXPERIMENT, which Go's parser hands out uninterpreted. Skipped.
+bool V2Reader::SkipExperimental() {
+  std::uint64_t exp, gen, m, t, len;
+  if (!Varint(exp) || !Varint(gen) || !Varint(m) || !Varint(t) || !Varint(len)) return Fail("truncated experimental batch");
+  in_.ignore(static_cast<std::streamsize>(len));
+  return in_.gcount() == static_cast<std::streamsize>(len) || Fail("truncated experimental batch");
+}
+
+std::uint64_t V2Reader::Ns(std::uint64_t ticks) {
+  const double ns_per_tick = tables_.frequency ? 1e9 / static_cast<double>(tables_.frequency) : 1.0;
+  return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick);
+}
+
+std::string_view V2Reader::Str(std::uint64_t id) {
+  auto it = tables_.strings.find(id);
+  return it == tables_.strings.end() ? std::string_view() : std::string_view(it->second);
+}
+
+std::uint32_t V2Reader::Stack(std::uint64_t id) {
+  if (id == 0) return 0;
+  if (auto it = stack_ids_.find(id); it != stack_ids_.end()) return it->second;
+  std::vector<std::string_view> funcs;
+  if (auto it = tables_.stacks.find(id); it != tables_.stacks.end())
+    for (const auto &f : it->second) funcs.push_back(Str(f.func));
+  const std::uint32_t s = stacks_.Intern(funcs);
+  stack_ids_.emplace(id, s);
+  return s;
+}
+
+void V2Reader::Emit(Event &ev) {
+  ++res_.events;
+  sink_.On(ev);
+}
+
+// The generation's events in time order across Ms, then its CPU samples.
+void V2Reader::EndGeneration() {
+  ++res_.generations;
+  res_.max_generation_bytes = std::max<std::uint64_t>(res_.max_generation_bytes, bytes_.size());
+  auto later = [](const Cursor &a, const Cursor &b) { return a.e.time != b.e.time ? a.e.time > b.e.time : a.batch > b.batch; };
+  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
+  auto advance = [&](Cursor c) {
+    if (c.rest.empty()) return;
+    if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty()) {
+      Fail(fmt::format("generation {}: {}", gen_, err));
+      return;
+    }
+    heap.push(c);
+  };
+  for (std::size_t i = 0; i < batches_.size(); ++i) {
+    const EventBatch &b = batches_[i];
+    advance(Cursor{std::span<const std::uint8_t>(bytes_).subspan(b.off, b.len), b.base, {}, i});
+  }
+  while (!heap.empty()) {
+    Cursor c = heap.top();
+    heap.pop();
+    Translate(c.e, batches_[c.batch].m);
+    advance(c);
+  }
+  for (const DecodedEvent &s : tables_.cpu_samples) {  // [time, m, p, g, stack]
+    Event ev{.kind = Kind::kCPUSample, .ns = 0, .g = s.args[2], .m = s.args[0], .stack = Stack(s.args[3])};
+    const std::uint64_t ns = Ns(s.time);
+    ev.ns = have_t0_ && ns > t0_ ? ns - t0_ : 0;
+    ++res_.cpu_samples;
+    Emit(ev);
+  }
+  bytes_.clear();
+  batches_.clear();
+  stack_ids_.clear();
+  tables_ = {};
+  gen_ = 0;
+}
+
+ReadResult V2Reader::Run() {
+  std::array<std::uint8_t, encoder::kHeaderLen> head{};
+  in_.read(reinterpret_cast<char *>(head.data()), head.size());
+  auto v = encoder::ParseHeader(head);
+  if (in_.gcount() != static_cast<std::streamsize>(head.size()) || !v) {
+    res_.error = "not a Go execution trace of a version this reader knows (go1.19 ... go1.26)";
+    return res_;
+  }
+  version_ = *v;
+  res_.version = fmt::format("go1.{}", static_cast<int>(version_));
+  for (;;) {
+    const int b = in_.get();
+    if (b == std::char_traits<char>::eof()) break;
+    std::uint64_t gen = 0;
+    if (b == static_cast<int>(EventType::kEndOfGeneration) && version_ >= encoder::Version::kGo126) {
+      if (gen_ != 0) EndGeneration();
+    } else if (b == static_cast<int>(EventType::kEventBatch)) {
+      if (!ReadBatch(gen)) break;
+    } else if (b == static_cast<int>(EventType::kExperimentalBatch)) {
+      if (!SkipExperimental()) break;
+    } else {
+      Fail(fmt::format("expected a batch, got byte {}", b));
+      break;
+    }
+    if (!res_.error.empty()) break;
+  }
+  if (gen_ != 0 && res_.error.empty()) EndGeneration();
+  res_.duration_ns = last_ns_;
+  return res_;
+}
+
+// One event in the neutral terms (trace_event.h), with the goroutine its M runs.
+void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m) {
+  const std::uint64_t abs = Ns(e.time);
+  if (!have_t0_) t0_ = abs, have_t0_ = true;
+  Event ev;
+  ev.ns = abs > t0_ ? abs - t0_ : 0;
+  last_ns_ = std::max(last_ns_, ev.ns);
+  ev.m = m;
+  std::uint64_t &cur = running_[m];
+  ev.g = cur;
+  auto a = [&](int i) { return e.arg(i); };
+  switch (e.type) {
+    case EventType::kGoStatus:
+    case EventType::kGoStatusStack:  // [g, m, status(, stack)]
+      ev.kind = Kind::kGoStatus;
+      ev.g = a(0);
+      ev.status = StatusOf(a(2));
+      if (e.type == EventType::kGoStatusStack) ev.stack = Stack(a(3));
+      if ((ev.status == GState::kRunning || ev.status == GState::kSyscall) && a(1) != encoder::kNoThread)
+        running_[a(1)] = a(0);
+      break;
+    case EventType::kGoCreate:
+    case EventType::kGoCreateBlocked:  // [new g, new stack, stack]
+      ev.kind = e.type == EventType::kGoCreate ? Kind::kGoCreate : Kind::kGoCreateBlocked;
+      ev.from = cur;
+      ev.g = a(0);
+      ev.stack = Stack(a(1));
+      break;
+    case EventType::kGoCreateSyscall:  // a C thread's goroutine, born in a syscall
+      ev.kind = Kind::kGoStatus;
+      ev.g = cur = a(0);
+      ev.status = GState::kSyscall;
+      break;
+    case EventType::kGoStart: ev.kind = Kind::kGoStart; ev.g = cur = a(0); break;
+    case EventType::kGoSwitch:
+    case EventType::kGoSwitchDestroy:  // the running goroutine waits (or ends), g runs: a coroutine switch
+      if (cur) {
+        ev.kind = e.type == EventType::kGoSwitch ? Kind::kGoBlock : Kind::kGoEnd;
+        ev.str = "coroutine";
+        Emit(ev);
+      }
+      ev = Event{.kind = Kind::kGoStart, .ns = ev.ns, .g = a(0), .m = m};
+      cur = a(0);
+      break;
+    case EventType::kGoDestroy:
+    case EventType::kGoDestroySyscall: ev.kind = Kind::kGoEnd; cur = 0; break;
+    case EventType::kGoStop:
+    case EventType::kGoBlock:  // [reason, stack]
+      ev.kind = e.type == EventType::kGoStop ? Kind::kGoStop : Kind::kGoBlock;
+      ev.str = Str(a(0));
+      ev.stack = Stack(a(1));
+      cur = 0;
+      break;
+    case EventType::kGoUnblock:  // [g, seq, stack]
+      ev.kind = Kind::kGoUnblock;
+      ev.from = cur;
+      ev.g = a(0);
+      ev.stack = Stack(a(2));
+      break;
+    case EventType::kGoSyscallBegin: ev.kind = Kind::kSyscallBegin; ev.stack = Stack(a(1)); break;
+    case EventType::kGoSyscallEnd: ev.kind = Kind::kSyscallEnd; break;
+    case EventType::kGoSyscallEndBlocked: ev.kind = Kind::kSyscallEndBlocked; cur = 0; break;
+    case EventType::kSTWBegin: ev.kind = Kind::kSTWBegin; ev.str = Str(a(0)); ev.stack = Stack(a(1)); break;
+    case EventType::kSTWEnd: ev.kind = Kind::kSTWEnd; break;
+    case EventType::kGCBegin: ev.kind = Kind::kGCBegin; ev.stack = Stack(a(1)); break;
+    case EventType::kGCActive: ev.kind = Kind::kGCActive; break;
+    case EventType::kGCEnd: ev.kind = Kind::kGCEnd; break;
+    case EventType::kGCMarkAssistBegin: ev.kind = Kind::kMarkAssistBegin; ev.stack = Stack(a(0)); break;
+    case EventType::kGCMarkAssistActive: ev.kind = Kind::kMarkAssistBegin; ev.g = a(0); break;
+    case EventType::kGCMarkAssistEnd: ev.kind = Kind::kMarkAssistEnd; break;
+    case EventType::kHeapAlloc: ev.kind = Kind::kHeapAlloc; ev.value = a(0); break;
+    case EventType::kUserRegionBegin:
+    case EventType::kUserRegionEnd:  // [task, name, stack]
+      ev.kind = e.type == EventType::kUserRegionBegin ? Kind::kRegionBegin : Kind::kRegionEnd;
+      ev.str = Str(a(1));
+      break;
+    case EventType::kUserLog:  // [task, key, value, stack]
+      ev.kind = Kind::kLog;
+      ev.str = Str(a(1));
+      ev.str2 = Str(a(2));
+      break;
+    default: return;  // procs, sweeps, tasks, labels, heap goal: nothing the report reads yet
+  }
+  Emit(ev);
+}
+
+}  // namespace
+
+ReadResult ReadV2Trace(std::istream &in, StackTable &stacks, EventSink &sink) {
+  return V2Reader(in, stacks, sink).Run();
+}
+
+}  // namespace gotraced::report
