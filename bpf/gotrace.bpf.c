@@ -12,8 +12,12 @@
 //   gt_stack.bpf.h   frame-pointer walks of m->curg
 //   gt_record.bpf.h  ring records: reservation, header, stack tail
 //   gt_gstatus.bpf.h / gt_call.bpf.h / gt_user.bpf.h / gt_kernel.bpf.h / gt_cpu.bpf.h /
-//   gt_syscall_tp.bpf.h
+//   gt_syscall_tp.bpf.h / gt_kernel_syscall.bpf.h
 //                    the bodies of the site classes
+//   gt_sys_hooks.bpf.h  the one program per syscall tracepoint that runs those bodies
+//   gt_host_maps.bpf.h  the dispatch of the kernel-wide hooks: the tracepoint and CPU-sample
+//                    programs here are attached nowhere; the daemon's dispatcher
+//                    (bpf/gt_host.bpf.c) jumps to them for the watched process's events
 //
 // Verifier budget (docs/preemption.md, `gotraced selftest`): every program far below the
 // 1M processed-instruction limit on the oldest supported kernel, and every function of a
@@ -33,6 +37,7 @@
 #include "bpf/gt_kernel.bpf.h"
 #include "bpf/gt_syscall_tp.bpf.h"
 #include "bpf/gt_kernel_syscall.bpf.h"
+#include "bpf/gt_sys_hooks.bpf.h"
 #include "bpf/gt_cpu.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

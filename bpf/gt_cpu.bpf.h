@@ -84,8 +84,7 @@ static __always_inline bool cpu_ext_start(struct task_struct *task, struct scrat
   return true;
 }
 
-SEC("perf_event")
-int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
+static __always_inline int cpu_sample(struct bpf_perf_event_data *ctx) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   if (!tgid || !tgid_traced(tgid)) return 0;
@@ -154,4 +153,14 @@ int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
     (r)->curg_goid = goid;                      \
   } while (0)
   GT_EMIT(struct gt_cpu_sample_record, GT_FILL_CPU, cpu_counters(), true, n, &s->tail, s->pcs);
+}
+
+// Run by the daemon's dispatcher (bpf/gt_host.bpf.c) for a sample of a watched process,
+// or attached to perf events of its own when the dispatcher samples at another rate
+// (daemon/capture/host_hooks.h).
+SEC("perf_event")
+int gt_cpu_sample(struct bpf_perf_event_data *ctx) {
+  cpu_sample(ctx);
+  GT_NEXT(ctx, gt_hp_cpu, GT_HOOK_CPU);
+  return 0;
 }

@@ -98,16 +98,14 @@ static __always_inline __u64 gt_sched_emit(struct task_struct *t, __u32 tgid, st
 }
 
 // prev_state is the 4th argument since Linux 5.18 (include/trace/events/sched.h
-// sched_switch; fbd705a0c618), so every supported kernel (6.1+) has it.
+// sched_switch; fbd705a0c618), so every supported kernel (6.1+) has it. The daemon's
+// dispatcher (bpf/gt_host.bpf.c) runs these for the recordings of the thread going off CPU
+// (gt_sched_prev), then for those of the one coming on (gt_sched_next).
 SEC("tp_btf/sched_switch")
-int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+int BPF_PROG(gt_sched_prev, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
-  // Every context switch of the host comes here: the tgid test first, nothing else
-  // before it.
-  __u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
-  bool p_in = tgid_traced(prev_tgid), n_in = tgid_traced(next_tgid);
-  if (!p_in && !n_in) return 0;
-  if (p_in) {
+  __u32 prev_tgid = BPF_CORE_READ(prev, tgid);
+  if (cfg.sched_view && tgid_traced(prev_tgid)) {
     __u64 curg = gt_thread_curg(prev);
     if (curg) {
       struct gt_ksched *k = bpf_task_storage_get(&ksched_map, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -121,7 +119,18 @@ int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct tas
       }
     }
   }
-  if (n_in) {
+  GT_NEXT(ctx, gt_hp_sched_prev, GT_HOOK_SCHED_PREV);
+  // The last recording of prev's process: on to those of next's.
+  __u32 head = gt_host_head(BPF_CORE_READ(next, tgid), GT_HOOK_SCHED_NEXT);
+  if (head != GT_HOST_NONE) bpf_tail_call(ctx, &gt_hp_sched_next, head);
+  return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(gt_sched_next, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state) {
+  __u32 next_tgid = BPF_CORE_READ(next, tgid);
+  if (cfg.sched_view && tgid_traced(next_tgid)) {
     struct gt_ksched *k = bpf_task_storage_get(&ksched_map, next, 0, 0);
     if (k && k->armed) {
       k->armed = 0;
@@ -130,6 +139,7 @@ int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct tas
       gt_sched_emit(next, next_tgid, prev, GT_SCHED_ON, k->off_ts, k->wake_ts, expires, (__u32)period, 0, 0);
     }
   }
+  GT_NEXT(ctx, gt_hp_sched_next, GT_HOOK_SCHED_NEXT);
   return 0;
 }
 
@@ -137,46 +147,40 @@ int BPF_PROG(gt_sched_switch, bool preempt, struct task_struct *prev, struct tas
 // instant, for the ON record (the run-queue wait is ON's ts minus this).
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(gt_sched_wakeup, struct task_struct *p) {
-  if (!tgid_traced(BPF_CORE_READ(p, tgid))) return 0;
-  struct gt_ksched *k = bpf_task_storage_get(&ksched_map, p, 0, 0);
-  if (k && k->armed && !k->wake_ts) k->wake_ts = bpf_ktime_get_ns();
+  if (cfg.sched_view && tgid_traced(BPF_CORE_READ(p, tgid))) {
+    struct gt_ksched *k = bpf_task_storage_get(&ksched_map, p, 0, 0);
+    if (k && k->armed && !k->wake_ts) k->wake_ts = bpf_ktime_get_ns();
+  }
+  GT_NEXT(ctx, gt_hp_wakeup, GT_HOOK_WAKEUP);
   return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(gt_sys_enter, struct pt_regs *regs, long id) {
-  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-  if (!tgid_traced(tgid)) return 0;
+// --syscall-tracepoints: every syscall of the target, raw (the sys_enter / sys_exit
+// programs of bpf/gt_sys_hooks.bpf.h call these when cfg.raw_sys is set).
+static __always_inline void raw_sys_emit(__u16 kind, __s64 id, __s64 val, __s64 arg1) {
+  if (!tgid_traced(bpf_get_current_pid_tgid() >> 32)) return;
   __u32 seq = 0;
   struct gt_syscall_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
-  if (!r) return 0;
-  fill_header(&r->h, GT_REC_SYS_ENTER, seq);
+  if (!r) return;
+  fill_header(&r->h, kind, seq);
   r->id = id;
-  r->ret = BPF_CORE_READ(regs, di);
-  r->arg1 = BPF_CORE_READ(regs, si);
+  r->ret = val;
+  r->arg1 = arg1;
   bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-  return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(gt_sys_exit, struct pt_regs *regs, long ret) {
-  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-  if (!tgid_traced(tgid)) return 0;
-  __u32 seq = 0;
-  struct gt_syscall_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
-  if (!r) return 0;
-  fill_header(&r->h, GT_REC_SYS_EXIT, seq);
-  r->id = BPF_CORE_READ(regs, orig_ax);
-  r->ret = ret;
-  r->arg1 = 0;
-  bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-  return 0;
+static __always_inline void raw_sys_enter(struct pt_regs *regs, long id) {
+  raw_sys_emit(GT_REC_SYS_ENTER, id, BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si));
 }
 
-static __always_inline int emit_task(__u16 kind, __u32 tgid, __u32 tid, __u32 other, __s32 code, __u8 dead) {
+static __always_inline void raw_sys_exit(struct pt_regs *regs, long ret) {
+  raw_sys_emit(GT_REC_SYS_EXIT, BPF_CORE_READ(regs, orig_ax), ret, 0);
+}
+
+static __always_inline void emit_task(__u16 kind, __u32 tgid, __u32 tid, __u32 other, __s32 code, __u8 dead) {
   __u32 seq = 0;
   struct gt_task_record *r = reserve_record(cpu_counters(), sizeof(*r), &seq);
-  if (!r) return 0;
+  if (!r) return;
   fill_header(&r->h, kind, seq);
   r->h.tgid = tgid;
   r->h.tid = tid;
@@ -186,31 +190,34 @@ static __always_inline int emit_task(__u16 kind, __u32 tgid, __u32 tid, __u32 ot
   __builtin_memset(r->pad, 0, sizeof(r->pad));
   // Lifecycle records are rare and the session waits for them: wake the consumer.
   bpf_ringbuf_submit(r, 0);
-  return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(gt_task_exit, struct task_struct *p) {
   __u32 tgid = BPF_CORE_READ(p, tgid);
-  if (!tgid_traced(tgid)) return 0;
-  // signal->live reaches 0 when the last thread of the group exits (kernel/exit.c
-  // do_exit: group_dead = atomic_dec_and_test(&tsk->signal->live)), before this
-  // tracepoint fires.
-  int live = BPF_CORE_READ(p, signal, live.counter);
-  return emit_task(GT_REC_TASK_EXIT, tgid, BPF_CORE_READ(p, pid), 0, BPF_CORE_READ(p, exit_code), live == 0);
+  if (tgid_traced(tgid)) {
+    // signal->live reaches 0 when the last thread of the group exits (kernel/exit.c
+    // do_exit: group_dead = atomic_dec_and_test(&tsk->signal->live)), before this
+    // tracepoint fires.
+    int live = BPF_CORE_READ(p, signal, live.counter);
+    emit_task(GT_REC_TASK_EXIT, tgid, BPF_CORE_READ(p, pid), 0, BPF_CORE_READ(p, exit_code), live == 0);
+  }
+  GT_NEXT(ctx, gt_hp_task_exit, GT_HOOK_TASK_EXIT);
+  return 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(gt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) {
   __u32 tgid = BPF_CORE_READ(p, tgid);
-  if (!tgid_traced(tgid)) return 0;
-  return emit_task(GT_REC_EXEC, tgid, BPF_CORE_READ(p, pid), old_pid, 0, 0);
+  if (tgid_traced(tgid)) emit_task(GT_REC_EXEC, tgid, BPF_CORE_READ(p, pid), old_pid, 0, 0);
+  GT_NEXT(ctx, gt_hp_exec, GT_HOOK_EXEC);
+  return 0;
 }
 
 SEC("tp_btf/task_newtask")
 int BPF_PROG(gt_task_new, struct task_struct *task, u64 clone_flags) {
   __u32 tgid = BPF_CORE_READ(task, tgid);
-  if (!tgid_traced(tgid)) return 0;
-  __u64 cur = bpf_get_current_pid_tgid();
-  return emit_task(GT_REC_TASK_NEW, tgid, (__u32)cur, BPF_CORE_READ(task, pid), 0, 0);
+  if (tgid_traced(tgid)) emit_task(GT_REC_TASK_NEW, tgid, (__u32)bpf_get_current_pid_tgid(), BPF_CORE_READ(task, pid), 0, 0);
+  GT_NEXT(ctx, gt_hp_task_new, GT_HOOK_TASK_NEW);
+  return 0;
 }

@@ -46,14 +46,13 @@ static __always_inline int gt_ksys_emit(__u16 kind, __s64 id, __s64 val) {
   return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(gt_ksys_enter, struct pt_regs *regs, long id) {
+// (bpf/gt_sys_hooks.bpf.h runs these when cfg.ksys.)
+static __always_inline int ksys_enter(struct pt_regs *regs, long id) {
   if (!gt_ksys_goroutine(regs)) return 0;
   return gt_ksys_emit(GT_REC_KSYS_ENTER, id, BPF_CORE_READ(regs, di));  // arg0: the fd of read, write ...
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(gt_ksys_exit, struct pt_regs *regs, long ret) {
+static __always_inline int ksys_exit(struct pt_regs *regs, long ret) {
   if (!gt_ksys_goroutine(regs)) return 0;
   // A restarted syscall (-ERESTART*) exits here and enters again: the daemon keeps the
   // first entry and the last exit.

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 #include "proto/bpf_config.h"
 #include "proto/records.h"
+#include "bpf/gt_host_maps.bpf.h"
 
 const volatile struct gt_bpf_config cfg = {};
 
@@ -153,6 +154,10 @@ static __always_inline void count_fault(void) {
   struct gt_cpu_counters *cc = cpu_counters();
   if (cc) __sync_fetch_and_add(&cc->read_faults, 1);
 }
+
+// The end of this recording's program on a kernel-wide hook: on to the next recording of
+// the same process (bpf/gt_host_maps.bpf.h). Returns only when there is none.
+#define GT_NEXT(ctx, progs, hook) gt_host_chain(ctx, &progs, hook, cfg.host_slot)
 
 static __always_inline bool tgid_traced(__u32 tgid) {
   if (cfg.target_tgid) return tgid == cfg.target_tgid;

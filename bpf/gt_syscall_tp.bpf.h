@@ -93,8 +93,8 @@ static __always_inline __u64 syscall_entry_if_lasted(void) {
   return GT_SYS_SKIP;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
+// sys_enter of a goroutine's syscall (bpf/gt_sys_hooks.bpf.h runs it when cfg.sys_tp).
+static __always_inline int go_sys_enter(struct pt_regs *regs, long id) {
   if (cfg.sys_pair) return note_syscall_entry(regs);  // the exit writes its one record
   struct scratch *s = go_syscall_begin(regs, cfg.sys_enter_probe_id,
                                        cfg.sys_enter_stack ? GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS : 0);
@@ -129,8 +129,7 @@ int BPF_PROG(gt_go_sys_enter, struct pt_regs *regs, long id) {
   return gt_call_emit(s, s->tail.source != GT_STACK_NONE);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(gt_go_sys_exit, struct pt_regs *regs, long ret) {
+static __always_inline int go_sys_exit(struct pt_regs *regs, long ret) {
   // -ERESTARTSYS, -ERESTARTNOINTR, -ERESTART_RESTARTBLOCK: entered again (see above).
   if (ret == -512 || ret == -513 || ret == -516) return 0;
   __u64 t0 = 0;

@@ -88,6 +88,16 @@ struct gt_bpf_config {
   gt_u8 p_id_cache;
   gt_u8 pad3[3];
   gt_u32 procresize_probe_id;
+  // This recording's slot in the dispatch of the kernel-wide hooks (proto/host_hooks.h):
+  // its tracepoint and CPU-sample programs run when the daemon's dispatcher jumps to them,
+  // and jump on to the next recording of the same process.
+  gt_u32 host_slot;
+  // 1: raw_syscalls records of every syscall of the target (--syscall-tracepoints:
+  // GT_REC_SYS_ENTER / _EXIT).
+  gt_u8 raw_sys;
+  // 1: the kernel view's off-CPU records (sched_switch, sched_wakeup).
+  gt_u8 sched_view;
+  gt_u8 pad4[2];
 };
 
 // gt_go_ctx.p_status of a hit that took p.id from the thread's cache (p_id_cache).

@@ -18,6 +18,7 @@
 #include "daemon/probes/privileges.h"
 #include "exec_watch.skel.h"
 #include "gotrace.skel.h"
+#include "gt_host.skel.h"
 #include "hello.skel.h"
 #include "proto/records.h"
 
@@ -188,6 +189,10 @@ std::vector<bpfcheck::ProgramCheck> CheckAllPrograms(const probes::ProbePlan *pl
                                           [plan, self](gotrace *s) {
                                             // As capture.cc Capture::Start fills it.
                                             capture::FillConfig(*plan, self, &s->rodata->cfg);
+                                            // Every body of the syscall and sched_switch programs,
+                                            // whichever options a recording sets.
+                                            s->rodata->cfg.raw_sys = 1;
+                                            s->rodata->cfg.sched_view = 1;
                                             if (plan->user_tracing_flag_vaddr) {
                                               s->rodata->gt_user_tracing_addr = plan->user_tracing_flag_vaddr;
                                               s->rodata->gt_user_tracing_size = plan->user_tracing_flag_size;
@@ -195,6 +200,8 @@ std::vector<bpfcheck::ProgramCheck> CheckAllPrograms(const probes::ProbePlan *pl
                                           }),
         quote));
   }
+  add(bpfcheck::CheckObjectPrograms("gt_host", bpfcheck::SkeletonOpener<gt_host>(gt_host__open, gt_host__destroy),
+                                    quote));
   add(bpfcheck::CheckObjectPrograms(
       "exec_watch", bpfcheck::SkeletonOpener<exec_watch>(exec_watch__open, exec_watch__destroy), quote));
   add(bpfcheck::CheckObjectPrograms("hello", bpfcheck::SkeletonOpener<hello>(hello__open, hello__destroy), quote));

@@ -20,6 +20,7 @@
 
 #include "daemon/capture/bpf_config_fill.h"
 #include "daemon/capture/cpu_sampler.h"
+#include "daemon/capture/host_hooks.h"
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
 #include "daemon/capture/stack_guard.h"
@@ -46,7 +47,10 @@ struct Capture::Impl {
   probes::ProbePlan plan;
   uint64_t bias = 0;
   gotrace *skel = nullptr;
-  std::vector<bpf_link *> tp_links;
+  // The daemon's dispatcher of the kernel-wide hooks and this recording's slot in it
+  // (host_hooks.h): its tracepoint and CPU-sample programs run from there.
+  HostHooks *host = nullptr;
+  uint32_t slot = GT_HOST_NONE;
   std::unique_ptr<probes::AttachedProbes> uprobes;
   std::unique_ptr<CpuSampler> cpu_sampler;  // --cpu-hz
   std::unique_ptr<RingConsumer> consumer;
@@ -72,6 +76,7 @@ struct Capture::Impl {
   ~Impl() {
     consumer.reset();
     Detach();
+    if (host && slot != GT_HOST_NONE) host->Release(slot);
     if (skel) gotrace__destroy(skel);
   }
 
@@ -83,8 +88,7 @@ struct Capture::Impl {
     // uprobes' release takes ~70 ms; ~500 repairs at the end of a --pid recording).
     const auto t0 = Clock::now();
     cpu_sampler.reset();
-    for (bpf_link *l : tp_links) bpf_link__destroy(l);
-    tp_links.clear();
+    if (host && slot != GT_HOST_NONE) host->Leave(slot);
     const auto t1 = Clock::now();
     if (uprobes) uprobes->DetachAll();
     spdlog::debug("gotraced: detach: tracepoints {:.1f} ms, uprobes {:.1f} ms", ms(t0, t1), ms(t1, Clock::now()));
@@ -247,6 +251,12 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
   auto t_phase = Clock::now();
   // 3. Load.
   libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+  auto host = HostHooks::Get();
+  if (!host) return gobin::Error{host.error()};
+  I.host = *host;
+  auto slot = I.host->Reserve();
+  if (!slot) return gobin::Error{slot.error()};
+  I.slot = *slot;
   const std::string target_go =
       I.bin->build_info().go_version.empty() ? I.plan.name : I.bin->build_info().go_version;
   // Opens and configures the object: only what the plan and options need is loaded.
@@ -260,20 +270,26 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
       skel->rodata->gt_user_tracing_size = I.plan.user_tracing_flag_size;
     }
     bpf_map__set_max_entries(skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
-    if (!opts.plan.syscall_tracepoints) {
-      bpf_program__set_autoload(skel->progs.gt_sys_enter, false);
-      bpf_program__set_autoload(skel->progs.gt_sys_exit, false);
+    // The tracepoint and CPU-sample programs run from the daemon's dispatcher (host_hooks.h).
+    skel->rodata->cfg.host_slot = I.slot;
+    if (std::string err = I.host->ShareMaps(skel->obj); !err.empty()) {
+      spdlog::warn("gotraced: {}", err);
+      gotrace__destroy(skel);
+      errno = EINVAL;
+      return nullptr;
     }
-    if (!opts.plan.sched_switch) {  // the kernel view (docs/kernel-view.md)
-      bpf_program__set_autoload(skel->progs.gt_sched_switch, false);
-      bpf_program__set_autoload(skel->progs.gt_sched_wakeup, false);
-    }
-    // The kernel view's goroutine syscalls where the plan's come from uprobes (Go <= 1.25).
-    bpf_program__set_autoload(skel->progs.gt_ksys_enter, I.plan.kernel_syscalls);
-    bpf_program__set_autoload(skel->progs.gt_ksys_exit, I.plan.kernel_syscalls);
-    // Goroutine syscalls from sys_enter/sys_exit (probes/syscall_sites.h).
-    bpf_program__set_autoload(skel->progs.gt_go_sys_enter, I.plan.syscall_tp);
-    bpf_program__set_autoload(skel->progs.gt_go_sys_exit, I.plan.syscall_tp);
+    // One program per syscall tracepoint, for what the plan and options take from it
+    // (bpf/gt_sys_hooks.bpf.h): --syscall-tracepoints' raw records, the kernel view's
+    // goroutine syscalls where the plan's come from uprobes (Go <= 1.25), the plan's
+    // goroutine syscalls (probes/syscall_sites.h).
+    skel->rodata->cfg.raw_sys = opts.plan.syscall_tracepoints ? 1 : 0;
+    const bool sys = opts.plan.syscall_tracepoints || I.plan.kernel_syscalls || I.plan.syscall_tp;
+    bpf_program__set_autoload(skel->progs.gt_sys_enter, sys);
+    bpf_program__set_autoload(skel->progs.gt_sys_exit, sys);
+    skel->rodata->cfg.sched_view = opts.plan.sched_switch ? 1 : 0;  // the kernel view (docs/kernel-view.md)
+    bpf_program__set_autoload(skel->progs.gt_sched_prev, opts.plan.sched_switch);
+    bpf_program__set_autoload(skel->progs.gt_sched_next, opts.plan.sched_switch);
+    bpf_program__set_autoload(skel->progs.gt_sched_wakeup, opts.plan.sched_switch);
     if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
     // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
     // target without user annotations or sweeps does not load their programs.
@@ -326,51 +342,52 @@ std::string Capture::Attach() {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   };
   auto t_phase = Clock::now();
-  // 4. Attach: tracepoints, then uprobes.
-  auto attach_tp = [&](bpf_program *p, const char *what, bool required) -> bool {
-    bpf_link *l = bpf_program__attach(p);
-    if (!l) {
-      std::string msg = fmt::format("attaching {} failed: {}", what, probes::ExplainAttachErrno(errno));
-      if (required) return false;
-      I.warnings.push_back(msg);
-      return true;
-    }
-    I.tp_links.push_back(l);
-    return true;
-  };
-  if (!attach_tp(I.skel->progs.gt_task_exit, "sched_process_exit", true))
-    return fmt::format("attaching sched_process_exit failed: {}", probes::ExplainAttachErrno(errno));
-  attach_tp(I.skel->progs.gt_exec, "sched_process_exec", false);
-  attach_tp(I.skel->progs.gt_task_new, "task_newtask", false);
+  // 4. Attach: the lifecycle and kernel-view tracepoints, the uprobes, then the goroutine
+  // syscalls (each a join of this recording's programs to the daemon's dispatch:
+  // host_hooks.h).
+  HookPrograms life;
+  life.prog[GT_HOOK_TASK_EXIT] = I.skel->progs.gt_task_exit;
+  life.required[GT_HOOK_TASK_EXIT] = true;
+  life.prog[GT_HOOK_EXEC] = I.skel->progs.gt_exec;
+  life.prog[GT_HOOK_TASK_NEW] = I.skel->progs.gt_task_new;
   if (opts.plan.sched_switch) {  // a kernel without them records without the kernel view
-    attach_tp(I.skel->progs.gt_sched_switch, "sched_switch (kernel view)", false);
-    attach_tp(I.skel->progs.gt_sched_wakeup, "sched_wakeup (kernel view)", false);
+    life.prog[GT_HOOK_SCHED_PREV] = I.skel->progs.gt_sched_prev;
+    life.prog[GT_HOOK_SCHED_NEXT] = I.skel->progs.gt_sched_next;
+    life.prog[GT_HOOK_WAKEUP] = I.skel->progs.gt_sched_wakeup;
   }
-  if (I.plan.kernel_syscalls) {  // without them the syscalls are there, with no kernel view
-    attach_tp(I.skel->progs.gt_ksys_enter, "sys_enter (kernel view)", false);
-    attach_tp(I.skel->progs.gt_ksys_exit, "sys_exit (kernel view)", false);
+  // The raw records and the kernel view's syscalls (without them the syscalls are
+  // there, with no kernel view) join now; the plan's goroutine syscalls after the uprobes.
+  if (!I.plan.syscall_tp && (I.plan.kernel_syscalls || opts.plan.syscall_tracepoints)) {
+    life.prog[GT_HOOK_SYS_ENTER] = I.skel->progs.gt_sys_enter;
+    life.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
   }
-  if (opts.plan.syscall_tracepoints) {
-    attach_tp(I.skel->progs.gt_sys_enter, "raw_syscalls/sys_enter", false);
-    attach_tp(I.skel->progs.gt_sys_exit, "raw_syscalls/sys_exit", false);
-  }
+  if (auto err = I.host->Join(I.slot, opts.pid, life, &I.warnings); !err.empty()) return err;
   I.consumer = std::make_unique<RingConsumer>(bpf_map__fd(I.skel->maps.events), opts.consumer,
                                               [p = impl_.get()] { return p->LostPerCpu(); });
   if (!I.consumer->ok()) return fmt::format("ring_buffer__new: {}", std::strerror(errno));
   auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->obj, &I.warnings);
   if (!up) return up.error();
   I.uprobes = std::move(*up);
+  HookPrograms late;
   if (I.plan.syscall_tp) {
     // The plan has no uprobes at entersyscall/exitsyscall: without these, no syscall.
     // After the uprobes: a syscall seen before the scheduling events of its goroutine
     // would be one of a goroutine the model does not know runs there (at --pid, ~500
     // repairs in the ~20 ms the uprobes took to attach).
-    for (auto [p, what] : {std::pair{I.skel->progs.gt_go_sys_enter, "raw_syscalls/sys_enter"},
-                           std::pair{I.skel->progs.gt_go_sys_exit, "raw_syscalls/sys_exit"}})
-      if (!attach_tp(p, what, true))
-        return fmt::format("attaching {} (goroutine syscalls) failed: {}", what, probes::ExplainAttachErrno(errno));
+    for (uint32_t h : {GT_HOOK_SYS_ENTER, GT_HOOK_SYS_EXIT}) late.required[h] = true;
+    late.prog[GT_HOOK_SYS_ENTER] = I.skel->progs.gt_sys_enter;
+    late.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
   }
+  bool cpu_own = false;
   if (opts.cpu_hz > 0) {
+    late.prog[GT_HOOK_CPU] = I.skel->progs.gt_cpu_sample;
+    late.required[GT_HOOK_CPU] = true;
+    late.cpu_hz = opts.cpu_hz;
+  }
+  if (auto err = I.host->Join(I.slot, opts.pid, late, &I.warnings, &cpu_own); !err.empty())
+    return err.find("cpu sampling") == 0 ? err : fmt::format("{} (goroutine syscalls)", err);
+  if (cpu_own) {
+    // The daemon samples other processes at another rate: this one with events of its own.
     auto cs = CpuSampler::Attach(I.skel->progs.gt_cpu_sample, opts.cpu_hz);
     if (!cs) return cs.error();
     I.cpu_sampler = std::move(*cs);

@@ -13,7 +13,8 @@
 //   2. probes::PlanFor (per Go version: sites, offsets, stack masks);
 //   3. load bpf/gotrace.bpf.c with the plan in .rodata, ring of `ring_bytes`;
 //   4. attach the uprobes with the target pid (the breakpoint exists only in that
-//      process) + the pid-filtered tracepoints;
+//      process); the tracepoint and CPU-sample programs join the daemon's one dispatcher
+//      per kernel-wide hook (host_hooks.h), attached nowhere themselves;
 //   5. read the runtime snapshot (procmem) — after attaching, see procmem/snapshot.h;
 //   6. self-check (optional, `self_check`): within self_check_timeout a casgstatus
 //      record arrived whose ctx.m_id/curg/goid are plausible and consistent with the

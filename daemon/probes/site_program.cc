@@ -5,7 +5,7 @@ namespace gotraced::probes {
 const char *SiteProgram(const ProbeSite &s) {
   const bool stack = s.flags & GT_CALL_STACK;
   // Written by the syscall tracepoints, not a uprobe (syscall_sites.h).
-  if (s.via_tracepoint) return s.role == ProbeRole::kExitSyscall ? "gt_go_sys_exit" : "gt_go_sys_enter";
+  if (s.via_tracepoint) return s.role == ProbeRole::kExitSyscall ? "gt_sys_exit" : "gt_sys_enter";
   // Sweep brackets by the bracket role of the site (flags), whatever the probe role.
   if (s.flags & GT_CALL_SWEEP_OPEN) return "gt_sweep_open";
   if (s.flags & GT_CALL_SWEEP_CLOSE) return "gt_sweep_close";

@@ -1,0 +1,3 @@
+module gotraced/bench/host/idle
+
+go 1.19
