@@ -74,6 +74,14 @@ if [[ -z "$GO127_ROOT" || ! -x "$GO127_ROOT/bin/go" ]]; then
   GOTOOLCHAIN=$GO127 go version >/dev/null
 fi
 
+# Go 1.24 (trixie) and 1.25 (trixie-backports), and caddy built with Go 1.24 for the
+# benches: Debian's packages unpacked into /var/cache/gotraced-go, never installed
+# (bookworm has neither; tests/lib/suite.sh's go_for finds them there).
+if ! bash "$(dirname "${BASH_SOURCE[0]}")/fetch-debian-go.sh"; then
+  echo "install-deps: fetching Go 1.24/1.25 from Debian trixie failed (scripts/fetch-debian-go.sh says why above)" >&2
+  exit 1
+fi
+
 mkdir -p "$STAMP_DIR"
 touch "$STAMP"
 log "ok: BPF compiler $(clang-19 --version | head -1); $(bpftool version | head -1); $(go version)"

@@ -12,7 +12,7 @@ gen="$build/tests/gobin-layouts/gotraced-layoutgen"
 targets="$build/gobin-targets"
 bash "$root/tests/gobin-layouts/build_targets.sh" "$targets"
 bins=()
-for v in go1.19 go1.21 go1.22 go1.23 go1.26 go1.27; do
+for v in go1.19 go1.21 go1.22 go1.23 go1.24 go1.25 go1.26 go1.27; do
   if [[ -x $targets/$v/plain ]]; then bins+=("$targets/$v/plain=$(cat "$targets/$v/.goroot")")
   else echo "gen_layouts: no $v binary: its row is dropped" >&2; fi
 done

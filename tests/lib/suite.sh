@@ -41,12 +41,15 @@ build_tools() {
 # used unquoted ($g build ...); returns 1 for a version this project does not know.
 # Whether the toolchain is installed is the caller's question ($g version).
 # CONTRIBUTING.md (Go toolchains): the Debian Gos need GOTOOLCHAIN=local (never switch on a
-# go.mod line); 1.27 is the module proxy's toolchain module, run by the machine's go.
+# go.mod line); 1.27 is the module proxy's toolchain module, run by the machine's go;
+# 1.24 and 1.25 are trixie's packages unpacked by scripts/fetch-debian-go.sh (its cache,
+# shared by every build dir: $GOTRACED_GO_CACHE, default /var/cache/gotraced-go).
 go_for() {
   case ${1#go} in
     1.26) echo "env GOTOOLCHAIN=local go" ;;
     1.27) echo "env GOTOOLCHAIN=go1.27.3 go" ;;
     1.19 | 1.21 | 1.22 | 1.23) echo "env GOTOOLCHAIN=local /usr/lib/go-${1#go}/bin/go" ;;
+    1.24 | 1.25) echo "env GOTOOLCHAIN=local ${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/go${1#go}/bin/go" ;;
     *) return 1 ;;
   esac
 }
@@ -68,5 +71,24 @@ run_twice_on_fail() {
     $keep
     echo "$message"
     "$@"
+  fi
+}
+
+# own_reader_parses VERSION FILE: that Go version's own `go tool trace` reads every event
+# of FILE in its debug mode (cmd/trace/main.go: the parser the viewer uses, nothing
+# served): -d on 1.19/1.21 (the v1 parser), -d=1 on 1.22/1.23, -d=parsed from 1.24 on
+# (internal/trace's Reader, event by event). Status 0 when it reads them all; otherwise
+# prints the tool's first error line.
+own_reader_parses() {
+  local g flag out
+  g=$(go_for "$1") || { echo "unknown Go version $1"; return 1; }
+  case ${1#go} in
+    1.19 | 1.20 | 1.21) flag=-d ;;
+    1.22 | 1.23) flag=-d=1 ;;
+    *) flag=-d=parsed ;;
+  esac
+  if ! out=$($g tool trace "$flag" "$2" 2>&1 >/dev/null); then
+    echo "go${1#go} tool trace $flag: $(grep -v '^Parsing' <<<"$out" | head -n1)"
+    return 1
   fi
 }

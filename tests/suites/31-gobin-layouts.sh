@@ -13,7 +13,7 @@ if [[ ! -x $gen ]]; then echo "31-gobin-layouts: $gen not built" >&2; exit 1; fi
 targets="$GOTRACED_BUILD/gobin-targets"
 bash "$GOTRACED_ROOT/tests/gobin-layouts/build_targets.sh" "$targets"
 args=()
-for v in go1.19 go1.21 go1.22 go1.23 go1.26 go1.27; do
+for v in go1.19 go1.21 go1.22 go1.23 go1.24 go1.25 go1.26 go1.27; do
   if [[ -x $targets/$v/plain ]]; then args+=("$targets/$v/plain=$(cat "$targets/$v/.goroot")")
   else echo "skip $v: no target binary (toolchain missing, see above)"; fi
 done
@@ -21,7 +21,7 @@ done
 rc=0
 "$gen" check "${args[@]}" || rc=1
 # Block reasons: every gopark call site of every toolchain agrees with wait_reasons.cc.
-for v in go1.19 go1.21 go1.22 go1.23 go1.26 go1.27; do
+for v in go1.19 go1.21 go1.22 go1.23 go1.24 go1.25 go1.26 go1.27; do
   [[ -f $targets/$v/.goroot ]] || continue
   echo "gopark call sites of $v:"
   bash "$GOTRACED_ROOT/tests/gobin-layouts/gopark_sites.sh" "$(cat "$targets/$v/.goroot")" | "$gen" parkcheck | grep -v '^variable' || rc=1

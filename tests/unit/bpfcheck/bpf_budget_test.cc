@@ -14,6 +14,8 @@
 // that lacks a feature gotraced needs fails the test, naming it.
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <string>
 #include <vector>
 
@@ -40,6 +42,13 @@ struct Config {
 
 void PrintTo(const Config &c, std::ostream *os) { *os << c.name; }
 
+// Go 1.24 and 1.25 are Debian trixie's packages unpacked by scripts/fetch-debian-go.sh
+// into its cache ($GOTRACED_GO_CACHE, default /var/cache/gotraced-go).
+std::string DebianGofmt(const char *version) {
+  const char *cache = std::getenv("GOTRACED_GO_CACHE");
+  return fmt::format("{}/{}/bin/gofmt", cache && *cache ? cache : "/var/cache/gotraced-go", version);
+}
+
 std::vector<Config> Configs() {
   const std::string g127 = "/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64/bin/gofmt";
   return {{"builtin", ""},
@@ -47,6 +56,8 @@ std::vector<Config> Configs() {
           {"go1_21", "/usr/lib/go-1.21/bin/gofmt"},
           {"go1_22", "/usr/lib/go-1.22/bin/gofmt"},
           {"go1_23", "/usr/lib/go-1.23/bin/gofmt"},
+          {"go1_24", DebianGofmt("go1.24")},
+          {"go1_25", DebianGofmt("go1.25")},
           {"go1_26", "/usr/local/go/bin/gofmt"},
           {"go1_27", g127}};
 }

@@ -28,7 +28,7 @@ int BuildOnce() {
 }  // namespace
 
 const std::vector<std::string> &AllVersions() {
-  static const std::vector<std::string> v = {"go1.19", "go1.21", "go1.22", "go1.23", "go1.26", "go1.27"};
+  static const std::vector<std::string> v = {"go1.19", "go1.21", "go1.22", "go1.23", "go1.24", "go1.25", "go1.26", "go1.27"};
   return v;
 }
 

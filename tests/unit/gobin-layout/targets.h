@@ -10,7 +10,7 @@
 
 namespace gotraced::gobin::testing {
 
-// "go1.19", "go1.21", "go1.22", "go1.23", "go1.26", "go1.27".
+// "go1.19", "go1.21", "go1.22", "go1.23", "go1.24", "go1.25", "go1.26", "go1.27".
 const std::vector<std::string> &AllVersions();
 
 // Path of OUT/<version>/<mode> (mode: plain, stripped, pie, pie-stripped); "" with
