@@ -20,10 +20,12 @@ declare -A GOBIN=(
   [1.21]=/usr/lib/go-1.21/bin/go
   [1.22]=/usr/lib/go-1.22/bin/go
   [1.23]=/usr/lib/go-1.23/bin/go
+  [1.24]=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/go1.24/bin/go  # scripts/fetch-debian-go.sh
+  [1.25]=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/go1.25/bin/go
   [1.26]=/usr/local/go/bin/go
   [1.27]=/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64/bin/go
 )
-VERSIONS=(1.19 1.21 1.22 1.23 1.26 1.27)
+VERSIONS=(1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27)
 FLAVOURS=(default strip pie cgo trimpath)
 
 # One cell: build (unless the stamp says it is up to date), run, `go version -m`.
