@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "daemon/json/json_text.h"
+#include "daemon/service/processes_json.h"
 #include "daemon/service/service.h"
 
 namespace gotraced::service {
@@ -312,76 +314,78 @@ const char *kIndex =
 
 }  // namespace
 
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);  // UTF-8 passes through
-    }
-  }
-  out += "\"";
-  return out;
-}
+namespace {
 
 // {"fired":{"stw":1},"rate_limited":0,"files":2,"errors":0,"recent":["..."],"last_error":""}
-std::string TriggersJson(const Target *t) {
-  if (!t->triggers) return "null";
+json::Json TriggersJson(const Target *t) {
+  if (!t->triggers) return nullptr;
   const TriggerStats st = t->triggers->Stats();
-  std::string fired, recent;
-  for (const auto &[k, n] : st.fired) fired += fmt::format("{}{}:{}", fired.empty() ? "" : ",", JsonString(k), n);
-  for (const std::string &r : st.recent) recent += fmt::format("{}{}", recent.empty() ? "" : ",", JsonString(r));
-  return fmt::format("{{\"fired\":{{{}}},\"rate_limited\":{},\"files\":{},\"errors\":{},\"recent\":[{}],\"last_error\":{}}}",
-                     fired, st.rate_limited, st.files, st.errors, recent, JsonString(st.last_error));
+  json::Json fired = json::Json::object();
+  for (const auto &[k, n] : st.fired) fired[k] = n;
+  return {{"fired", fired},       {"rate_limited", st.rate_limited}, {"files", st.files},
+          {"errors", st.errors},  {"recent", st.recent},             {"last_error", st.last_error}};
 }
 
-std::string ProcessesJson(const Service &svc, const Peer &peer) {
-  std::string out = "{\"processes\":[";
-  bool first = true;
-  for (const auto &t : svc.Targets()) {
-    if (!Allowed(peer, t->info)) continue;
-    session::SessionStats s = t->Stats();
-    FlightStats f = t->rec->Stats();
-    FlightWindow win = t->rec->window();
-    std::string error, attached, ended;
-    int attempts;
-    {
-      std::lock_guard<std::mutex> lock(t->mu);
-      error = t->error;
-      attached = Rfc3339(t->attached_at);
-      ended = Rfc3339(t->ended_at);
-      attempts = t->attach_attempts;
-    }
-    if (!first) out += ",";
-    first = false;
-    out += fmt::format(
-        "\n{{\"pid\":{},\"exe\":{},\"name\":{},\"uid\":{},\"go_version\":{},\"trace_format\":{},\"probe_plan\":{},\"level\":{},"
-        "\"state\":{},\"rule_line\":{},\"events\":{},"
-        "\"window\":{{\"seconds\":{:.3f},\"bytes\":{},\"generations\":{},\"first_generation\":{},\"last_generation\":{}}},"
-        "\"window_limit\":{{\"seconds\":{},\"bytes\":{}}},"
-        "\"events_emitted\":{},\"records\":{},\"lost\":{},\"bytes_written\":{},\"generations\":{},"
-        "\"generations_evicted\":{},\"goroutines_live\":{},\"inconsistencies\":{},\"attach_attempts\":{},"
-        "\"attached_at\":{},\"ended_at\":{},\"error\":{},\"escalations\":{},\"triggers\":{}}}",
-        t->info.pid, JsonString(t->info.exe), JsonString(t->info.comm), t->info.uid, JsonString(s.go_version),
-        JsonString(s.trace_format), JsonString(s.probe_plan), JsonString(s.level),
-        JsonString(TargetStateName(t->state.load())),
-        t->rule_line, JsonString(EventSetName(t->events)), f.seconds_held, f.bytes_held, f.generations_held,
-        f.first_gen, f.last_gen, win.seconds, win.bytes, s.events, s.records, s.records_lost, s.bytes_written,
-        s.generations, f.generations_evicted, s.goroutines_live, s.inconsistencies, attempts, JsonString(attached),
-        JsonString(ended), JsonString(error), t->escalations.load(), TriggersJson(t.get()));
+json::Json ProcessJson(const Target &t) {
+  const session::SessionStats s = t.Stats();
+  const FlightStats f = t.rec->Stats();
+  const FlightWindow win = t.rec->window();
+  std::string error, attached, ended;
+  int attempts;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    error = t.error;
+    attached = Rfc3339(t.attached_at);
+    ended = Rfc3339(t.ended_at);
+    attempts = t.attach_attempts;
   }
-  StoreStats ss = svc.store().Stats();
-  out += fmt::format(
-      "\n],\n\"daemon\":{{\"pid\":{},\"rss_bytes\":{},\"windows_bytes\":{},\"windows_budget_bytes\":{},"
-      "\"memory_cap_bytes\":{}}}}}\n",
-      getpid(), SelfRss(), ss.bytes, ss.cap, svc.config().memory_bytes);
-  return out;
+  return {{"pid", t.info.pid},
+          {"exe", t.info.exe},
+          {"name", t.info.comm},
+          {"uid", t.info.uid},
+          {"go_version", s.go_version},
+          {"trace_format", s.trace_format},
+          {"probe_plan", s.probe_plan},
+          {"level", s.level},
+          {"state", TargetStateName(t.state.load())},
+          {"rule_line", t.rule_line},
+          {"events", EventSetName(t.events)},
+          {"window",
+           {{"seconds", json::Rounded(f.seconds_held, 3)},
+            {"bytes", f.bytes_held},
+            {"generations", f.generations_held},
+            {"first_generation", f.first_gen},
+            {"last_generation", f.last_gen}}},
+          {"window_limit", {{"seconds", win.seconds}, {"bytes", win.bytes}}},
+          {"events_emitted", s.events},
+          {"records", s.records},
+          {"lost", s.records_lost},
+          {"bytes_written", s.bytes_written},
+          {"generations", s.generations},
+          {"generations_evicted", f.generations_evicted},
+          {"goroutines_live", s.goroutines_live},
+          {"inconsistencies", s.inconsistencies},
+          {"attach_attempts", attempts},
+          {"attached_at", attached},
+          {"ended_at", ended},
+          {"error", error},
+          {"escalations", t.escalations.load()},
+          {"triggers", TriggersJson(&t)}};
+}
+
+}  // namespace
+
+std::string ProcessesJson(const Service &svc, const Peer &peer) {
+  std::vector<json::Json> processes;
+  for (const auto &t : svc.Targets())
+    if (Allowed(peer, t->info)) processes.push_back(ProcessJson(*t));
+  const StoreStats ss = svc.store().Stats();
+  const json::Json daemon = {{"pid", getpid()},
+                             {"rss_bytes", SelfRss()},
+                             {"windows_bytes", ss.bytes},
+                             {"windows_budget_bytes", ss.cap},
+                             {"memory_cap_bytes", svc.config().memory_bytes}};
+  return ProcessesDocument(processes, daemon);
 }
 
 std::string ProcessesText(const Service &svc, const Peer &peer) {

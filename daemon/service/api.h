@@ -28,11 +28,8 @@ class Service;
 void HandleRequest(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w);
 // /metrics body for a peer (per-target series only for targets the peer may see).
 std::string MetricsText(const Service &svc, const Peer &peer);
-// /processes body (JSON), and ?format=text for `gotraced ps`.
+// /processes body (JSON: processes_json.h), and ?format=text for `gotraced ps`.
 std::string ProcessesJson(const Service &svc, const Peer &peer);
 std::string ProcessesText(const Service &svc, const Peer &peer);
-
-// JSON string literal (with quotes) of s.
-std::string JsonString(std::string_view s);
 
 }  // namespace gotraced::service

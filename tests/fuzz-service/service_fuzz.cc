@@ -1,18 +1,22 @@
-// Fuzzes the parsers of `gotraced serve` (daemon/service): the first byte picks one.
+// Fuzzes the parsers of `gotraced serve` (daemon/service), and the JSON it writes from
+// untrusted strings: the first byte picks one.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "daemon/service/config.h"
 #include "daemon/service/http.h"
+#include "daemon/service/processes_json.h"
 
 using namespace gotraced::service;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view in(reinterpret_cast<const char *>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: {  // request head, as the endpoint reads it
       std::size_t end = http::FindHeadEnd(in);
       http::Request r;
@@ -36,6 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     case 2: {
       std::string out;
       (void)http::PercentDecode(in, true, &out);
+      break;
+    }
+    case 4: {  // GET /processes with any bytes as a process's name and path: valid JSON, always
+      const gotraced::json::Json p = {{"pid", 1}, {"exe", in}, {"name", in.substr(0, 15)}};
+      const std::string text = ProcessesDocument({p, p}, {{"pid", 2}});
+      if (!nlohmann::json::accept(text)) __builtin_trap();
       break;
     }
     default: {  // configuration file

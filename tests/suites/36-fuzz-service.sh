@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bounded libFuzzer run (GOTRACED_FUZZ_SERVICE_SECONDS, default 20 s) over the parsers of
 # gotraced serve: HTTP request heads, query numbers, the client's response decoder and the
-# TOML config (tests/fuzz-service). Uses the clang+ASan build dir of scripts/fuzz.sh.
+# TOML config, and the JSON of GET /processes from any bytes (tests/fuzz-service). Uses
+# the clang+ASan build dir of scripts/fuzz.sh.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
 secs=${GOTRACED_FUZZ_SERVICE_SECONDS:-20}
@@ -25,6 +26,7 @@ printf '\x01HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0
 printf '\x01HTTP/1.1 403 Forbidden\r\nContent-Length: 4\r\n\r\nnope' >"$seeds/cl"
 printf '\x02a%%20b+c%%zz' >"$seeds/pct"
 { printf '\x03'; cat packaging/gotraced.toml; } >"$seeds/config"
+printf '\x04/srv/app\xff\xfe\xc3(\xe2\x82' >"$seeds/json"
 set +e
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fb/tests/fuzz-service/service_fuzz" -max_total_time="$secs" -timeout=10 \
   -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" \

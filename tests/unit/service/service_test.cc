@@ -12,7 +12,10 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "daemon/service/client.h"
 #include "daemon/service/service.h"
@@ -114,9 +117,11 @@ TEST(Service, AttachDumpExitReloadAccess) {
   int status = 0;
   auto procs = Get(sock, "/processes", &status);
   EXPECT_EQ(status, 200);
-  std::string json(procs.begin(), procs.end());
-  EXPECT_NE(json.find("\"pid\":" + std::to_string(a)), std::string::npos) << json;
-  EXPECT_NE(json.find("\"state\":\"recording\""), std::string::npos) << json;
+  const auto listed = nlohmann::json::parse(std::string(procs.begin(), procs.end()));
+  std::set<pid_t> recording;
+  for (const auto &p : listed.at("processes"))
+    if (p.at("state") == "recording") recording.insert(p.at("pid").get<pid_t>());
+  EXPECT_EQ(recording, (std::set<pid_t>{a, b})) << listed;
 
   // Let the window fill past its limit, then dump it: a trace from generation k > 1.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -156,7 +161,8 @@ TEST(Service, AttachDumpExitReloadAccess) {
       if (!cr.ok) _exit(11);
       if (cr.status != 403) _exit(12);
       ClientResult list = UnixGet(sock, "/processes");
-      if (!list.ok || list.status != 200 || list.body.find("\"pid\":" + std::to_string(a)) != std::string::npos) _exit(13);
+      auto seen = nlohmann::json::parse(list.body, nullptr, /*allow_exceptions=*/false);
+      if (!list.ok || list.status != 200 || !seen.is_object() || !seen["processes"].empty()) _exit(13);
       _exit(0);
     }
     int st = 0;
@@ -192,6 +198,32 @@ TEST(Service, AttachDumpExitReloadAccess) {
   EXPECT_NE(m.find("gotraced_http_responses_total{code=\"400\"}"), std::string::npos);
   kill(b, SIGKILL);
   waitpid(b, nullptr, 0);
+}
+
+// An executable whose name is not UTF-8 (any bytes but '/' and NUL on Linux): GET
+// /processes stays one valid JSON document, its exe and name with U+FFFD for the bad bytes.
+TEST(Service, ProcessesJsonOfAnExecutableNamedInBytesThatAreNotUtf8) {
+  testing::TempDir dir;
+  const std::string exe = dir.File("gotraced-test-\xff\xfe");
+  std::filesystem::copy_file("/bin/sleep", exe);
+  std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  Running r(cfg);
+  ASSERT_TRUE(r.Start());
+  pid_t p = Spawn(exe);
+  ASSERT_TRUE(WaitFor([&] { return State(r.svc, p) == "recording"; })) << State(r.svc, p);
+  int status = 0;
+  auto body = Get(cfg.socket, "/processes", &status);
+  EXPECT_EQ(status, 200);
+  const std::string text(body.begin(), body.end());
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(text)) << text;  // strict: no invalid UTF-8
+  ASSERT_EQ(j["processes"].size(), 1u) << text;
+  EXPECT_EQ(j["processes"][0]["pid"], p);
+  EXPECT_EQ(j["processes"][0]["exe"], dir.File("gotraced-test-\xEF\xBF\xBD\xEF\xBF\xBD"));
+  EXPECT_EQ(j["processes"][0]["name"], "gotraced-test-\xEF\xBF\xBD");  // comm: 15 bytes
+  kill(p, SIGKILL);
+  waitpid(p, nullptr, 0);
 }
 
 // A matching process whose cost would not fit under memory_mb is not attached (counted),
