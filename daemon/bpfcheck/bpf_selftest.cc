@@ -15,6 +15,7 @@
 #include "daemon/capture/bpf_config_fill.h"
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
+#include "daemon/json/json_text.h"
 #include "daemon/probes/privileges.h"
 #include "exec_watch.skel.h"
 #include "gotrace.skel.h"
@@ -107,29 +108,6 @@ std::string StateWord(KernelFeature::State s) {
     case KernelFeature::State::kUnknown: break;
   }
   return "unknown";
-}
-
-std::string Json(std::string_view s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) o += fmt::format("\\u{:04x}", c);
-        else o += char(c);
-    }
-  }
-  return o + "\"";
-}
-
-template <class T, class F>
-std::string JsonArray(const std::vector<T> &v, F each) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); i++) s += (i ? "," : "") + each(v[i]);
-  return s + "]";
 }
 
 }  // namespace
@@ -289,39 +267,62 @@ std::string FormatSelftestText(const SelftestReport &r) {
   return s;
 }
 
+namespace {
+
+json::Json OrNull(const std::optional<uint64_t> &v) { return v ? json::Json(*v) : json::Json(nullptr); }
+
+json::Json FeatureJson(const KernelFeature &f) {
+  return {{"id", f.id},
+          {"name", f.name},
+          {"since", f.since},
+          {"needed_for", f.cpu_hz_only ? "--cpu-hz" : "recording"},
+          {"state", StateWord(f.state)},
+          {"detail", f.detail},
+          {"remedy", f.remedy}};
+}
+
+json::Json ProgramJson(const bpfcheck::ProgramCheck &p) {
+  const auto &st = p.stats;
+  return {{"object", p.object},
+          {"name", p.name},
+          {"section", p.section},
+          {"uprobe", p.IsUprobe()},
+          {"loaded", p.loaded},
+          {"errno", p.err},
+          {"error", p.error},
+          {"processed_insns", OrNull(st.processed_insns)},
+          {"insn_limit", st.insn_limit ? st.insn_limit : capture::kVerifierInsnLimit},
+          {"percent_of_limit", json::Rounded(st.PercentOfLimit(), 2)},
+          {"max_states_per_insn", st.max_states_per_insn},
+          {"total_states", st.total_states},
+          {"peak_states", st.peak_states},
+          {"verification_usec", OrNull(st.verification_usec)},
+          {"stack_depths", st.subprog_depths},
+          {"max_subprog_stack", st.MaxSubprogDepth()},
+          {"subprogs", p.subprog_names},
+          {"combined_stack", p.combined_stack},
+          {"combined_from_call_graph", p.combined_from_call_graph},
+          {"deepest_chain", p.deepest_chain},
+          {"log_tail", p.log_tail}};
+}
+
+}  // namespace
+
 std::string FormatSelftestJson(const SelftestReport &r) {
-  std::string s = "{";
-  s += fmt::format("\"kernel\":{},\"versions\":{},\"target\":{},\"target_error\":{},\"privileged\":{},", Json(r.kernel),
-                   Json(r.versions), Json(r.target), Json(r.target_error), r.privileged);
-  s += "\"features\":" + JsonArray(r.features, [](const KernelFeature &f) {
-         return fmt::format(
-             "{{\"id\":{},\"name\":{},\"since\":{},\"needed_for\":{},\"state\":{},\"detail\":{},\"remedy\":{}}}",
-             Json(f.id), Json(f.name), Json(f.since), Json(f.cpu_hz_only ? "--cpu-hz" : "recording"),
-             Json(StateWord(f.state)), Json(f.detail), Json(f.remedy));
-       });
-  s += ",\"programs\":" + JsonArray(r.programs, [](const bpfcheck::ProgramCheck &p) {
-         const auto &st = p.stats;
-         auto num = [](const auto &o) { return o ? std::to_string(*o) : std::string("null"); };
-         auto u32s = [](const std::vector<uint32_t> &v) {
-           return JsonArray(v, [](uint32_t x) { return std::to_string(x); });
-         };
-         return fmt::format(
-             "{{\"object\":{},\"name\":{},\"section\":{},\"uprobe\":{},\"loaded\":{},\"errno\":{},\"error\":{},"
-             "\"processed_insns\":{},\"insn_limit\":{},\"percent_of_limit\":{:.2f},\"max_states_per_insn\":{},"
-             "\"total_states\":{},\"peak_states\":{},\"verification_usec\":{},\"stack_depths\":{},"
-             "\"max_subprog_stack\":{},\"subprogs\":{},\"combined_stack\":{},\"combined_from_call_graph\":{},"
-             "\"deepest_chain\":{},\"log_tail\":{}}}",
-             Json(p.object), Json(p.name), Json(p.section), p.IsUprobe(), p.loaded, p.err, Json(p.error),
-             num(st.processed_insns), st.insn_limit ? st.insn_limit : capture::kVerifierInsnLimit,
-             st.PercentOfLimit(), st.max_states_per_insn, st.total_states, st.peak_states,
-             num(st.verification_usec), u32s(st.subprog_depths), st.MaxSubprogDepth(),
-             JsonArray(p.subprog_names, [](const std::string &n) { return Json(n); }), p.combined_stack,
-             p.combined_from_call_graph, u32s(p.deepest_chain),
-             JsonArray(p.log_tail, [](const std::string &l) { return Json(l); }));
-       });
-  s += fmt::format(",\"attach\":{{\"ran\":{},\"error\":{}}}", r.attach_ran, Json(r.attach_error));
-  s += fmt::format(",\"exit\":{},\"problem\":{}}}\n", r.ExitCode(), Json(r.Problem()));
-  return s;
+  json::Json features = json::Json::array(), programs = json::Json::array();
+  for (const KernelFeature &f : r.features) features.push_back(FeatureJson(f));
+  for (const bpfcheck::ProgramCheck &p : r.programs) programs.push_back(ProgramJson(p));
+  const json::Json j = {{"kernel", r.kernel},
+                        {"versions", r.versions},
+                        {"target", r.target},
+                        {"target_error", r.target_error},
+                        {"privileged", r.privileged},
+                        {"features", std::move(features)},
+                        {"programs", std::move(programs)},
+                        {"attach", {{"ran", r.attach_ran}, {"error", r.attach_error}}},
+                        {"exit", r.ExitCode()},
+                        {"problem", r.Problem()}};
+  return json::Text(j) + "\n";
 }
 
 }  // namespace gotraced
