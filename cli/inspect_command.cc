@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "daemon/gobin/go_binary.h"
+#include "daemon/json/json_text.h"
 #include "daemon/gobin/layout_resolver.h"
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_globals.h"
@@ -32,26 +33,6 @@ struct InspectOptions {
   bool callers = false;  // --addr2line PCs are return addresses (runtime.Callers)
   std::vector<std::string> addr2line;
 };
-
-std::string JsonEscape(std::string_view s) {
-  std::string o;
-  o.reserve(s.size() + 2);
-  o += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (c < 0x20) o += fmt::format("\\u{:04x}", c);
-        else o += static_cast<char>(c);
-    }
-  }
-  o += '"';
-  return o;
-}
 
 std::string Hex(uint64_t v) { return fmt::format("0x{:x}", v); }
 
@@ -102,10 +83,15 @@ std::optional<uint64_t> ParsePc(const std::string &s) {
   }
 }
 
+// {"function":"main.f","file":"/x/main.go","line":12,"pc":"0x4a1b2c","entry":"0x4a1b00","inlined":false}
+json::Json FrameJson(const gobin::Frame &f) {
+  return {{"function", f.function}, {"file", f.file}, {"line", f.line}, {"pc", Hex(f.pc)},
+          {"entry", Hex(f.entry)},    {"inlined", f.inlined}};
+}
+
 int RunAddr2line(const GoBinary &bin, const InspectOptions &o, uint64_t bias) {
   int rc = 0;
-  bool first_group = true;
-  std::string json = "[";
+  json::Json groups = json::Json::array();
   for (const auto &s : o.addr2line) {
     auto pc = ParsePc(s);
     if (!pc) {
@@ -116,15 +102,9 @@ int RunAddr2line(const GoBinary &bin, const InspectOptions &o, uint64_t bias) {
     uint64_t vaddr = *pc - bias;
     auto frames = bin.FramesForPC(vaddr, o.callers ? gobin::PcKind::kReturnAddress : gobin::PcKind::kInstruction);
     if (o.json) {
-      json += fmt::format("{}{{\"pc\":{},\"vaddr\":{},\"frames\":[", first_group ? "" : ",", JsonEscape(Hex(*pc)),
-                          JsonEscape(Hex(vaddr)));
-      for (size_t i = 0; i < frames.size(); i++) {
-        const auto &f = frames[i];
-        json += fmt::format("{}{{\"function\":{},\"file\":{},\"line\":{},\"pc\":{},\"entry\":{},\"inlined\":{}}}",
-                            i ? "," : "", JsonEscape(f.function), JsonEscape(f.file), f.line, JsonEscape(Hex(f.pc)),
-                            JsonEscape(Hex(f.entry)), f.inlined ? "true" : "false");
-      }
-      json += "]}";
+      json::Json fs = json::Json::array();
+      for (const auto &f : frames) fs.push_back(FrameJson(f));
+      groups.push_back({{"pc", Hex(*pc)}, {"vaddr", Hex(vaddr)}, {"frames", std::move(fs)}});
     } else {
       if (frames.empty()) std::printf("?? ??:0\n");
       for (const auto &f : frames) {
@@ -132,10 +112,177 @@ int RunAddr2line(const GoBinary &bin, const InspectOptions &o, uint64_t bias) {
                     static_cast<int>(f.file.size()), f.file.data(), f.line);
       }
     }
-    first_group = false;
   }
-  if (o.json) std::printf("%s]\n", json.c_str());
+  if (o.json) std::printf("%s\n", json::Text(groups).c_str());
   return rc;
+}
+
+struct FnRow {
+  std::string name;
+  const gobin::FunctionSym *sym;
+  std::optional<gobin::FunctionProbeSites> sites;
+  std::string site_err;
+};
+
+// What inspect reports of a binary, found once, then printed as text or JSON.
+struct Findings {
+  std::string path;
+  const char *pclntab_found_by;
+  const char *pclntab_layout;
+  size_t symtab_checked = 0;
+  std::vector<gobin::SymtabMismatch> mismatches;
+  std::vector<std::string> layout_notes;
+  gobin::Result<gobin::RuntimeLayout> layout;
+  std::vector<FnRow> functions;  // the runtime functions of the probe plan
+};
+
+Findings Find(const GoBinary &bin, const std::string &path) {
+  const char *src = bin.pclntab_source() == gobin::PclntabSource::kSection     ? "section"
+                    : bin.pclntab_source() == gobin::PclntabSource::kDataRelRo ? "data.rel.ro"
+                                                                               : "magic scan";
+  const char *layout_name = bin.pclntab().version() == gobin::PclnVersion::kGo116   ? "go1.16"
+                            : bin.pclntab().version() == gobin::PclnVersion::kGo118 ? "go1.18"
+                                                                                    : "go1.20";
+  std::vector<std::string> notes;
+  auto layout = gobin::ResolveRuntimeLayout(bin.elf(), bin.go_version(), &notes);
+  Findings f{.path = path, .pclntab_found_by = src, .pclntab_layout = layout_name, .layout_notes = std::move(notes),
+             .layout = std::move(layout)};
+  f.mismatches = bin.symbols().CheckAgainstSymtab(bin.elf(), &f.symtab_checked);
+  for (const auto &rf : gobin::RequiredRuntimeFunctionsFor(bin.go_version())) {
+    FnRow r{rf.name, bin.FindFunction(rf.name), std::nullopt, ""};
+    if (r.sym) {
+      auto s = gobin::FindProbeSites(bin, rf.name);
+      if (s) gobin::CountDirectCalls(bin, *s);
+      if (s) r.sites = std::move(*s);
+      else r.site_err = s.error();
+    }
+    f.functions.push_back(std::move(r));
+  }
+  return f;
+}
+
+json::Json FunctionJson(const FnRow &r) {
+  json::Json j = {{"name", r.name}, {"found", r.sym != nullptr}};
+  if (r.sym) {
+    j["entry"] = Hex(r.sym->entry);
+    j["end"] = Hex(r.sym->end);
+  }
+  if (r.sites) {
+    j["probe_best"] = Hex(r.sites->best.vaddr);
+    j["returns"] = r.sites->returns.size();
+  }
+  if (!r.site_err.empty()) j["probe_error"] = r.site_err;
+  return j;
+}
+
+json::Json LayoutJson(const gobin::Result<gobin::RuntimeLayout> &layout) {
+  if (!layout) return {{"error", layout.error()}};
+  std::string missing;
+  const bool complete = layout->Complete(&missing);
+  json::Json fields = json::Json::array();
+  for (const auto &spec : gobin::RuntimeFieldSpecs()) {
+    const auto &loc = gobin::FieldOf(*layout, spec);
+    fields.push_back({{"name", spec.name}, {"offset", loc.offset}, {"size", loc.size}, {"required", spec.required}});
+  }
+  return {{"source", gobin::LayoutSourceName(layout->source)},
+          {"from", layout->go_version},
+          {"complete", complete},
+          {"missing", missing},
+          {"fields", std::move(fields)}};
+}
+
+json::Json FindingsJson(const GoBinary &bin, const Findings &f) {
+  const auto &bi = bin.build_info();
+  const auto &fl = bin.flags();
+  json::Json settings = json::Json::array();
+  for (const auto &kv : bi.settings) settings.push_back(json::Json::array({kv.key, kv.value}));  // [key, value] pairs
+  json::Json j = {
+      {"path", f.path},
+      {"go_version", bi.go_version},
+      {"build_id", {{"go", bin.elf().go_build_id()}, {"gnu", bin.elf().gnu_build_id()}}},
+      {"main_path", bi.path},
+      {"settings", std::move(settings)},
+      {"flags",
+       {{"pie", fl.pie}, {"static", fl.static_linked}, {"cgo", fl.cgo}, {"external_link", fl.external_link},
+        {"stripped", fl.stripped}, {"dwarf", !fl.no_dwarf}, {"trimpath", fl.trimpath}}},
+      {"pclntab",
+       {{"vaddr", Hex(bin.pclntab().vaddr())}, {"found_by", f.pclntab_found_by}, {"layout", f.pclntab_layout},
+        {"functions", bin.pclntab().num_funcs()}, {"text_start", Hex(bin.text_start())},
+        {"text_end", Hex(bin.pclntab().text_end())}}}};
+  if (const auto &m = bin.moduledata())
+    j["moduledata"] = {{"vaddr", Hex(m->vaddr)}, {"found_by", m->found_by}, {"text", Hex(m->text)}, {"gofunc", Hex(m->gofunc)}};
+  j["symtab_check"] = {{"checked", f.symtab_checked}, {"mismatches", f.mismatches.size()}};
+  j["functions"] = json::Json::array();
+  for (const FnRow &r : f.functions) j["functions"].push_back(FunctionJson(r));
+  j["layout"] = LayoutJson(f.layout);
+  return j;
+}
+
+void PrintFunctionsAndLayout(const GoBinary &bin, const Findings &f) {
+  std::printf("runtime functions (probe plan):\n");
+  for (const auto &r : f.functions) {
+    if (!r.sym) {
+      std::printf("  %-32s MISSING\n", r.name.c_str());
+      continue;
+    }
+    std::printf("  %-32s 0x%lx-0x%lx", r.name.c_str(), static_cast<unsigned long>(r.sym->entry),
+                static_cast<unsigned long>(r.sym->end));
+    if (r.sites)
+      std::printf("  best site 0x%lx (%s), %zu RET", static_cast<unsigned long>(r.sites->best.vaddr),
+                  std::string(gobin::UprobeHandlingName(r.sites->best.handling)).c_str(), r.sites->returns.size());
+    else if (!r.site_err.empty())
+      std::printf("  probe sites: %s", r.site_err.c_str());
+    std::printf("\n");
+  }
+  const auto &layout = f.layout;
+  if (layout) {
+    std::string missing;
+    bool complete = layout->Complete(&missing);
+    std::printf("struct layout: from %s (%s), %s\n", std::string(gobin::LayoutSourceName(layout->source)).c_str(),
+                layout->go_version.c_str(), complete ? "complete" : ("MISSING " + missing).c_str());
+    std::printf("%s", gobin::DescribeLayout(*layout).c_str());
+  } else {
+    std::printf("struct layout: %s\n", layout.error().c_str());
+  }
+  for (const auto &n : f.layout_notes) std::printf("  note: %s\n", n.c_str());
+  std::printf("%s", gobin::DescribeGlobals(gobin::FindRuntimeGlobals(bin, layout ? &*layout : nullptr)).c_str());
+}
+
+void PrintFindings(const GoBinary &bin, const Findings &f) {
+  const auto &bi = bin.build_info();
+  const auto &fl = bin.flags();
+  const auto &elf = bin.elf();
+  std::printf("binary:       %s\n", f.path.c_str());
+  std::printf("go version:   %s\n", bi.go_version.empty() ? "(no .go.buildinfo)" : bi.go_version.c_str());
+  std::printf("build id:     go=%s gnu=%s\n", elf.go_build_id().empty() ? "-" : elf.go_build_id().c_str(),
+              elf.gnu_build_id().empty() ? "-" : elf.gnu_build_id().c_str());
+  std::printf("flags:        pie=%s static=%s cgo=%s external-link=%s stripped=%s dwarf=%s trimpath=%s\n",
+              fl.pie ? "yes" : "no", fl.static_linked ? "yes" : "no", fl.cgo ? "yes" : "no",
+              fl.external_link ? "yes" : "no", fl.stripped ? "yes" : "no", fl.no_dwarf ? "no" : "yes",
+              fl.trimpath ? "yes" : "no");
+  if (!bi.settings.empty()) {
+    std::printf("build settings:\n");
+    std::printf("%s", bi.FormatModInfoLikeGoVersionM().c_str());
+  }
+  std::printf("pclntab:      %s at 0x%lx (%s), %u functions, Go text 0x%lx-0x%lx\n", f.pclntab_found_by,
+              static_cast<unsigned long>(bin.pclntab().vaddr()), f.pclntab_layout, bin.pclntab().num_funcs(),
+              static_cast<unsigned long>(bin.text_start()), static_cast<unsigned long>(bin.pclntab().text_end()));
+  if (bin.moduledata()) {
+    const auto &m = *bin.moduledata();
+    std::printf("moduledata:   0x%lx (%s), text 0x%lx, gofunc 0x%lx\n", static_cast<unsigned long>(m.vaddr),
+                m.found_by.c_str(), static_cast<unsigned long>(m.text), static_cast<unsigned long>(m.gofunc));
+  } else {
+    std::printf("moduledata:   not found (inline expansion unavailable)\n");
+  }
+  if (elf.has_symtab()) {
+    std::printf(".symtab:      %zu functions checked against pclntab, %zu mismatches\n", f.symtab_checked,
+                f.mismatches.size());
+    for (size_t i = 0; i < f.mismatches.size() && i < 10; i++)
+      std::printf("  %s: %s\n", f.mismatches[i].name.c_str(), f.mismatches[i].what.c_str());
+  } else {
+    std::printf(".symtab:      absent (stripped): symbols from pclntab only\n");
+  }
+  PrintFunctionsAndLayout(bin, f);
 }
 
 int RunInspect(const InspectOptions &o) {
@@ -162,148 +309,9 @@ int RunInspect(const InspectOptions &o) {
     bias = *b;
   }
   if (!o.addr2line.empty()) return RunAddr2line(bin, o, bias);
-
-  const auto &bi = bin.build_info();
-  const auto &fl = bin.flags();
-  const auto &elf = bin.elf();
-  const char *src = bin.pclntab_source() == gobin::PclntabSource::kSection     ? "section"
-                    : bin.pclntab_source() == gobin::PclntabSource::kDataRelRo ? "data.rel.ro"
-                                                                               : "magic scan";
-  const char *layout_name = bin.pclntab().version() == gobin::PclnVersion::kGo116   ? "go1.16"
-                            : bin.pclntab().version() == gobin::PclnVersion::kGo118 ? "go1.18"
-                                                                                    : "go1.20";
-  size_t checked = 0;
-  auto mismatches = bin.symbols().CheckAgainstSymtab(elf, &checked);
-
-  std::vector<std::string> layout_notes;
-  auto layout = gobin::ResolveRuntimeLayout(elf, bin.go_version(), &layout_notes);
-
-  struct FnRow {
-    std::string name;
-    const gobin::FunctionSym *sym;
-    std::optional<gobin::FunctionProbeSites> sites;
-    std::string site_err;
-  };
-  std::vector<FnRow> rows;
-  for (const auto &rf : gobin::RequiredRuntimeFunctionsFor(bin.go_version())) {
-    FnRow r{rf.name, bin.FindFunction(rf.name), std::nullopt, ""};
-    if (r.sym) {
-      auto s = gobin::FindProbeSites(bin, rf.name);
-      if (s) gobin::CountDirectCalls(bin, *s);
-      if (s) r.sites = std::move(*s);
-      else r.site_err = s.error();
-    }
-    rows.push_back(std::move(r));
-  }
-
-  if (o.json) {
-    std::string j = "{";
-    j += fmt::format("\"path\":{},\"go_version\":{},", JsonEscape(path), JsonEscape(bi.go_version));
-    j += fmt::format("\"build_id\":{{\"go\":{},\"gnu\":{}}},", JsonEscape(elf.go_build_id()), JsonEscape(elf.gnu_build_id()));
-    j += fmt::format("\"main_path\":{},\"settings\":[", JsonEscape(bi.path));
-    for (size_t i = 0; i < bi.settings.size(); i++)
-      j += fmt::format("{}[{},{}]", i ? "," : "", JsonEscape(bi.settings[i].key), JsonEscape(bi.settings[i].value));
-    j += "],";
-    j += fmt::format(
-        "\"flags\":{{\"pie\":{},\"static\":{},\"cgo\":{},\"external_link\":{},\"stripped\":{},\"dwarf\":{},\"trimpath\":{}}},",
-        fl.pie, fl.static_linked, fl.cgo, fl.external_link, fl.stripped, !fl.no_dwarf, fl.trimpath);
-    j += fmt::format("\"pclntab\":{{\"vaddr\":{},\"found_by\":{},\"layout\":{},\"functions\":{},\"text_start\":{},\"text_end\":{}}},",
-                     JsonEscape(Hex(bin.pclntab().vaddr())), JsonEscape(src), JsonEscape(layout_name),
-                     bin.pclntab().num_funcs(), JsonEscape(Hex(bin.text_start())), JsonEscape(Hex(bin.pclntab().text_end())));
-    if (bin.moduledata()) {
-      const auto &m = *bin.moduledata();
-      j += fmt::format("\"moduledata\":{{\"vaddr\":{},\"found_by\":{},\"text\":{},\"gofunc\":{}}},", JsonEscape(Hex(m.vaddr)),
-                       JsonEscape(m.found_by), JsonEscape(Hex(m.text)), JsonEscape(Hex(m.gofunc)));
-    }
-    j += fmt::format("\"symtab_check\":{{\"checked\":{},\"mismatches\":{}}},", checked, mismatches.size());
-    j += "\"functions\":[";
-    for (size_t i = 0; i < rows.size(); i++) {
-      const auto &r = rows[i];
-      j += fmt::format("{}{{\"name\":{},\"found\":{}", i ? "," : "", JsonEscape(r.name), r.sym != nullptr);
-      if (r.sym) j += fmt::format(",\"entry\":{},\"end\":{}", JsonEscape(Hex(r.sym->entry)), JsonEscape(Hex(r.sym->end)));
-      if (r.sites)
-        j += fmt::format(",\"probe_best\":{},\"returns\":{}", JsonEscape(Hex(r.sites->best.vaddr)), r.sites->returns.size());
-      if (!r.site_err.empty()) j += fmt::format(",\"probe_error\":{}", JsonEscape(r.site_err));
-      j += "}";
-    }
-    j += "],";
-    if (layout) {
-      std::string missing;
-      bool complete = layout->Complete(&missing);
-      j += fmt::format("\"layout\":{{\"source\":{},\"from\":{},\"complete\":{},\"missing\":{},\"fields\":[",
-                       JsonEscape(gobin::LayoutSourceName(layout->source)), JsonEscape(layout->go_version), complete,
-                       JsonEscape(missing));
-      bool first = true;
-      for (const auto &spec : gobin::RuntimeFieldSpecs()) {
-        const auto &loc = gobin::FieldOf(*layout, spec);
-        j += fmt::format("{}{{\"name\":{},\"offset\":{},\"size\":{},\"required\":{}}}", first ? "" : ",",
-                         JsonEscape(spec.name), loc.offset, loc.size, spec.required);
-        first = false;
-      }
-      j += "]}";
-    } else {
-      j += fmt::format("\"layout\":{{\"error\":{}}}", JsonEscape(layout.error()));
-    }
-    j += "}";
-    std::printf("%s\n", j.c_str());
-    return 0;
-  }
-
-  std::printf("binary:       %s\n", path.c_str());
-  std::printf("go version:   %s\n", bi.go_version.empty() ? "(no .go.buildinfo)" : bi.go_version.c_str());
-  std::printf("build id:     go=%s gnu=%s\n", elf.go_build_id().empty() ? "-" : elf.go_build_id().c_str(),
-              elf.gnu_build_id().empty() ? "-" : elf.gnu_build_id().c_str());
-  std::printf("flags:        pie=%s static=%s cgo=%s external-link=%s stripped=%s dwarf=%s trimpath=%s\n",
-              fl.pie ? "yes" : "no", fl.static_linked ? "yes" : "no", fl.cgo ? "yes" : "no",
-              fl.external_link ? "yes" : "no", fl.stripped ? "yes" : "no", fl.no_dwarf ? "no" : "yes",
-              fl.trimpath ? "yes" : "no");
-  if (!bi.settings.empty()) {
-    std::printf("build settings:\n");
-    std::printf("%s", bi.FormatModInfoLikeGoVersionM().c_str());
-  }
-  std::printf("pclntab:      %s at 0x%lx (%s), %u functions, Go text 0x%lx-0x%lx\n", src,
-              static_cast<unsigned long>(bin.pclntab().vaddr()), layout_name, bin.pclntab().num_funcs(),
-              static_cast<unsigned long>(bin.text_start()), static_cast<unsigned long>(bin.pclntab().text_end()));
-  if (bin.moduledata()) {
-    const auto &m = *bin.moduledata();
-    std::printf("moduledata:   0x%lx (%s), text 0x%lx, gofunc 0x%lx\n", static_cast<unsigned long>(m.vaddr),
-                m.found_by.c_str(), static_cast<unsigned long>(m.text), static_cast<unsigned long>(m.gofunc));
-  } else {
-    std::printf("moduledata:   not found (inline expansion unavailable)\n");
-  }
-  if (elf.has_symtab()) {
-    std::printf(".symtab:      %zu functions checked against pclntab, %zu mismatches\n", checked, mismatches.size());
-    for (size_t i = 0; i < mismatches.size() && i < 10; i++)
-      std::printf("  %s: %s\n", mismatches[i].name.c_str(), mismatches[i].what.c_str());
-  } else {
-    std::printf(".symtab:      absent (stripped): symbols from pclntab only\n");
-  }
-  std::printf("runtime functions (probe plan):\n");
-  for (const auto &r : rows) {
-    if (!r.sym) {
-      std::printf("  %-32s MISSING\n", r.name.c_str());
-      continue;
-    }
-    std::printf("  %-32s 0x%lx-0x%lx", r.name.c_str(), static_cast<unsigned long>(r.sym->entry),
-                static_cast<unsigned long>(r.sym->end));
-    if (r.sites)
-      std::printf("  best site 0x%lx (%s), %zu RET", static_cast<unsigned long>(r.sites->best.vaddr),
-                  std::string(gobin::UprobeHandlingName(r.sites->best.handling)).c_str(), r.sites->returns.size());
-    else if (!r.site_err.empty())
-      std::printf("  probe sites: %s", r.site_err.c_str());
-    std::printf("\n");
-  }
-  if (layout) {
-    std::string missing;
-    bool complete = layout->Complete(&missing);
-    std::printf("struct layout: from %s (%s), %s\n", std::string(gobin::LayoutSourceName(layout->source)).c_str(),
-                layout->go_version.c_str(), complete ? "complete" : ("MISSING " + missing).c_str());
-    std::printf("%s", gobin::DescribeLayout(*layout).c_str());
-  } else {
-    std::printf("struct layout: %s\n", layout.error().c_str());
-  }
-  for (const auto &n : layout_notes) std::printf("  note: %s\n", n.c_str());
-  std::printf("%s", gobin::DescribeGlobals(gobin::FindRuntimeGlobals(bin, layout ? &*layout : nullptr)).c_str());
+  const Findings f = Find(bin, path);
+  if (o.json) std::printf("%s\n", json::Text(FindingsJson(bin, f)).c_str());
+  else PrintFindings(bin, f);
   return 0;
 }
 
