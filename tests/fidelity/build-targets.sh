@@ -5,7 +5,7 @@
 # Idempotent and quick when up to date (go's build cache). A toolchain that is not on
 # the machine is reported on stderr and its directory left without binaries; the caller
 # decides whether that is a failure.
-#   tests/fidelity/build-targets.sh OUT [go1.26 go1.27 go1.22 go1.23]
+#   tests/fidelity/build-targets.sh OUT [go1.26 go1.27 go1.22 go1.23 go1.24 go1.25]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: build-targets.sh OUT [goX.Y ...]}
@@ -13,7 +13,7 @@ shift
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 versions=("$@")
-((${#versions[@]})) || versions=(go1.26 go1.27 go1.22 go1.23)
+((${#versions[@]})) || versions=(go1.26 go1.27 go1.22 go1.23 go1.24 go1.25)
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 # go_for: the toolchain of a version.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fidelity: gotraced against the program's own runtime/trace, same run.
 #
-# For each Go version (1.26, 1.27, 1.22, 1.23) and each workload of
+# For each Go version (1.26, 1.27, 1.22, 1.23, 1.24, 1.25) and each workload of
 # tests/fidelity/targets (pingpong, mutex, select, timers, tcp, syscalls, spawn, cgo,
 # midrun, annotations, gc) the target runs under gotraced in launch mode
 #   gotraced --quiet --out OURS -- fidelity -workload W -reftrace REF
@@ -33,7 +33,7 @@ GOTRACED=$BUILD/cli/gotraced
 TOOLS=$BUILD/tools
 FID=$BUILD/fidelity
 RUNS=$FID/runs
-read -r -a versions <<<"${FIDELITY_VERSIONS:-go1.26 go1.27 go1.22 go1.23}"
+read -r -a versions <<<"${FIDELITY_VERSIONS:-go1.26 go1.27 go1.22 go1.23 go1.24 go1.25}"
 read -r -a workloads <<<"${FIDELITY_WORKLOADS:-pingpong mutex select timers tcp syscalls spawn cgo midrun annotations gc procs}"
 RUN_TIMEOUT=${FIDELITY_RUN_TIMEOUT:-60}
 
