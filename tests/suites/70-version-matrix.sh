@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Version matrix: every Go toolchain on the machine (1.19, 1.21, 1.22, 1.23, 1.26, 1.27)
+# Version matrix: every Go toolchain on the machine (1.19, 1.21, 1.22, 1.23, 1.24, 1.25, 1.26,
+# 1.27)
 # x every build flavour (default, stripped -s -w, PIE, cgo).
 #
 # Each cell builds tests/versions/target (cached in $GOTRACED_BUILD/version-matrix/bin),
@@ -15,7 +16,9 @@
 # syscalls, stacks) on every version; rows of the classes others own (GC, STW, heap,
 # user, CPU) once tracecompare checks them, on the versions their owners test (1.22+),
 # report-only ("info") on 1.19/1.21 (VERSION_MATRIX_STRICT=1 asserts them there too).
-# Then the unknown-version checks (tests/versions/unknown-version.sh).
+# The default flavour's file is also read by the same Go's own `go tool trace`, and the
+# file's format must be the reference's (--trace-version auto: 1.24 -> go1.23, 1.25 ->
+# go1.25, matrix.py). Then the unknown-version checks (tests/versions/unknown-version.sh).
 #
 # Artifacts: $GOTRACED_BUILD/version-matrix/runs/<version>-<flavour>/.
 # VERSION_MATRIX_VERSIONS / VERSION_MATRIX_FLAVOURS (space-separated) narrow the matrix.
@@ -26,7 +29,7 @@ GOTRACED=$BUILD/cli/gotraced
 TOOLS=$BUILD/tools
 OUT=$BUILD/version-matrix
 RUNS=$OUT/runs
-read -r -a versions <<<"${VERSION_MATRIX_VERSIONS:-1.19 1.21 1.22 1.23 1.26 1.27}"
+read -r -a versions <<<"${VERSION_MATRIX_VERSIONS:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}"
 read -r -a flavours <<<"${VERSION_MATRIX_FLAVOURS:-default strip pie cgo}"
 RUN_TIMEOUT=${VERSION_MATRIX_RUN_TIMEOUT:-40}
 SUITE=70-version-matrix
@@ -80,6 +83,9 @@ run_cell() {
     [[ $err == *"did not finish"* ]] && timeouts=$((timeouts + 1))
   fi
   if [[ -z $err ]] && ! fid_check_pair "$dir" "$ref" "$ours"; then err=$FID_ERR; fi
+  # The target's own Go reads our file with its own go tool trace (not only x/exp/trace):
+  # once per version, on the default flavour (the format does not depend on the flavour).
+  if [[ -z $err && $f == default ]]; then err=$(own_reader_parses "$v" "$ours"); fi
   emit "$v" "$f" "$err" "$dir/ref.json" "$dir/ours.json" "$dir/compare.json"
   echo "go$v $f: $([[ -z $err ]] && echo compared || echo error) in $((SECONDS - t0))s${err:+: $err}"
 }

@@ -10,7 +10,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: build-targets.sh OUT VERSIONS FLAVOURS}
-read -r -a versions <<<"${2:-1.19 1.21 1.22 1.23 1.26 1.27}"
+read -r -a versions <<<"${2:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}"
 read -r -a flavours <<<"${3:-default strip pie cgo}"
 mkdir -p "$out"
 src=$here/target

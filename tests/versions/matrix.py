@@ -139,6 +139,12 @@ def main(path):
         for row in cmp_.get("rows", []):
             by_col.setdefault(column_of(row["class"]), []).append(row)
         bad = False
+        # --trace-version auto: gotraced writes the format the target's own runtime wrote
+        # (Go 1.24 -> go1.23, 1.25 -> go1.25: each runtime's trace.go traceVersion).
+        if r.get("ref_version") != r.get("ours_version"):
+            bad = True
+            failures.append("%s: --trace-version auto wrote %s, the runtime wrote %s" %
+                            (name, r.get("ours_version"), r.get("ref_version")))
         for t in titles:
             text, verdict = cell(by_col.get(t, []), asserted(r["version"], t, r["flavour"]))
             if (r["version"], r["flavour"], t) in KNOWN and any(row_fails(x) for x in by_col.get(t, [])):
