@@ -8,7 +8,7 @@
 # Asserts exactly that, event by event, from Go's own parser (tracecheck --events-json).
 # The self-tracing case (everything exact, compared with the program's own trace) is
 # suite 50's "annotations" workload.
-#   USER_VERSIONS (default "go1.26 go1.22") narrows the toolchains.
+#   USER_VERSIONS (default "go1.26 go1.22 go1.24 go1.25") narrows the toolchains.
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
@@ -16,7 +16,7 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 SUITE=52-user-annotations
 GOTRACED=$BUILD/cli/gotraced
 OUT=$BUILD/user-annotations
-read -r -a versions <<<"${USER_VERSIONS:-go1.26 go1.22}"
+read -r -a versions <<<"${USER_VERSIONS:-go1.26 go1.22 go1.24 go1.25}"
 # shellcheck source=../lib/suite.sh
 source "$ROOT/tests/lib/suite.sh"
 
