@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU samples (gotraced --cpu-hz, docs/probe-plan.md §9): a CPU-bound Go program
 # (tests/cpu-samples/hot: main.spin called from hotSpin ~3/4 and coldSpin ~1/4 of the
-# time) is launched under `gotraced --cpu-hz 100` for Go 1.26, 1.27, 1.22 and 1.23, and
+# time) is launched under `gotraced --cpu-hz 100` for Go 1.26, 1.27, 1.22, 1.23, 1.24 and
+# 1.25, and
 # the file must
 #   * parse and pass tracecheck's semantic checks;
 #   * hold about hz x CPU seconds samples: within [0.6, 1.4] of 100 x the process's own
@@ -18,7 +19,8 @@
 # Also: an out-of-range --cpu-hz is refused with a message naming the flag.
 # 4 runs of 1.5 CPU seconds, 4 of 1 CPU second (ext): 95-101 s on a 2-core machine at
 # load 8-9, 62-70 s there without the ext checks. CPU_VERSIONS="1.26 1.22"
-# narrows the versions (default: 1.26 1.27 1.22 1.23).
+# narrows the versions (default: 1.26 1.27 1.22 1.23 1.24 1.25; the last two add 190 s at
+# load ~28, their first builds included).
 #
 # Skips (with the reason) only when this machine cannot load BPF programs at all, and
 # per Go version when that toolchain is not installed (saying which).
@@ -202,7 +204,7 @@ version_failed() { ((fail)); }
 forget_failure() { fail=0; }
 
 total=$fail  # the checks above the loop (e.g. the refused --cpu-hz)
-for v in ${CPU_VERSIONS:-1.26 1.27 1.22 1.23}; do
+for v in ${CPU_VERSIONS:-1.26 1.27 1.22 1.23 1.24 1.25}; do
   if ! gocmd=$(go_for "$v") || ! $gocmd version >/dev/null 2>&1; then
     echo "SKIP 47-cpu-samples: go$v: toolchain not installed (scripts/install-deps.sh installs it)"
     continue
