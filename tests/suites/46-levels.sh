@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Capture levels (docs/levels.md, docs/probe-plan.md §10): one real program per Go
-# version (1.26, and 1.19, the oldest; GOTRACED_LEVEL_GOS to choose), recorded with --pid
+# version (1.26; 1.19, the oldest; 1.24 and 1.25, the last with the casgstatus syscall path;
+# GOTRACED_LEVEL_GOS to choose), recorded with --pid
 # at each level, --cpu-hz 100, 2 s. Every file must pass tracecheck (Go's parser and its
 # semantic checks); then per level:
 #   full   goroutine blocks with stacks, syscalls, GC cycles;
@@ -180,7 +181,7 @@ missed() { [[ $last_verdict != OK* ]]; }
 keep_first() { echo "note $SUITE: first try: ${last_verdict#BAD }"; }
 
 declare -A pieces
-for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19}; do
+for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19 1.24 1.25}; do
   pieces=()
   g=$(go_for "$v") || { bad "go$v: unknown Go version"; continue; }
   if ! $g version >/dev/null 2>&1; then
