@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # HTTP server bench: bench/http/server built with the machine's Go (1.26) and Go 1.19,
+# then a real program no one here wrote: Debian trixie's caddy (2.6.2, built with go1.24.4;
+# scripts/fetch-debian-go.sh unpacks it) as `caddy respond`, without the runtime/trace
+# mode (it has no in-process tracer),
 # driven at a fixed rate on loopback by bench/http/client (open loop), with no tracing,
 # with the in-process runtime/trace and under gotraced --pid, in one run: achieved rate,
 # p50/p99 latency, the server's CPU, the daemon's CPU per event and its RSS (table per Go).
 #   scripts/bench-http.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N] [--json FILE]
 #                         [--levels | --kernel-view]
 # --kernel-view: gotraced also with --no-kernel-view, and what the kernel view adds.
-# --smoke: go1.26 only, 500 requests/s, 1 s window (that the bench runs, not its figures).
+# --smoke: go1.26 and caddy, 500 requests/s, 1 s window (that the bench runs, not its figures).
 # Also, per Go: the cost by source (events per request; per event the uprobe hits, their
 # trap (measured here by gotraced-uprobe-cost) and BPF time, the tracepoint runs and their
 # BPF time) and the maximum throughput with 32 keep-alive connections sending back to back
@@ -45,5 +48,17 @@ bash "$root/tests/fidelity/build-targets.sh" "$build/fidelity/targets" go1.26 >/
 upcost=$build/bench/overhead/gotraced-uprobe-cost
 [[ -x $upcost ]] || { echo "bench-http: $upcost is not built (cmake --build $build)" >&2; exit 1; }
 args=(--uprobe-cost "$upcost" --uprobe-target "$build/fidelity/targets/go1.26/fidelity" "${args[@]}")
-exec python3 "$root/bench/http/http_bench.py" --gotraced "$build/cli/gotraced" --tracecheck "$build/tools/tracecheck" \
-  --client "$bin/client" "${servers[@]}" "${args[@]}"
+bench=(python3 "$root/bench/http/http_bench.py" --gotraced "$build/cli/gotraced" --tracecheck "$build/tools/tracecheck"
+  --client "$bin/client")
+"${bench[@]}" "${servers[@]}" "${args[@]}"
+caddy=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/caddy
+[[ -x $caddy ]] || { echo "bench-http: $caddy is missing (scripts/install-deps.sh fetches it)" >&2; exit 1; }
+caddy_modes=gotraced
+for x in "${args[@]}"; do
+  case $x in # the preset's modes but runtime/trace (http_bench.py LEVEL_MODES, KERNEL_VIEW_MODES)
+    --levels) caddy_modes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import http_bench as h
+print(",".join(m for m in h.LEVEL_MODES if m not in ("none", "runtime/trace")))' "$root/bench/http") ;;
+    --kernel-view) caddy_modes=gotraced,gotraced:no-kernel-view ;;
+  esac
+done
+"${bench[@]}" --server "caddy-$("$caddy" version | cut -d' ' -f1)-go1.24=$caddy" "${args[@]}" --modes "$caddy_modes"

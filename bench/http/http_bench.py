@@ -62,14 +62,34 @@ def gotraced_args(mode):
     return ["--level", level] + extra
 
 
+# What Debian's caddy (a real program built with go1.24.4, scripts/fetch-debian-go.sh)
+# answers: a small JSON reply, as bench/http/server's handler does.
+CADDY_BODY = '{"id":1,"square":1,"words":["alpha","beta","gamma","1"]}'
+
+
+def server_command(server, trace_path):
+    """The server's command line, its environment and the start of the line it prints once
+    it listens (the address is that line's last word). bench/http/server: -addr, -trace,
+    "listening ADDR". caddy: `caddy respond` (admin endpoint off, a free port, its
+    storage in a directory of its own), "Server address: ADDR"; it has no in-process
+    tracer, so it runs without the runtime/trace mode (scripts/bench-http.sh --modes)."""
+    if os.path.basename(os.path.realpath(server)) == "caddy":
+        if trace_path:
+            raise SystemExit("http bench: caddy has no in-process tracer: run it with --modes without runtime/trace")
+        home = tempfile.mkdtemp(prefix="bench-http-caddy-")
+        env = dict(os.environ, HOME=home, XDG_DATA_HOME=home, XDG_CONFIG_HOME=home)
+        return [server, "respond", "--listen", "127.0.0.1:0", "--body", CADDY_BODY], env, "Server address: "
+    return [server, "-addr", "127.0.0.1:0"] + (["-trace", trace_path] if trace_path else []), None, "listening "
+
+
 def start_server(server, trace_path):
-    cmd = [server, "-addr", "127.0.0.1:0"] + (["-trace", trace_path] if trace_path else [])
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    cmd, env, ready = server_command(server, trace_path)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if env else None, env=env, text=True)
     line = p.stdout.readline()
-    if not line.startswith("listening "):
+    if not line.startswith(ready):
         p.kill()
         raise SystemExit("http bench: server did not start: %r" % line)
-    return p, line.split()[1]
+    return p, line.split()[-1]
 
 
 def run_mode(a, server, mode, work, tag, closed=0):
