@@ -4,11 +4,12 @@
 # bounded time). The kernel runs in its DEFAULT preemption mode: no preempt= on the
 # command line (6.16+ default to PREEMPT_LAZY; the host's PREEMPT_NONE hides crashes).
 #
-#   tests/kernels/boot-guest.sh VMLINUZ INITRD LOGDIR TIMEOUT [BUDGET]
+#   tests/kernels/boot-guest.sh VMLINUZ INITRD LOGDIR TIMEOUT [BUDGET [NEWGO]]
 #
 # BUDGET (default TIMEOUT-20): seconds the guest's steps may take after /init starts
 # (gtm_budget= on the command line, read by guest-init.sh); /init starts 6-11 s after
-# qemu, and sending the files and powering off take a few seconds more.
+# qemu, and sending the files and powering off take a few seconds more. NEWGO (0|1,
+# default 1; gtm_newgo=): whether the guest records the go1.24/go1.25 targets too.
 #
 # LOGDIR/console.log  ttyS0: the kernel's console and /init's output
 # LOGDIR/data.log     ttyS1: /init's data port (markers, base64 files)
@@ -25,7 +26,7 @@
 #    instead of sitting out the timeout.
 #  - setpriv --pdeathsig KILL: qemu dies with this script, however this script ends.
 set -uo pipefail
-VMLINUZ=$1 INITRD=$2 LOGDIR=$3 TIMEOUT=$4 BUDGET=${5:-$(($4 - 20))}
+VMLINUZ=$1 INITRD=$2 LOGDIR=$3 TIMEOUT=$4 BUDGET=${5:-$(($4 - 20))} NEWGO=${6:-1}
 QEMU=${GOTRACED_QEMU:-qemu-system-x86_64}
 OOPS_GRACE=${OOPS_GRACE:-30}
 mkdir -p "$LOGDIR"
@@ -35,7 +36,7 @@ cmd=(
   "$QEMU" -accel tcg,thread=multi -cpu max -smp 2 -m 2G
   -nographic -monitor none -no-reboot
   -kernel "$VMLINUZ" -initrd "$INITRD"
-  -append "console=ttyS0 panic=-1 rdinit=/init gtm_budget=$BUDGET"
+  -append "console=ttyS0 panic=-1 rdinit=/init gtm_budget=$BUDGET gtm_newgo=$NEWGO"
   -serial "file:$LOGDIR/console.log"
   -serial "file:$LOGDIR/data.log"
 )

@@ -7,6 +7,8 @@
 #   /bin/gotraced     BUILD/cli/gotraced without its debug info, plus every shared library
 #                     ldd names and the dynamic loader, at the paths ldd names
 #   /target           tests/kernels/target, static (CGO_ENABLED=0), the machine's go 1.26
+#   /target-go1.24, /target-go1.25  the same, built by Debian trixie's Go 1.24 and 1.25
+#                     (scripts/fetch-debian-go.sh; tests/lib/suite.sh's go_for)
 #   /bin/privstack_repro, /bin/stack_guard_tests  BUILD/tests/preemption/ (docs/preemption.md),
 #                     with their libraries the same way
 #
@@ -41,6 +43,17 @@ ln -s ../bin "$tree/usr/sbin"
 (cd "$ROOT/tests/kernels/target" &&
   CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -o "$tree/target" .) ||
   die "cannot build tests/kernels/target with $(go version 2>&1)"
+# shellcheck source=../lib/suite.sh
+source "$ROOT/tests/lib/suite.sh"
+# Its go.mod says go 1.26, which they refuse: their own go.mod says go 1.22 (-modfile; no
+# dependencies, so no go.sum; the code uses nothing newer).
+sed 's/^go .*/go 1.22/' "$ROOT/tests/kernels/target/go.mod" >"$OUT/target-go1.22.mod"
+for v in 1.24 1.25; do
+  g=$(go_for "$v")
+  (cd "$ROOT/tests/kernels/target" &&
+    CGO_ENABLED=0 GOFLAGS=-buildvcs=false $g build -modfile="$OUT/target-go1.22.mod" -o "$tree/target-go$v" .) ||
+    die "cannot build tests/kernels/target with go$v ($g; scripts/install-deps.sh fetches it)"
+done
 
 cp "$BUSYBOX" "$tree/bin/busybox"
 for a in $("$BUSYBOX" --list); do

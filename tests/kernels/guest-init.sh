@@ -49,7 +49,7 @@ BUDGET_END=$(($(uptime_i) + GUEST_BUDGET))
 # launched child), by pid.
 kill_targets() {
   for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/exe" 2>/dev/null)" = /target ] && kill -9 "${p#/proc/}" 2>/dev/null
+    case $(readlink "$p/exe" 2>/dev/null) in /target | /target-go*) kill -9 "${p#/proc/}" 2>/dev/null ;; esac
   done
 }
 
@@ -128,6 +128,21 @@ else
   kill_targets
 fi
 
+# Go 1.24 and 1.25 (Debian trixie's toolchains, issue 29): the same target built by each,
+# recorded in launch mode (their runtimes' own probe plans: casgstatus syscalls, <= 1.25).
+# On the one kernel run-matrix.sh asks it of (gtm_newgo=1; 8-45 s of TCG time per Go).
+newgo=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^gtm_newgo=\([01]\)$/\1/p')
+[ "$newgo" = 1 ] || say "newgo off: run-matrix.sh runs the go1.24/go1.25 launches on another kernel of the matrix"
+for v in 1.24 1.25; do
+  if [ "$newgo" != 1 ]; then
+    :
+  elif refused launch; then
+    say "step launch-go$v not-run: launch's load was refused by the verifier"
+  else
+    step "launch-go$v" "$T_LAUNCH" /bin/gotraced --out "/tmp/launch-go$v.trace" -q -- "/target-go$v" -seconds 1
+  fi
+done
+
 # Preemption (issue 12, docs/preemption.md): the reproducer (two threads on CPU 0 hitting
 # two uprobe programs: a 128-byte BPF frame and gotrace's task-storage design; a clobbered
 # frame is counted, never followed), then a recording of the target pinned to one CPU
@@ -164,6 +179,8 @@ send launch.trace /tmp/launch.trace
 send attach.trace /tmp/attach.trace
 send pinned.trace /tmp/pinned.trace
 send low.trace /tmp/low.trace
+send launch-go1.24.trace /tmp/launch-go1.24.trace
+send launch-go1.25.trace /tmp/launch-go1.25.trace
 say "done uptime=$(uptime_s)"
 sync
 poweroff -f

@@ -23,14 +23,15 @@ import re
 import subprocess
 import sys
 
-CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "low", "preempt", "no-oops"]
+CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "go1.24/1.25", "low", "preempt",
+          "no-oops"]
 
 # What counts as a kernel oops (issue 11/12): matched case-sensitively, so the console's
 # "loops_per_jiffy" is not an "Oops".
 OOPS = re.compile(r"BUG:|Oops|panic|Call Trace|general protection")
 # Lines that name those words without being an oops: the kernel command line (panic=-1)
 # and our own markers; a step's output is prefixed "[step] " and judged by its exit status.
-NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|attach|low|privstack|stackguard|pinned)\] )|[Cc]ommand line: ")
+NOT_KERNEL = re.compile(r"^(@@GTM|\[(selftest|selftest-json|launch|launch-go1\.2[45]|attach|low|privstack|stackguard|pinned)\] )|[Cc]ommand line: ")
 
 
 def read(path):
@@ -243,6 +244,22 @@ def main():
             cell(f"parse {mode}", False, f"{mode} succeeded but its trace did not reach the host")
         else:
             cell(f"parse {mode}", False, f"no trace ({mode} failed)", text="-")
+
+    # Go 1.24 and 1.25 (issue 29): a launch recording of the target built by each; both
+    # traces parse. One cell for the two.
+    why, detail = [], []
+    for v in (("1.24", "1.25") if "newgo" not in m else ()):
+        name = f"launch-go{v}"
+        if not judge_step("go1.24/1.25", name, f"{name}.log"):
+            why.append(f"go{v}: " + cells["go1.24/1.25"]["why"])
+            continue
+        trace = files.get(f"{name}.trace")
+        ok, w = tracecheck(tool, trace) if trace and os.path.getsize(trace) > 0 else (
+            False, "its trace did not reach the host")
+        (detail if ok else why).append(f"go{v}: {w}")
+    cell("go1.24/1.25", not why, "; ".join(why), text="-" if "newgo" in m else None)
+    if not why:
+        cells["go1.24/1.25"]["detail"] = "; ".join(detail) or m.get("newgo", "")
 
     # Level low (docs/probe-plan.md §10): its own programs (sys_enter notes the time,
     # sys_exit reads the g) load, attach and record every syscall of the target

@@ -14,7 +14,8 @@ import os
 import shlex
 import sys
 
-CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "low", "preempt", "no-oops"]
+CHECKS = ["boot", "selftest", "launch", "attach", "parse launch", "parse attach", "go1.24/1.25", "low", "preempt",
+          "no-oops"]
 
 
 def read_env(path):
