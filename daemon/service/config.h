@@ -20,6 +20,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -145,6 +146,15 @@ struct Config {
   }
   session::CaptureLevel Level(const WatchRule &r) const { return r.level.value_or(level); }
   std::chrono::milliseconds StateSample(const WatchRule &r) const { return r.state_sample.value_or(state_sample); }
+  // The BPF ring of a recording at `level`: ring_mb, but an eighth of it (at least
+  // kMinLowRingBytes) at level low, whose records are few (syscalls over syscall_min_ms,
+  // GC, CPU samples) and which is the level that stays on. A ring is kernel memory and,
+  // mapped twice by the consumer, twice its size of the daemon's RSS: at the default
+  // ring_mb of 8, 16 of the ~22 MiB each watched process cost (issue 28, bench/host).
+  std::size_t RingBytes(session::CaptureLevel level) const {
+    return level == session::CaptureLevel::kLow ? std::max(kMinLowRingBytes, ring_bytes / 8) : ring_bytes;
+  }
+  static constexpr std::size_t kMinLowRingBytes = std::size_t{256} << 10;
 };
 
 // Parses and validates. On failure returns nullopt and sets *error to

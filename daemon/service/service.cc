@@ -184,7 +184,11 @@ bool Service::Consider(pid_t pid) {
   }
   if (rule < 0) return true;
   std::string why;
-  if (!MemoryAdmits(config(), *info, &why)) {
+  const Config cfg = config();
+  const std::size_t ring = static_cast<std::size_t>(rule) < cfg.watch.size()
+                               ? cfg.RingBytes(cfg.Level(cfg.watch[static_cast<std::size_t>(rule)]))
+                               : cfg.ring_bytes;
+  if (!MemoryAdmits(cfg, *info, ring, &why)) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       counters_.attach_refused_memory++;
@@ -212,11 +216,11 @@ bool Service::Consider(pid_t pid) {
 // targets was tried and dropped: with few targets it charges them whatever the daemon
 // kept from earlier ones. Windows shrink to make room; a target's own cost cannot, so
 // refusing it here is what keeps the RSS under the cap as targets come.
-bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string *why) {
+bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::size_t ring_bytes, std::string *why) {
   constexpr std::size_t kStateBytes = std::size_t{2} << 20;
   std::size_t estimate = kStateBytes;
   if (!cfg.synthetic) {
-    estimate += 2 * cfg.ring_bytes;
+    estimate += 2 * ring_bytes;
     struct stat st {};
     if (::stat(info.exe.c_str(), &st) == 0) estimate += static_cast<std::size_t>(st.st_size);
   }
@@ -260,7 +264,7 @@ AdhocAdmission Service::BeginAdhoc(const ProcInfo &info, std::string *why) {
     adhoc_[info.pid] = false;  // reserved before the memory check, so two requests cannot both pass it
   }
   std::string mem;
-  if (!MemoryAdmits(config(), info, &mem)) {
+  if (!MemoryAdmits(config(), info, config().ring_bytes, &mem)) {
     std::lock_guard<std::mutex> lock(mu_);
     adhoc_.erase(info.pid);
     counters_.adhoc_refused++;
@@ -301,7 +305,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.exe = info.exe;
   ro.sink = t->rec.get();
   ro.version = cfg.trace_version;
-  ro.ring_bytes = cfg.ring_bytes;
+  ro.ring_bytes = cfg.RingBytes(t->level);
   ro.generation_period = cfg.generation_period;
   ro.events = t->events;
   ro.level = t->level;
@@ -378,7 +382,11 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
   // made on a thread of its own: a load takes 130-300 ms, which this loop's drains and
   // the cuts that dumps and trigger saves ask for must not wait.
   const bool want_standby = !synthetic && t->level != session::CaptureLevel::kFull;
-  auto next_standby = SteadyClock::now();
+  // Not before the process has lived kStandbyDelay under recording: a standby costs a full
+  // BPF load (130-300 ms of CPU), which a short-lived process (a CLI, a test binary, a
+  // cron job) would pay on every start for an escalation it never lives to get (issue 28:
+  // 100 processes of 400 ms started at 10/s).
+  auto next_standby = SteadyClock::now() + kStandbyDelay;
   std::thread standby_thread;
   std::atomic<bool> standby_busy{false}, standby_failed{false};
   while (!t->stop.load()) {

@@ -160,7 +160,7 @@ class Service {
   void AdjustBudget();
   bool StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, std::string *error);
   FlightWindow WindowFor(const Config &cfg, int rule) const;
-  bool MemoryAdmits(const Config &cfg, const ProcInfo &info, std::string *why);
+  bool MemoryAdmits(const Config &cfg, const ProcInfo &info, std::size_t ring_bytes, std::string *why);
 
   mutable std::mutex mu_;  // config_, targets_, counters_, adhoc_
   Config config_;

@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,9 @@ struct Target;
 // The most ring buffer the standbys of all processes hold together (8 processes at the
 // default ring_mb of 8).
 inline constexpr std::size_t kStandbyRingBytes = std::size_t{64} << 20;
+
+// How long a process is recorded before its standby is loaded (Service::RunTarget).
+inline constexpr std::chrono::seconds kStandbyDelay{5};
 
 // One full-level recording of a process and the one-generation recorder it writes into
 // (the response of a /trace request is read from it).

@@ -91,6 +91,18 @@ events = ["user"]
   EXPECT_EQ(c->watch[1].line, 28);
 }
 
+// Level low's ring is an eighth of ring_mb, never under 256 KiB; the other levels get
+// ring_mb (issue 28: the rings were most of a watched process's memory).
+TEST(Config, RingBytesByLevel) {
+  Config c;
+  c.ring_bytes = std::size_t{8} << 20;
+  EXPECT_EQ(c.RingBytes(session::CaptureLevel::kLow), std::size_t{1} << 20);
+  EXPECT_EQ(c.RingBytes(session::CaptureLevel::kSched), std::size_t{8} << 20);
+  EXPECT_EQ(c.RingBytes(session::CaptureLevel::kFull), std::size_t{8} << 20);
+  c.ring_bytes = std::size_t{1} << 20;
+  EXPECT_EQ(c.RingBytes(session::CaptureLevel::kLow), std::size_t{256} << 10);
+}
+
 TEST(Config, OctalModeInteger) {
   std::string err;
   auto c = ParseConfig("[endpoint]\nmode = 0o640\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
