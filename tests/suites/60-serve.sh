@@ -2,7 +2,8 @@
 # Suite 60: `gotraced serve` end to end with real Go targets (tests/serve/target).
 #   attach to targets started after the daemon (exec notifications), flight windows and
 #   /trace dumps judged by tracecheck (Go's parser), a go1.19 target's in its own legacy
-#   format judged by Go 1.19's and 1.21's go tool trace too, exit keeps the window, 403 for another
+#   format judged by Go 1.19's and 1.21's go tool trace too, go1.24 and go1.25 targets' windows in
+#   their runtimes' formats (go1.23, go1.25) read by their own go tool trace, exit keeps the window, 403 for another
 #   uid (client run as the unprivileged user gotraced-test), 400 for garbage, SIGHUP with a
 #   broken config keeps serving, a reload that no longer matches detaches, a soak with 10
 #   targets for 3 minutes asserting the daemon's RSS stays under memory_mb and that what
@@ -106,13 +107,25 @@ cp "$GOTRACED_ROOT"/tests/serve/target/*.go "$W/target119/"
 printf 'module gotraced.test/serve-target\ngo 1.19\n' >"$W/target119/go.mod"
 (cd "$W/target119" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false "$GO119" build -o "$W/serve-target-go119" .) ||
   fail "cannot build the target with $GO119"
+# Built by Debian trixie's Go 1.24 and 1.25 (scripts/fetch-debian-go.sh): --trace-version
+# auto serves each in its runtime's own format (1.24: go1.23, 1.25: go1.25).
+# shellcheck source=../lib/suite.sh
+source "$GOTRACED_ROOT/tests/lib/suite.sh"
+NEWGO=(1.24 1.25)
+declare -A WANT_HDR=([1.24]="go 1.23 trace" [1.25]="go 1.25 trace")
+WATCHNEW=
+for v in "${NEWGO[@]}"; do
+  (cd "$GOTRACED_ROOT/tests/serve/target" && GOFLAGS=-buildvcs=false $(go_for "$v") build -o "$W/serve-target-go$v" .) ||
+    fail "cannot build the target with go$v ($(go_for "$v"); scripts/install-deps.sh fetches it)"
+  WATCHNEW+=$(printf '\n[[watch]]\nexe = "%s"\nlevel = "full"' "$W/serve-target-go$v")
+done
 if ! id "$TEST_USER" >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin "$TEST_USER"
 fi
 # The go1.19 target at level full: level low writes the go1.22 format whatever the target
 # (its syscall pieces have no legacy form; session.cc), so only full serves go1.19's own.
 WATCH119=$(printf '[[watch]]\nexe = "%s"\nlevel = "full"' "$W/serve-target-go119")
-write_config 3 "$W/serve-target" "$WATCH119"
+write_config 3 "$W/serve-target" "$WATCH119$WATCHNEW"
 "$GT" serve --check-config --config "$CONF" >/dev/null || fail "test config refused"
 "$GT" serve --config "$CONF" >"$W/serve.log" 2>&1 &
 DAEMON=$!
@@ -129,7 +142,13 @@ start_target; C=$LAST
 "$W/serve-target-go119" -rate 100 >/dev/null 2>&1 &
 TARGETS+=($!)
 G19=$!
-for p in $A $Bp $C $G19; do wait_state "$p" recording; done
+declare -A GNEW
+for v in "${NEWGO[@]}"; do
+  "$W/serve-target-go$v" -rate 100 >/dev/null 2>&1 &
+  TARGETS+=($!)
+  GNEW[$v]=$!
+done
+for p in $A $Bp $C $G19 "${GNEW[@]}"; do wait_state "$p" recording; done
 ok "3 targets started after the daemon are attached: $A $Bp $C ($(field "$A" go_version)); and $G19 ($(field "$G19" go_version))"
 
 # ---- flight windows and /trace ----------------------------------------------------------
@@ -183,6 +202,18 @@ legacy_check "$W/flight-$G19.trace" "flight window of go1.19 $G19 (from generati
 "$GT" dump --socket "$SOCK" --pid "$G19" --seconds 1 --out "$W/trace-$G19.trace" 2>/dev/null || fail "dump --seconds of $G19"
 legacy_check "$W/trace-$G19.trace" "/trace?seconds=1 of go1.19 $G19"
 kill "$G19"
+# go1.24 / go1.25 at level full: the flight window in the runtime's own format, read by
+# tracecheck and by that Go's own go tool trace (tests/lib/suite.sh own_reader_parses).
+for v in "${NEWGO[@]}"; do
+  p=${GNEW[$v]}
+  [[ $(field "$p" go_version) == go$v* ]] || fail "pid $p: go_version '$(field "$p" go_version)', want go$v"
+  "$GT" dump --socket "$SOCK" --pid "$p" --out "$W/flight-go$v.trace" 2>/dev/null || fail "dump --pid $p (go$v)"
+  [[ $(head -c 13 "$W/flight-go$v.trace") == "${WANT_HDR[$v]}" ]] ||
+    fail "go$v flight window: header '$(head -c 13 "$W/flight-go$v.trace")', want '${WANT_HDR[$v]}'"
+  own=$(own_reader_parses "$v" "$W/flight-go$v.trace") || fail "go$v flight window: $own"
+  check_trace "$W/flight-go$v.trace" "flight window of go$v $p (${WANT_HDR[$v]}, read by go$v go tool trace)"
+  kill "$p"
+done
 
 # A Go process no rule watches: /trace attaches for the request only.
 cp "$W/serve-target" "$W/unwatched-target"
