@@ -12,6 +12,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "tests/unit/common/test_dir.h"
+
 namespace gotraced::testutil {
 
 namespace fs = std::filesystem;
@@ -69,7 +71,7 @@ std::string TracecheckPath() {
 CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name,
                           const std::string &dir) {
   CheckResult res;
-  fs::path out_dir = fs::temp_directory_path() / dir;
+  fs::path out_dir = fs::path(ProcessTestDir().path()) / dir;
   fs::create_directories(out_dir);
   res.path = (out_dir / (name + ".trace")).string();
   {

@@ -26,8 +26,8 @@ struct CheckResult {
 // cannot be had.
 std::string TracecheckPath();
 
-// Writes bytes to <tmp>/<dir>/<name>.trace and runs tracecheck on it. dir keeps the
-// suites' traces apart (each test runs as its own process under ctest -j).
+// Writes bytes to <ProcessTestDir>/<dir>/<name>.trace (test_dir.h: the test process's own
+// directory, removed at exit unless a test failed) and runs tracecheck on it.
 CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name,
                           const std::string &dir);
 

@@ -10,20 +10,15 @@
 #include <fstream>
 #include <string>
 
+#include "tests/unit/common/test_dir.h"
+
 namespace gotraced::gobin {
 namespace {
 
 class LayoutCache : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("gotraced-layout-cache-test-" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-    setenv("GOTRACED_CACHE_DIR", dir_.c_str(), 1);
-  }
-  void TearDown() override {
-    unsetenv("GOTRACED_CACHE_DIR");
-    std::filesystem::remove_all(dir_);
-  }
+  void SetUp() override { setenv("GOTRACED_CACHE_DIR", cache_.c_str(), 1); }
+  void TearDown() override { unsetenv("GOTRACED_CACHE_DIR"); }
   static RuntimeLayout Sample() {
     RuntimeLayout l;
     l.g.size = 440;
@@ -42,7 +37,8 @@ class LayoutCache : public ::testing::Test {
     l.go_version = "go1.26.8";
     return l;
   }
-  std::filesystem::path dir_;
+  testutil::TestDir dir_;
+  std::filesystem::path cache_ = dir_.File("cache");  // made by the first store
 };
 
 TEST_F(LayoutCache, RoundTripsEveryField) {
@@ -67,7 +63,7 @@ TEST_F(LayoutCache, RoundTripsEveryField) {
 TEST_F(LayoutCache, OtherKeyMissesAndDamageIsIgnored) {
   StoreCachedDwarfLayout("key-a", Sample());
   EXPECT_FALSE(LoadCachedDwarfLayout("key-b").has_value());
-  for (const auto &e : std::filesystem::directory_iterator(dir_)) {
+  for (const auto &e : std::filesystem::directory_iterator(cache_)) {
     std::filesystem::resize_file(e.path(), std::filesystem::file_size(e.path()) / 2);  // a torn entry
   }
   EXPECT_FALSE(LoadCachedDwarfLayout("key-a").has_value());
@@ -84,7 +80,7 @@ TEST_F(LayoutCache, OffMeansOff) {
   setenv("GOTRACED_CACHE_DIR", "off", 1);
   StoreCachedDwarfLayout("key-a", Sample());
   EXPECT_FALSE(LoadCachedDwarfLayout("key-a").has_value());
-  EXPECT_FALSE(std::filesystem::exists(dir_));
+  EXPECT_FALSE(std::filesystem::exists(cache_));
 }
 
 }  // namespace

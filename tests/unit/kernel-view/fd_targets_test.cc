@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string>
 
+#include "tests/unit/common/test_dir.h"
+
 namespace gotraced::session {
 namespace {
 
@@ -65,8 +67,8 @@ TEST(FdTargets, ProcNetFallbackNamesTheSameSockets) {
 }
 
 TEST(FdTargets, NamesUnixSocketsByPathAndOtherFdsByLink) {
-  const std::string path = "/tmp/gotraced-fd-test-" + std::to_string(getpid()) + ".sock";
-  unlink(path.c_str());
+  testutil::TestDir dir;
+  const std::string path = dir.File("fd.sock");
   int l = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "daemon/service/cgroup_cpu.h"
+#include "tests/unit/common/test_dir.h"
 
 namespace gotraced::service {
 namespace {
@@ -79,10 +80,8 @@ TEST(CgroupCpu, QuotaV1) {
 
 // A fake /sys/fs/cgroup: `files` relative to it.
 struct FakeRoot {
-  std::filesystem::path root =
-      std::filesystem::temp_directory_path() / ("gotraced-cgroup-test-" + std::to_string(getpid()));
-  FakeRoot() { std::filesystem::remove_all(root); }
-  ~FakeRoot() { std::filesystem::remove_all(root); }
+  testutil::TestDir dir;
+  std::filesystem::path root = dir.path();
   std::string Put(const std::string &rel, const std::string &text) {
     const auto p = root / rel;
     std::filesystem::create_directories(p.parent_path());

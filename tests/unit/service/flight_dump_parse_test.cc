@@ -84,15 +84,17 @@ TEST_P(FlightDumpParse, DropContinuationFileParses) {
   auto r = MakeSyntheticRecording(ro);
   std::string err;
   ASSERT_TRUE(r->Start(&err)) << err;
-  auto run = [&](int ms) {
-    const auto end = Clock::now() + std::chrono::milliseconds(ms);
-    while (Clock::now() < end) r->Poll(std::chrono::milliseconds(5));
+  // Polls until `done`, not for a fixed time: 100 ms made 5 generations of 20 ms on an idle
+  // machine, and 1 on a loaded one (ctest --repeat: 2 of 379 failed, load 29 on 2 cores).
+  auto run_until = [&](auto done) {
+    const auto end = Clock::now() + std::chrono::seconds(10);
+    while (!done() && Clock::now() < end) r->Poll(std::chrono::milliseconds(5));
   };
-  run(100);
+  run_until([&] { return !file.files().empty() && file.files()[0].generations > 2; });
   ASSERT_GE(file.files().size(), 1u);
   ASSERT_GT(file.files()[0].generations, 1u);
   std::remove(path.c_str());
-  run(150);
+  run_until([&] { return file.files().size() == 2 && file.files()[1].generations > 2; });
   ASSERT_TRUE(r->Stop(&err)) << err;
   ASSERT_EQ(file.files().size(), 2u) << file.error();
   EXPECT_TRUE(file.files()[0].removed);

@@ -97,13 +97,13 @@ std::vector<std::uint8_t> Get(const std::string &sock, const std::string &target
 
 TEST(Service, AttachDumpExitReloadAccess) {
   testing::TempDir dir;
-  chmod(dir.path.c_str(), 0755);  // the unprivileged client below must reach the socket
+  chmod(dir.path().c_str(), 0755);  // the unprivileged client below must reach the socket
   // A uniquely named copy of sleep, so no other process on the machine matches.
   const std::string exe = dir.File("gotraced-test-sleeper");
   std::filesystem::copy_file("/bin/sleep", exe);
   std::filesystem::permissions(exe, std::filesystem::perms::owner_all | std::filesystem::perms::others_exec |
                                         std::filesystem::perms::group_exec | std::filesystem::perms::others_read);
-  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  Config cfg = TestConfig(dir, dir.path() + "/gotraced-test-*");
   const std::string sock = cfg.socket;
   Running r(cfg);
   ASSERT_TRUE(r.Start());
@@ -207,7 +207,7 @@ TEST(Service, ProcessesJsonOfAnExecutableNamedInBytesThatAreNotUtf8) {
   const std::string exe = dir.File("gotraced-test-\xff\xfe");
   std::filesystem::copy_file("/bin/sleep", exe);
   std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
-  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  Config cfg = TestConfig(dir, dir.path() + "/gotraced-test-*");
   Running r(cfg);
   ASSERT_TRUE(r.Start());
   pid_t p = Spawn(exe);
@@ -233,7 +233,7 @@ TEST(Service, MemoryCapRefusesAttachUntilItFits) {
   const std::string exe = dir.File("gotraced-test-capped");
   std::filesystem::copy_file("/bin/sleep", exe);
   std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
-  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  Config cfg = TestConfig(dir, dir.path() + "/gotraced-test-*");
   // Smaller than this test process's own RSS: nothing fits.
   cfg.memory_bytes = std::size_t{2} << 20;
   cfg.window_bytes = std::size_t{1} << 20;
@@ -265,7 +265,7 @@ TEST(Service, FlightAdvancesTheGenerationInProgress) {
   const std::string exe = dir.File("gotraced-test-advance");
   std::filesystem::copy_file("/bin/sleep", exe);
   std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
-  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  Config cfg = TestConfig(dir, dir.path() + "/gotraced-test-*");
   cfg.generation_period = std::chrono::milliseconds(5000);
   Running r(cfg);
   ASSERT_TRUE(r.Start());
@@ -293,7 +293,7 @@ TEST(Service, EndpointServesTheLegacyFormat) {
   const std::string exe = dir.File("gotraced-test-legacy");
   std::filesystem::copy_file("/bin/sleep", exe);
   std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
-  Config cfg = TestConfig(dir, dir.path + "/gotraced-test-*");
+  Config cfg = TestConfig(dir, dir.path() + "/gotraced-test-*");
   cfg.trace_version = session::TraceVersion::kGo121;
   cfg.window_seconds = 0.3;
   Running r(cfg);

@@ -10,20 +10,14 @@
 #include <thread>
 
 #include "daemon/service/config.h"
+#include "tests/unit/common/test_dir.h"
 
 namespace gotraced::service {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path p;
-  TempDir() {
-    char t[] = "/tmp/spool-test.XXXXXX";
-    p = mkdtemp(t);
-  }
-  ~TempDir() { fs::remove_all(p); }
-};
+using TempDir = testutil::TestDir;
 
 std::vector<std::string> Names(const Spool &s) {
   std::vector<std::string> out;
@@ -33,7 +27,7 @@ std::vector<std::string> Names(const Spool &s) {
 
 TEST(Spool, KeepsAtMostMaxFilesOldestRemovedFirst) {
   TempDir d;
-  Spool s(d.p.string(), 3, 1 << 20);
+  Spool s(d.path(), 3, 1 << 20);
   std::string err;
   for (int i = 0; i < 5; i++) {
     ASSERT_TRUE(s.Save("f" + std::to_string(i) + ".trace", std::vector<std::uint8_t>(100, 'x'), &err)) << err;
@@ -44,7 +38,7 @@ TEST(Spool, KeepsAtMostMaxFilesOldestRemovedFirst) {
 
 TEST(Spool, KeepsAtMostMaxBytes) {
   TempDir d;
-  Spool s(d.p.string(), 100, 1000);
+  Spool s(d.path(), 100, 1000);
   std::string err;
   for (int i = 0; i < 4; i++) {
     ASSERT_TRUE(s.Save("f" + std::to_string(i) + ".trace", std::vector<std::uint8_t>(400, 'x'), &err)) << err;
@@ -57,15 +51,15 @@ TEST(Spool, KeepsAtMostMaxBytes) {
 
 TEST(Spool, FileIsWholeAndNoPartialLeft) {
   TempDir d;
-  Spool s(d.p.string(), 10, 1 << 20);
+  Spool s(d.path(), 10, 1 << 20);
   std::string err;
   std::vector<std::uint8_t> b(12345);
   for (std::size_t i = 0; i < b.size(); i++) b[i] = static_cast<std::uint8_t>(i);
   ASSERT_TRUE(s.Save("a.trace", b, &err)) << err;
-  std::ifstream in(d.p / "a.trace", std::ios::binary);
+  std::ifstream in(d.File("a.trace"), std::ios::binary);
   std::vector<std::uint8_t> got((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(got, b);
-  for (const auto &e : fs::directory_iterator(d.p)) EXPECT_EQ(e.path().extension(), ".trace");
+  for (const auto &e : fs::directory_iterator(d.path())) EXPECT_EQ(e.path().extension(), ".trace");
 }
 
 TEST(TriggerConfig, ParsesPerWatchTableAndSpool) {

@@ -1,4 +1,5 @@
-// Helpers shared by the service tests: temp dirs, tracecheck (Go's parser) on bytes
+// Helpers shared by the service tests: a directory of the test's own
+// (tests/unit/common/test_dir.h), tracecheck (Go's parser) on bytes
 // (tests/unit/common/tracecheck_runner.h).
 #pragma once
 
@@ -6,21 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/common/test_dir.h"
 #include "tests/unit/common/tracecheck_runner.h"
 
 namespace gotraced::service::testing {
 
-// A fresh directory under /tmp, removed by the destructor.
-struct TempDir {
-  TempDir();
-  ~TempDir();
-  std::string path;
-  std::string File(const std::string &name) const { return path + "/" + name; }
-};
+// A directory of the test's own, removed by the destructor (tests/unit/common/test_dir.h).
+using TempDir = testutil::TestDir;
 
 using testutil::CheckResult;
 using testutil::TracecheckPath;
-// tracecheck on bytes written to <tmp>/gotraced-service-tests/<name>.trace.
+// tracecheck on bytes written to <ProcessTestDir>/gotraced-service-tests/<name>.trace.
 inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name) {
   return testutil::RunTracecheck(bytes, name, "gotraced-service-tests");
 }
