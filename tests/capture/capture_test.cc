@@ -28,6 +28,7 @@
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/runtime_layout.h"
 #include "daemon/probes/probe_plan.h"
+#include "tests/unit/common/go_toolchain.h"
 
 extern char **environ;
 
@@ -38,28 +39,26 @@ constexpr int kWorkers = 50;
 
 struct Toolchain {
   std::string version;  // "go1.26"
-  std::string go;       // path of the go command
 };
 
 void PrintTo(const Toolchain &t, std::ostream *os) { *os << t.version; }
 
 std::vector<Toolchain> Toolchains() {
-  std::string g127 = "/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64/bin/go";
-  return {{"go1.19", "/usr/lib/go-1.19/bin/go"}, {"go1.21", "/usr/lib/go-1.21/bin/go"},
-          {"go1.22", "/usr/lib/go-1.22/bin/go"}, {"go1.23", "/usr/lib/go-1.23/bin/go"},
-          {"go1.26", "/usr/local/go/bin/go"},    {"go1.27", g127}};
+  return {{"go1.19"}, {"go1.21"}, {"go1.22"}, {"go1.23"}, {"go1.26"}, {"go1.27"}};
 }
 
 // Builds the workload with `tc` (cached by go's build cache); "" and *why on failure.
 std::string BuildWorkload(const Toolchain &tc, std::string *why) {
-  if (access(tc.go.c_str(), X_OK) != 0) {
-    *why = tc.go + " not installed (scripts/install-deps.sh)";
+  const std::string root = testutil::GoRoot(tc.version);  // found as go_for finds it
+  const std::string go = root + "/bin/go";
+  if (root.empty() || access(go.c_str(), X_OK) != 0) {
+    *why = tc.version + " not installed (scripts/install-deps.sh)";
     return "";
   }
   std::string out = std::string(GOTRACED_BINARY_DIR) + "/capture-workloads/" + tc.version + "/workload";
   std::filesystem::create_directories(std::filesystem::path(out).parent_path());
   std::string cmd = "cd '" + std::string(GOTRACED_SOURCE_DIR) + "/tests/capture/workload' && GOTOOLCHAIN=local GOFLAGS= '" +
-                    tc.go + "' build -o '" + out + "' . 2>&1";
+                    go + "' build -o '" + out + "' . 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     *why = "go build failed: " + cmd;
     return "";

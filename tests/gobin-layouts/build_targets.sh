@@ -18,24 +18,14 @@ out=$(cd "$out" && pwd)  # absolute: builds run from prog/
 exec 9>"$out/.lock"
 flock 9
 
-# go1.27 lives in the module cache (scripts/install-deps.sh fetches it); ask `go` where.
-G127=$(GOTOOLCHAIN=go1.27.3 go env GOROOT 2>/dev/null || true)
-[[ -n $G127 ]] || G127=/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64
-DEBIAN_GO=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}
-declare -A GO=(
-  [go1.19]=/usr/lib/go-1.19/bin/go
-  [go1.21]=/usr/lib/go-1.21/bin/go
-  [go1.22]=/usr/lib/go-1.22/bin/go
-  [go1.23]=/usr/lib/go-1.23/bin/go
-  [go1.24]=$DEBIAN_GO/go1.24/bin/go  # trixie's, unpacked by scripts/fetch-debian-go.sh
-  [go1.25]=$DEBIAN_GO/go1.25/bin/go  # trixie-backports'
-  [go1.26]=/usr/local/go/bin/go
-  [go1.27]=$G127/bin/go
-)
+# Where each toolchain is: go_for's go asked for its GOROOT (tests/lib/suite.sh): go1.27
+# lives in the module cache (scripts/install-deps.sh fetches it), go1.24/go1.25 are
+# trixie's unpacked by scripts/fetch-debian-go.sh.
+source "$here/../lib/suite.sh"
 stamp=$(cat "$here/prog/main.go" "$here/prog/go.mod" "$0" | sha256sum | cut -c1-16)
 for v in go1.19 go1.21 go1.22 go1.23 go1.24 go1.25 go1.26 go1.27; do
-  gobin=${GO[$v]}
-  if [[ ! -x $gobin ]]; then echo "skip $v: $gobin not installed (scripts/install-deps.sh)"; continue; fi
+  gobin=$(goroot_for "$v" || true)/bin/go
+  if [[ ! -x $gobin ]]; then echo "skip $v: not installed (scripts/install-deps.sh)"; continue; fi
   have=$(GOTOOLCHAIN=local "$gobin" env GOVERSION 2>/dev/null || true)
   if [[ $have != "$v" && $have != "$v".* ]]; then echo "skip $v: $gobin reports '$have'"; continue; fi
   d="$out/$v"

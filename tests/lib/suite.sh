@@ -92,3 +92,11 @@ own_reader_parses() {
     return 1
   fi
 }
+
+# goroot_for VERSION: that toolchain's GOROOT (`go env GOROOT` of go_for's command: no
+# machine's path written here); prints nothing and returns 1 when it is not installed.
+goroot_for() {
+  local g
+  g=$(go_for "$1") || return 1
+  $g env GOROOT 2>/dev/null
+}

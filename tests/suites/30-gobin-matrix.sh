@@ -15,16 +15,7 @@ SRC=$ROOT/tests/gobin/callers
 CHECK=$BUILD/tests/unit/gobin/gobin_matrix_check
 SELF=$(realpath "$0")
 
-declare -A GOBIN=(
-  [1.19]=/usr/lib/go-1.19/bin/go
-  [1.21]=/usr/lib/go-1.21/bin/go
-  [1.22]=/usr/lib/go-1.22/bin/go
-  [1.23]=/usr/lib/go-1.23/bin/go
-  [1.24]=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/go1.24/bin/go  # scripts/fetch-debian-go.sh
-  [1.25]=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/go1.25/bin/go
-  [1.26]=/usr/local/go/bin/go
-  [1.27]=/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64/bin/go
-)
+source "$ROOT/tests/lib/suite.sh"  # goroot_for: where each toolchain is
 VERSIONS=(1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27)
 FLAVOURS=(default strip pie cgo trimpath)
 
@@ -32,10 +23,11 @@ FLAVOURS=(default strip pie cgo trimpath)
 # Writes $dir/result: "ok" or "FAIL: reason".
 build_cell() {
   local ver=$1 flavour=$2
-  local go=${GOBIN[$ver]} dir=$OUT/$ver-$flavour
+  local go dir=$OUT/$ver-$flavour
   local bin=$dir/callers
   mkdir -p "$dir"
-  if [[ ! -x $go ]]; then echo "FAIL: toolchain $go not installed" >"$dir/result"; return; fi
+  go=$(goroot_for "$ver" || true)/bin/go
+  if [[ ! -x $go ]]; then echo "FAIL: toolchain go$ver not installed (scripts/install-deps.sh)" >"$dir/result"; return; fi
   local -a args=(build -o "$bin")
   # Own GOCACHE: cached across runs, and no interference with anyone else's cache.
   local -a env=(GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE=$OUT/gocache)

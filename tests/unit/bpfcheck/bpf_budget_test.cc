@@ -28,6 +28,7 @@
 #include "daemon/capture/prog_stack.h"
 #include "daemon/capture/verifier_stats.h"
 #include "daemon/probes/privileges.h"
+#include "tests/unit/common/go_toolchain.h"
 
 namespace gotraced::bpfcheck {
 namespace {
@@ -36,30 +37,16 @@ constexpr uint64_t kInsnBudget = capture::kVerifierInsnLimit / 4;  // 25%
 constexpr uint32_t kStackBudget = 384;
 
 struct Config {
-  std::string name;    // test name suffix
-  std::string binary;  // "" = built-in target
+  std::string name;     // test name suffix
+  std::string version;  // the Go release whose gofmt is the target; "" = built-in target
 };
 
 void PrintTo(const Config &c, std::ostream *os) { *os << c.name; }
 
-// Go 1.24 and 1.25 are Debian trixie's packages unpacked by scripts/fetch-debian-go.sh
-// into its cache ($GOTRACED_GO_CACHE, default /var/cache/gotraced-go).
-std::string DebianGofmt(const char *version) {
-  const char *cache = std::getenv("GOTRACED_GO_CACHE");
-  return fmt::format("{}/{}/bin/gofmt", cache && *cache ? cache : "/var/cache/gotraced-go", version);
-}
-
 std::vector<Config> Configs() {
-  const std::string g127 = "/root/go/pkg/mod/golang.org/toolchain@v0.0.1-go1.27.3.linux-amd64/bin/gofmt";
-  return {{"builtin", ""},
-          {"go1_19", "/usr/lib/go-1.19/bin/gofmt"},
-          {"go1_21", "/usr/lib/go-1.21/bin/gofmt"},
-          {"go1_22", "/usr/lib/go-1.22/bin/gofmt"},
-          {"go1_23", "/usr/lib/go-1.23/bin/gofmt"},
-          {"go1_24", DebianGofmt("go1.24")},
-          {"go1_25", DebianGofmt("go1.25")},
-          {"go1_26", "/usr/local/go/bin/gofmt"},
-          {"go1_27", g127}};
+  return {{"builtin", ""},      {"go1_19", "go1.19"}, {"go1_21", "go1.21"}, {"go1_22", "go1.22"},
+          {"go1_23", "go1.23"}, {"go1_24", "go1.24"}, {"go1_25", "go1.25"}, {"go1_26", "go1.26"},
+          {"go1_27", "go1.27"}};
 }
 
 std::string Depths(const std::vector<uint32_t> &d) {
@@ -86,9 +73,14 @@ TEST_P(Budget, EveryProgramWithinTheVerifierBudget) {
   if (!missing.empty()) return;
 
   const Config &c = GetParam();
-  if (!c.binary.empty() && access(c.binary.c_str(), R_OK) != 0)
-    GTEST_SKIP() << c.binary << " is not installed (scripts/install-deps.sh installs that Go toolchain)";
-  auto target = c.binary.empty() ? BuiltinTarget() : TargetFromBinary(c.binary);
+  std::string binary;  // that release's gofmt, found as go_for finds its go (testutil::GoRoot)
+  if (!c.version.empty()) {
+    const std::string root = testutil::GoRoot(c.version);
+    binary = root + "/bin/gofmt";
+    if (root.empty() || access(binary.c_str(), R_OK) != 0)
+      GTEST_SKIP() << c.version << " is not installed (scripts/install-deps.sh installs that Go toolchain)";
+  }
+  auto target = binary.empty() ? BuiltinTarget() : TargetFromBinary(binary);
   ASSERT_TRUE(target) << target.error();
 
   const std::vector<ProgramCheck> programs = CheckAllPrograms(&target->plan);
