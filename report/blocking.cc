@@ -19,41 +19,49 @@ struct Acc {
     h.Add(d);
     if (d >= worst) worst = d, worst_g = g, worst_start = start;
   }
+  void Merge(const Acc &o) {
+    h.Merge(o.h);
+    if (o.worst >= worst) worst = o.worst, worst_g = o.worst_g, worst_start = o.worst_start;
+  }
 };
 
 class BlockingSection final : public Section {
  public:
   explicit BlockingSection(Context &c) : c_(c) {}
   void On(const Event &e, const GInfo &before) override {
-    const bool waited = before.state == GState::kWaiting &&
-                        (e.kind == Kind::kGoUnblock || e.kind == Kind::kGoStart || e.kind == Kind::kGoEnd);
+    const bool waited = before.state == GState::kWaiting && (e.kind == Kind::kGoUnblock || e.kind == Kind::kGoStart);
     const bool syscall = before.state == GState::kSyscall &&
                          (e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked);
     if ((!waited && !syscall) || before.system) return;  // the runtime's own waits are not the program's
     const std::uint64_t d = e.ns - std::min(e.ns, before.since_ns);
-    const std::string &reason = syscall ? kSyscall : before.block_reason;
-    reasons_[reason].Add(d, e.g, before.since_ns);
-    auto site = sites_.find(before.block_stack);
-    if (site == sites_.end()) site = sites_.emplace(before.block_stack, c_.stacks.CallSite(before.block_stack)).first;
-    by_site_[{reason, site->second}].Add(d, e.g, before.since_ns);
+    // Keyed by ids while reading (reason, stack); named and merged by call site at Finish.
+    const std::uint64_t reason = syscall ? kSyscallId : before.block_reason;
+    by_stack_[(reason << 32) | before.block_stack].Add(d, e.g, before.since_ns);
   }
   void Finish(Report &r) override {
+    std::map<std::string, Acc> reasons;
+    std::map<std::pair<std::string, std::string>, Acc> sites;
+    for (auto &[key, a] : by_stack_) {
+      const std::uint64_t rid = key >> 32;
+      const std::string reason = rid == kSyscallId ? "syscall" : c_.gs.ReasonName(static_cast<std::uint32_t>(rid));
+      const std::string site = c_.stacks.CallSite(static_cast<std::uint32_t>(key & 0xffffffff));
+      reasons[reason].Merge(a);
+      sites[{reason, site}].Merge(a);
+    }
     auto row = [](std::string reason, std::string site, const Acc &a) {
       return report::Blocking::Row{std::move(reason), std::move(site), Dist::Of(a.h), a.worst_g, a.worst_start};
     };
-    for (auto &[k, a] : reasons_) r.blocking.reasons.push_back(row(k, "", a));
-    for (auto &[k, a] : by_site_) r.blocking.call_sites.push_back(row(k.first, k.second, a));
+    for (auto &[k, a] : reasons) r.blocking.reasons.push_back(row(k, "", a));
+    for (auto &[k, a] : sites) r.blocking.call_sites.push_back(row(k.first, k.second, a));
     auto bigger = [](const auto &x, const auto &y) { return x.dist.total_ns > y.dist.total_ns; };
     std::sort(r.blocking.reasons.begin(), r.blocking.reasons.end(), bigger);
     std::sort(r.blocking.call_sites.begin(), r.blocking.call_sites.end(), bigger);
   }
 
  private:
-  inline static const std::string kSyscall = "syscall";
+  static constexpr std::uint64_t kSyscallId = 0xffffffff;
   Context &c_;
-  std::map<std::string, Acc> reasons_;
-  std::unordered_map<std::uint32_t, std::string> sites_;  // stack -> call site
-  std::map<std::pair<std::string, std::string>, Acc> by_site_;
+  std::unordered_map<std::uint64_t, Acc> by_stack_;  // reason id << 32 | stack
 };
 
 }  // namespace

@@ -29,11 +29,16 @@ namespace {
 std::string At(std::uint64_t ns) { return fmt::format("at {:.3f} s", static_cast<double>(ns) / 1e9); }
 
 void SchedFindings(Report &r, const KernelSideSection &k, std::vector<Finding> &out) {
-  const std::size_t n = std::min<std::size_t>(r.sched.worst.size(), 3);
-  for (std::size_t i = 0; i < n; ++i) {
+  // The three longest waits; and, of the others on the worst list, those the kernel
+  // explains (threads throttled by their cgroup): a cause outside the program.
+  std::size_t taken = 0;
+  for (std::size_t i = 0; i < r.sched.worst.size(); ++i) {
     Moment &m = r.sched.worst[i];
     if (m.dur_ns < 1'000'000) break;  // under 1 ms is not a finding
     m.kernel = k.During(m.start_ns, m.start_ns + m.dur_ns);
+    const bool throttled = m.kernel.find("throttled") != std::string::npos;
+    if (i >= 3 && (!throttled || taken >= 5)) continue;
+    ++taken;
     out.push_back({"sched", m.dur_ns,
                    fmt::format("scheduling latency {} {}: {}{}", Dur(m.dur_ns), At(m.start_ns), m.what,
                                m.kernel.empty() ? "" : "; " + m.kernel),
@@ -71,16 +76,26 @@ void StwFindings(Report &r, const KernelSideSection &k, std::vector<Finding> &ou
   }
 }
 
-void BlockingFindings(const Report &r, std::vector<Finding> &out) {
+// Contention (a lock, a full channel) is a finding by its total; an idle wait (select,
+// receive, sleep, network: how a server waits for work) only when the kernel explains
+// its worst one (the threads were throttled meanwhile: timers and wake-ups came late).
+bool IsContention(const std::string &reason) {
+  return reason == "mutex" || reason == "RWMutex" || reason == "Cond" || reason == "chan send" || reason == "sync";
+}
+
+void BlockingFindings(const Report &r, const KernelSideSection &k, std::vector<Finding> &out) {
   std::size_t n = 0;
-  for (const Blocking::Row &b : r.blocking.call_sites) {
-    if (n == 3 || b.dist.total_ns < 1'000'000) break;
-    if (b.reason == "syscall") continue;  // the syscall findings say it
+  for (std::size_t i = 0; i < r.blocking.call_sites.size() && i < 20 && n < 3; ++i) {
+    const Blocking::Row &b = r.blocking.call_sites[i];
+    if (b.dist.total_ns < 1'000'000 || b.reason == "syscall") continue;  // the syscall findings say it
+    const std::string kernel = k.During(b.worst_start_ns, b.worst_start_ns + b.dist.max_ns);
+    const bool contention = IsContention(b.reason);
+    if (!contention && kernel.find("throttled") == std::string::npos) continue;
     ++n;
-    out.push_back({"blocking", b.dist.total_ns,
-                   fmt::format("blocked on {} {} over {} waits at {} (max {}, g{} {})", b.reason,
+    out.push_back({"blocking", contention ? b.dist.total_ns : b.dist.max_ns,
+                   fmt::format("blocked on {} {} over {} waits at {} (max {}, g{} {}){}", b.reason,
                                Dur(b.dist.total_ns), b.dist.count, b.call_site, Dur(b.dist.max_ns), b.worst_g,
-                               At(b.worst_start_ns)),
+                               At(b.worst_start_ns), kernel.empty() ? "" : "; " + kernel),
                    b.reason == "network" ? "Network blocking profile" : "Synchronization blocking profile"});
   }
 }
@@ -150,7 +165,7 @@ std::vector<Finding> RankFindings(Report &r, const KernelSideSection &kernel, co
   std::vector<Finding> out;
   SchedFindings(r, kernel, out);
   StwFindings(r, kernel, out);
-  BlockingFindings(r, out);
+  BlockingFindings(r, kernel, out);
   SyscallFindings(r, out);
   GoroutineFindings(r, out);
   CpuFindings(r, out);

@@ -72,7 +72,7 @@ void GrowthSection::Finish(Report &r) {
     if (n != 0) out.groups.push_back({c_.gs.GroupName(grp), n, at_end[grp]});
   std::sort(out.groups.begin(), out.groups.end(), [](auto &a, auto &b) { return a.growth > b.growth; });
   // Leak suspects: still waiting at the end, one row per (group, reason, call site).
-  std::map<std::tuple<std::uint32_t, std::string, std::uint32_t>, Goroutines::Suspect> places;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Goroutines::Suspect> places;
   for (auto &[g, gi] : c_.gs.Live()) {
     if (gi.state != GState::kWaiting || gi.system) continue;
     auto &s = places[{gi.group, gi.block_reason, gi.block_stack}];
@@ -83,7 +83,7 @@ void GrowthSection::Finish(Report &r) {
       s.blocked_ns = blocked;
       s.blocked_since_ns = gi.since_ns;
       s.group = c_.gs.GroupName(gi.group);
-      s.reason = gi.block_reason;
+      s.reason = c_.gs.ReasonName(gi.block_reason);
     }
   }
   for (auto &[k, s] : places) {

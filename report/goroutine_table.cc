@@ -9,7 +9,7 @@ std::uint32_t GoroutineTable::GroupId(const std::string &name) {
 }
 
 void GoroutineTable::Name(GInfo &gi, std::uint32_t stack, bool start_stack) {
-  if (gi.group != 0 || stack == 0) return;
+  if (gi.group != 0 || stack == 0 || group_by_ != ReportOptions::GroupBy::kStartFunction) return;
   const auto &fr = stacks_.Frames(stack);
   if (fr.empty()) return;
   // A GoCreate's new stack is one frame, the start function; any other stack's start
@@ -33,6 +33,22 @@ std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t>
   return std::string(reason.empty() ? "unspecified" : reason);
 }
 
+std::uint32_t GoroutineTable::ReasonId(std::string_view reason, std::uint32_t stack) {
+  // Cached per (wire reason, stack): a goroutine blocks at the same few places again and again.
+  const std::uint64_t key = std::hash<std::string_view>()(reason) * 0x9E3779B97F4A7C15ull ^ stack;
+  if (auto c = reason_of_.find(key); c != reason_of_.end() && c->second.first == reason) return c->second.second;
+  const std::uint32_t id = ReasonIdOf(reason, stack);
+  reason_of_[key] = {std::string(reason), id};
+  return id;
+}
+
+std::uint32_t GoroutineTable::ReasonIdOf(std::string_view reason, std::uint32_t stack) {
+  const std::string cls = BlockClass(reason, stacks_.Frames(stack), stacks_);
+  auto [it, added] = reason_ids_.try_emplace(cls, static_cast<std::uint32_t>(reasons_.size()));
+  if (added) reasons_.push_back(cls);
+  return it->second;
+}
+
 void GoroutineTable::Apply(const Event &e) {
   if (e.kind == Kind::kCPUSample || e.g == 0) return;
   auto set = [&](GInfo &gi, GState s) {
@@ -48,9 +64,8 @@ void GoroutineTable::Apply(const Event &e) {
       if (gi.state != e.status) {
         set(gi, e.status);
         gi.runnable_known = false;
-        if (e.status == GState::kWaiting) gi.block_reason = "unknown (before the trace)";
-        if (e.status == GState::kWaiting && e.stack)
-          gi.block_reason = BlockClass("", stacks_.Frames(e.stack), stacks_), gi.block_stack = e.stack;
+        if (e.status == GState::kWaiting) gi.block_reason = 0;
+        if (e.status == GState::kWaiting && e.stack) gi.block_reason = ReasonId("", e.stack), gi.block_stack = e.stack;
       }
       break;
     }
@@ -77,7 +92,7 @@ void GoroutineTable::Apply(const Event &e) {
       Name(gi, e.stack, false);
       set(gi, GState::kWaiting);
       gi.block_stack = e.stack;
-      gi.block_reason = BlockClass(e.str, stacks_.Frames(e.stack), stacks_);
+      gi.block_reason = ReasonId(e.str, e.stack);
       break;
     }
     case Kind::kGoUnblock:

@@ -20,14 +20,14 @@ struct GInfo {
   std::uint64_t since_ns = 0;     // when it entered `state`
   std::uint32_t group = 0;        // GoroutineTable::GroupName
   std::uint32_t block_stack = 0;  // where it waits (kWaiting), or its syscall's stack
-  std::string block_reason;       // kWaiting: the reason, refined by the stack (BlockClass)
+  std::uint32_t block_reason = 0;  // kWaiting: GoroutineTable::ReasonName (the reason refined by the stack: BlockClass)
   bool runnable_known = false;    // since_ns is a real runnable start (not a trace-start status)
   bool system = false;            // the runtime's own (runtime.* start function but runtime.main)
 };
 
 class GoroutineTable {
  public:
-  GoroutineTable(const StackTable &stacks, const ReportOptions &opt) : stacks_(stacks), opt_(opt) {
+  GoroutineTable(const StackTable &stacks, const ReportOptions &opt) : stacks_(stacks), group_by_(opt.group_by) {
     names_.emplace_back("?");
   }
   // The goroutine an event is about, as it was before the event (created if new).
@@ -36,19 +36,26 @@ class GoroutineTable {
   // Applies the event's transition to its goroutine.
   void Apply(const Event &e);
   const std::string &GroupName(std::uint32_t id) const { return names_[id < names_.size() ? id : 0]; }
+  const std::string &ReasonName(std::uint32_t id) const { return reasons_[id < reasons_.size() ? id : 0]; }
+  // The reason of a wait, interned (0: unknown, before the trace).
+  std::uint32_t ReasonId(std::string_view reason, std::uint32_t stack);
   const std::unordered_map<std::uint64_t, GInfo> &Live() const { return gs_; }
   std::uint64_t seen() const { return seen_; }
 
  private:
+  std::uint32_t ReasonIdOf(std::string_view reason, std::uint32_t stack);
   // Names a goroutine's group from a stack, once: a GoCreate's new stack (its start
   // function), else the outermost frame of the first stack it shows.
   void Name(GInfo &gi, std::uint32_t stack, bool start_stack);
   std::uint32_t GroupId(const std::string &name);
   const StackTable &stacks_;
-  const ReportOptions &opt_;
+  ReportOptions::GroupBy group_by_;  // one key today (the start function); issue 34 adds labels
   std::unordered_map<std::uint64_t, GInfo> gs_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;
+  std::vector<std::string> reasons_{"unknown (before the trace)"};
+  std::unordered_map<std::string, std::uint32_t> reason_ids_;
+  std::unordered_map<std::uint64_t, std::pair<std::string, std::uint32_t>> reason_of_;  // hash(wire reason, stack) -> it, id
   std::uint64_t seen_ = 0;
 };
 

@@ -170,7 +170,9 @@ std::string KernelSideImpl::During(std::uint64_t start, std::uint64_t end) const
   }
   std::vector<std::pair<std::uint64_t, std::string>> v;
   for (auto &[t, ns] : by)
-    if (ns * 20 >= end - start) v.emplace_back(ns, t.substr(model::kKernelRegionPrefix.size()));
+    // Causes of at least 5% of the window; throttling whatever its share (it is never the
+    // program's doing).
+    if (ns * 20 >= end - start || t == model::kKernelThrottled) v.emplace_back(ns, t.substr(model::kKernelRegionPrefix.size()));
   std::sort(v.rbegin(), v.rend());
   std::string s;
   for (std::size_t i = 0; i < v.size() && i < 3; ++i)

@@ -18,21 +18,26 @@ class SchedLatencySection final : public Section {
     const std::uint64_t d = e.ns >= before.since_ns ? e.ns - before.since_ns : 0;
     all_.Add(d);
     groups_[before.group].Add(d);
-    worst_.Add(d, Moment{.start_ns = before.since_ns, .dur_ns = d, .g = e.g,
-                         .what = fmt::format("g{} ({}) runnable {} before it ran", e.g, c_.gs.GroupName(before.group),
-                                             Dur(d))});
+    worst_.Add(d, Wait{before.since_ns, d, e.g, before.group});  // named at Finish: no text per event
   }
   void Finish(Report &r) override {
     r.sched.all = Dist::Of(all_);
     r.sched.groups = GroupTable(groups_, c_.gs, true);
-    r.sched.worst = worst_.Sorted();
+    for (const Wait &w : worst_.Sorted())
+      r.sched.worst.push_back(Moment{.start_ns = w.start, .dur_ns = w.dur, .g = w.g,
+                                     .what = fmt::format("g{} ({}) runnable {} before it ran", w.g,
+                                                         c_.gs.GroupName(w.group), Dur(w.dur))});
   }
 
  private:
   Context &c_;
   Histogram all_;
   std::unordered_map<std::uint32_t, Histogram> groups_;
-  TopN<Moment> worst_;
+  struct Wait {
+    std::uint64_t start, dur, g;
+    std::uint32_t group;
+  };
+  TopN<Wait> worst_;
 };
 
 }  // namespace

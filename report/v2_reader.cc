@@ -49,13 +49,14 @@ class V2Reader {
     std::uint64_t t;
     DecodedEvent e;
     std::size_t batch;
+    std::uint64_t *running;  // running_[the batch's M] (node-based map: stable)
   };
 
   bool Varint(std::uint64_t &v);
   bool ReadBatch(std::uint64_t &gen);
   bool SkipExperimental();
   void EndGeneration();
-  void Translate(const DecodedEvent &e, std::uint64_t m);
+  void Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &cur);
   std::uint32_t Stack(std::uint64_t id);
   std::string_view Str(std::uint64_t id);
   std::uint64_t Ns(std::uint64_t ticks);
@@ -153,29 +154,34 @@ void V2Reader::Emit(Event &ev) {
   sink_.On(ev);
 }
 
-// The generation's events in time order across Ms, then its CPU samples.
+// The generation's events in time order across Ms, then its CPU samples. A heap of
+// (time, batch) picks the next batch to read from; each batch decodes one event ahead.
 void V2Reader::EndGeneration() {
   ++res_.generations;
   res_.max_generation_bytes = std::max<std::uint64_t>(res_.max_generation_bytes, bytes_.size());
-  auto later = [](const Cursor &a, const Cursor &b) { return a.e.time != b.e.time ? a.e.time > b.e.time : a.batch > b.batch; };
-  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
-  auto advance = [&](Cursor c) {
+  std::vector<Cursor> cursors(batches_.size());
+  using Head = std::pair<std::uint64_t, std::size_t>;  // next event's time, batch
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
+  auto advance = [&](std::size_t i) {
+    Cursor &c = cursors[i];
     if (c.rest.empty()) return;
     if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty()) {
       Fail(fmt::format("generation {}: {}", gen_, err));
       return;
     }
-    heap.push(c);
+    heap.emplace(c.e.time, i);
   };
   for (std::size_t i = 0; i < batches_.size(); ++i) {
     const EventBatch &b = batches_[i];
-    advance(Cursor{std::span<const std::uint8_t>(bytes_).subspan(b.off, b.len), b.base, {}, i});
+    cursors[i] = Cursor{std::span<const std::uint8_t>(bytes_).subspan(b.off, b.len), b.base, {}, i,
+                        &running_[b.m]};
+    advance(i);
   }
-  while (!heap.empty()) {
-    Cursor c = heap.top();
+  while (!heap.empty() && res_.error.empty()) {
+    const std::size_t i = heap.top().second;
     heap.pop();
-    Translate(c.e, batches_[c.batch].m);
-    advance(c);
+    Translate(cursors[i].e, batches_[i].m, *cursors[i].running);
+    advance(i);
   }
   for (const DecodedEvent &s : tables_.cpu_samples) {  // [time, m, p, g, stack]
     Event ev{.kind = Kind::kCPUSample, .ns = 0, .g = s.args[2], .m = s.args[0], .stack = Stack(s.args[3])};
@@ -223,14 +229,13 @@ ReadResult V2Reader::Run() {
 }
 
 // One event in the neutral terms (trace_event.h), with the goroutine its M runs.
-void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m) {
+void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &cur) {
   const std::uint64_t abs = Ns(e.time);
   if (!have_t0_) t0_ = abs, have_t0_ = true;
   Event ev;
   ev.ns = abs > t0_ ? abs - t0_ : 0;
   last_ns_ = std::max(last_ns_, ev.ns);
   ev.m = m;
-  std::uint64_t &cur = running_[m];
   ev.g = cur;
   auto a = [&](int i) { return e.arg(i); };
   switch (e.type) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes gobin (ELF, buildinfo, pclntab, frames, DWARF layouts, globals, probe sites)
-# with libFuzzer + ASan on a memory image.
-#   bash scripts/fuzz.sh [smoke|long] [SECONDS]
+# with libFuzzer + ASan on a memory image, or (TARGET report) `gotraced report` on trace
+# bytes of both formats (seeds: runtime/trace files of Go 1.26, 1.21, 1.19 and their
+# truncations).
+#   bash scripts/fuzz.sh [smoke|long] [SECONDS] [gobin|report]
 #     smoke  60 s in total (what `make test` runs through tests/suites/35-fuzz.sh)
 #     long   30 min unless SECONDS is given (`make fuzz`)
 # Build dir: $FUZZ_BUILD (default build-fuzz, clang, -DGOTRACED_FUZZ=ON). The corpus
@@ -13,8 +15,10 @@ mode=${1:-smoke}
 case $mode in
   smoke) secs=${2:-60} ;;
   long) secs=${2:-1800} ;;
-  *) echo "usage: $0 [smoke|long] [SECONDS]" >&2; exit 2 ;;
+  *) echo "usage: $0 [smoke|long] [SECONDS] [gobin|report]" >&2; exit 2 ;;
 esac
+what=${3:-gobin}
+[[ $what == gobin || $what == report ]] || { echo "usage: $0 [smoke|long] [SECONDS] [gobin|report]" >&2; exit 2; }
 fb=${FUZZ_BUILD:-build-fuzz}
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed (scripts/install-deps.sh)" >&2; exit 1; }
 if [[ ! -f $fb/build.ninja ]]; then
@@ -22,10 +26,40 @@ if [[ ! -f $fb/build.ninja ]]; then
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" \
     -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer" >/dev/null
 fi
-if ! cmake --build "$fb" -j 2 --target gobin_fuzz >"$fb/fuzz-build.log" 2>&1; then
+if ! cmake --build "$fb" -j 2 --target "${what}_fuzz" >"$fb/fuzz-build.log" 2>&1; then
   tail -n 30 "$fb/fuzz-build.log" >&2; echo "fuzz: build failed ($fb/fuzz-build.log)" >&2; exit 1
 fi
-fuzzer=$fb/tests/fuzz/gobin_fuzz
+fuzzer=$fb/tests/fuzz/${what}_fuzz
+if [[ $what == report ]]; then
+  # Seeds: small traces runtime/trace wrote (tests/report/target -mode gc) in the go1.26,
+  # go1.21 and go1.19 formats, whole and cut.
+  seeds=$fb/report-fuzz-seeds corpus=$fb/report-fuzz-corpus artifacts=$fb/report-fuzz-artifacts/
+  rm -rf "$seeds"; mkdir -p "$seeds" "$corpus" "$artifacts"
+  source tests/lib/suite.sh
+  for v in 1.26 1.21 1.19; do
+    g=$(go_for $v)
+    (cd tests/report/target && GOFLAGS=-buildvcs=false $g build -o "$seeds/target" .) >&2 || continue
+    "$seeds/target" -mode gc -trace "$seeds/go$v.trace" -out /dev/null >&2 || continue
+    head -c 4096 "$seeds/go$v.trace" >"$seeds/go$v-4k"
+    head -c 65536 "$seeds/go$v.trace" >"$seeds/go$v-64k"
+    rm -f "$seeds/target"
+  done
+  ls "$seeds"/* >/dev/null 2>&1 || { echo "fuzz: no trace seeds" >&2; exit 1; }
+  echo "fuzz: report $mode for ${secs}s, $(ls "$seeds" | wc -l) seeds, corpus $corpus"
+  set +e
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fuzzer" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 \
+    -max_len=65536 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" 2>"$fb/report-fuzz.log"
+  rc=$?
+  set -e
+  tail -n 20 "$fb/report-fuzz.log" | grep -E 'stat::|Done|ERROR|SUMMARY|crash|timeout' || true
+  if ((rc != 0)); then
+    echo "fuzz: FAILED (rc=$rc): see $fb/report-fuzz.log; inputs in $artifacts:" >&2
+    ls -la "$artifacts" >&2
+    exit 1
+  fi
+  echo "fuzz: no crash, no hang, no out-of-bounds read in ${secs}s"
+  exit 0
+fi
 
 # Seeds: real binaries of a few Go versions (stripped: smaller, faster to mutate; one
 # unstripped for DWARF and .symtab) and truncations of them.

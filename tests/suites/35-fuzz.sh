@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Bounded libFuzzer run (60 s) over gobin's parsers of untrusted binaries: ELF,
-# buildinfo, pclntab, frames, DWARF layouts, globals, probe sites (scripts/fuzz.sh).
+# Bounded libFuzzer runs: 60 s over gobin's parsers of untrusted binaries: ELF,
+# buildinfo, pclntab, frames, DWARF layouts, globals, probe sites; 30 s over `gotraced
+# report` on trace bytes (scripts/fuzz.sh).
 # Longer runs: make fuzz.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
 FUZZ_BUILD="$GOTRACED_BUILD/../$(basename "$GOTRACED_BUILD")-fuzz" bash "$GOTRACED_ROOT/scripts/fuzz.sh" smoke "${GOTRACED_FUZZ_SECONDS:-60}"
+# `gotraced report` on trace bytes of both formats (report/trace_reader.h), 30 s.
+FUZZ_BUILD="$GOTRACED_BUILD/../$(basename "$GOTRACED_BUILD")-fuzz" bash "$GOTRACED_ROOT/scripts/fuzz.sh" smoke "${GOTRACED_REPORT_FUZZ_SECONDS:-30}" report

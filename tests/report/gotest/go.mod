@@ -1,0 +1,3 @@
+module gotraced/tests/report/gotest
+
+go 1.19

@@ -1,0 +1,3 @@
+module gotraced/tests/report/target
+
+go 1.19
