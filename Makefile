@@ -31,4 +31,4 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	@find cli daemon encoder proto tests bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
+	@find cli daemon encoder report proto tests bench -name '*.cc' -o -name '*.h' | xargs clang-format -i

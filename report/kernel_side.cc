@@ -61,6 +61,7 @@ class KernelSideImpl final : public KernelSideSection {
   std::vector<std::string> types_;
   std::unordered_map<std::string, std::uint32_t> type_ids_;
   std::uint64_t regions_ = 0;
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Acc>> go_syscall_;  // g -> group, Go's syscall time
 };
 
 void KernelSideImpl::On(const Event &e, const GInfo &before) {
@@ -104,7 +105,9 @@ void KernelSideImpl::On(const Event &e, const GInfo &before) {
       syscall_of_[l.type] = l.name;
     }
   } else if ((e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked) && before.state == GState::kSyscall) {
-    per_g_[{e.g, before.group, std::string(kGoSyscallCause)}].Add(e.ns - std::min(e.ns, before.since_ns));
+    auto &[group, acc] = go_syscall_[e.g];  // per g here, keyed as the others at Finish (no string per event)
+    group = before.group;
+    acc.Add(e.ns - std::min(e.ns, before.since_ns));
   } else if (e.kind == Kind::kGoEnd) {
     open_.erase(e.g);
     last_end_.erase(e.g);
@@ -139,6 +142,15 @@ void KernelSideImpl::Finish(Report &r) {
     }
     if (key.type != kGoSyscallCause) groups[key.group].total_ns += acc.total;
     members[key.group][key.g] = true;
+  }
+  for (auto &[g, ga] : go_syscall_) {
+    const std::string type(kGoSyscallCause);
+    report::KernelSide::Cause &c = gcauses[ga.first][type];
+    add(c, type, ga.second);
+    c.goroutines.push_back({g, ga.second.total, ga.second.count});
+    add(totals[type], type, ga.second);
+    members[ga.first][g] = true;
+    groups[ga.first];
   }
   auto bigger = [](const auto &a, const auto &b) { return a.total_ns > b.total_ns; };
   for (auto &[gid, grp] : groups) {

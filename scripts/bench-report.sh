@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# `gotraced report` against Go's own reader (x/exp/trace: tests/tracecheck/cmd/traceread,
+# which reads every event and nothing more) on the same files: CPU time (perf stat
+# task-clock: the machine's load does not stretch it as it does wall time), wall time and
+# peak RSS, median of REPS interleaved runs, every run printed.
+#   scripts/bench-report.sh [BUILD] [--smoke] [--reps N] [--big-mb MB] [--http-seconds S]
+# Files: the demo's recording (make demo's program, 3 s, --pid); a full-detail recording of
+# the HTTP bench server (bench/http, go1.26, 3,000 requests/s for S seconds, default 60);
+# a big one (default 1024 MB) tiled from the HTTP recording's generations
+# (bench/report/tile_trace.py): Go's reader rejects a tiled file (its goroutine and P
+# statuses do not carry across the seams), so on it the report is timed alone and Go's
+# reader's cost is the HTTP file's per MB, scaled (said so in the table).
+# --smoke: 5 s HTTP recording, 64 MB big file, 1 rep.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${GOTRACED_BUILD:-$root/build}
+if [[ $# -gt 0 && $1 != --* ]]; then build=$1; shift; fi
+build=$(cd "$build" && pwd)
+reps=3 big_mb=1024 http_s=60
+while (($#)); do
+  case $1 in
+    --smoke) reps=1 big_mb=64 http_s=5; shift ;;
+    --reps) reps=$2; shift 2 ;;
+    --big-mb) big_mb=$2; shift 2 ;;
+    --http-seconds) http_s=$2; shift 2 ;;
+    *) echo "bench-report: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+export GOFLAGS=${GOFLAGS:--buildvcs=false} GOTOOLCHAIN=local
+gt=$build/cli/gotraced out=$build/bench/report
+[[ -x $gt ]] || { echo "bench-report: $gt is not built" >&2; exit 1; }
+command -v perf >/dev/null || { echo "bench-report: perf is not installed (linux-perf)" >&2; exit 1; }
+bash "$root/scripts/build-tools.sh" "$build" >/dev/null
+mkdir -p "$out"
+
+# The files.
+DEMO_OUT=$out/demo bash "$root/scripts/demo.sh" "$build" >"$out/demo.log" 2>&1
+(cd "$root/bench/http/server" && go build -o "$out/server" .) && (cd "$root/bench/http/client" && go build -o "$out/client" .)
+"$out/server" >"$out/server.out" 2>&1 &
+spid=$!
+trap 'kill $spid 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q listening "$out/server.out" && break; sleep 0.1; done
+addr=$(awk '/listening/ {print $2}' "$out/server.out")
+"$out/client" -url "http://$addr/" -rate 3000 -duration "$((http_s + 2))s" >"$out/client.log" 2>&1 &
+cpid=$!
+sleep 1
+"$gt" -q --pid "$spid" --out "$out/http.trace" --duration "${http_s}s" 2>"$out/http.record.log"
+wait $cpid || true
+kill $spid; wait $spid 2>/dev/null || true
+trap - EXIT
+python3 "$root/bench/report/tile_trace.py" "$out/http.trace" "$out/big.trace" "$big_mb" >/dev/null
+
+# run TOOL FILE: "cpu_ms wall_s rss_kb" of one run.
+run() {
+  local cmd
+  if [[ $1 == report ]]; then cmd=("$gt" report --json "$2"); else cmd=("$build/tools/traceread" "$2"); fi
+  local cpu wall rss
+  cpu=$(perf stat -x, -e task-clock -o "$out/perf.txt" /usr/bin/time -f "%e %M" -o "$out/time.txt" "${cmd[@]}" >/dev/null 2>"$out/run.err" \
+    && awk -F, '/task-clock/ {printf "%.0f", $1}' "$out/perf.txt") || { echo "fail"; return; }
+  read -r wall rss <"$out/time.txt"
+  echo "$cpu $wall $rss"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+printf '%-7s %9s | %-32s | %-32s | %s\n' file MB "gotraced report: CPU ms, wall s, RSS MB" "x/exp/trace: CPU ms, wall s, RSS MB" "CPU ratio"
+for f in demo http big; do
+  file=$out/$f.trace
+  [[ $f == demo ]] && file=$out/demo/demo.trace
+  mb=$(( $(stat -c %s "$file") >> 20 ))
+  rr=() xr=()
+  for ((i = 0; i < reps; i++)); do
+    rr+=("$(run report "$file")")
+    [[ $f == big ]] || xr+=("$(run traceread "$file")")
+  done
+  echo "  $f runs: report [${rr[*]}] x/exp [${xr[*]:-rejected: tiled}]"
+  rc=$(printf '%s\n' "${rr[@]}" | awk '{print $1}' | median); rw=$(printf '%s\n' "${rr[@]}" | awk '{print $2}' | median)
+  rm=$(printf '%s\n' "${rr[@]}" | awk '{print $3}' | median)
+  if [[ $f == big ]]; then
+    xc=$(awk -v c="$http_xc" -v m="$http_mb" -v b="$mb" 'BEGIN {printf "%.0f", c / (m > 0 ? m : 1) * b}')
+    xw="-" xm="-"
+    note="(x/exp scaled from http)"
+  else
+    xc=$(printf '%s\n' "${xr[@]}" | awk '{print $1}' | median); xw=$(printf '%s\n' "${xr[@]}" | awk '{print $2}' | median)
+    xm=$(printf '%s\n' "${xr[@]}" | awk '{print $3}' | median)
+    note=""
+  fi
+  [[ $f == http ]] && http_xc=$xc http_mb=$mb
+  printf '%-7s %9s | %8s %8s %8s         | %8s %8s %8s         | %s %s\n' "$f" "$mb" "$rc" "$rw" "$((rm / 1024))" \
+    "$xc" "$xw" "$([[ $xm == - ]] && echo - || echo $((xm / 1024)))" \
+    "$(awk -v a="$xc" -v b="$rc" 'BEGIN {printf "%.2fx", a / (b > 0 ? b : 1)}')" "$note"
+done
