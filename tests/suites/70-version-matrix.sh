@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Version matrix: every Go toolchain on the machine (1.19, 1.21, 1.22, 1.23, 1.24, 1.25, 1.26,
 # 1.27)
-# x every build flavour (default, stripped -s -w, PIE, cgo).
+# x every build flavour (default, stripped -s -w, PIE, cgo, -trimpath).
 #
 # Each cell builds tests/versions/target (cached in $GOTRACED_BUILD/version-matrix/bin),
 # runs it under gotraced in launch mode while it traces itself with runtime/trace
@@ -30,7 +30,7 @@ TOOLS=$BUILD/tools
 OUT=$BUILD/version-matrix
 RUNS=$OUT/runs
 read -r -a versions <<<"${VERSION_MATRIX_VERSIONS:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}"
-read -r -a flavours <<<"${VERSION_MATRIX_FLAVOURS:-default strip pie cgo}"
+read -r -a flavours <<<"${VERSION_MATRIX_FLAVOURS:-default strip pie cgo trimpath}"
 RUN_TIMEOUT=${VERSION_MATRIX_RUN_TIMEOUT:-40}
 SUITE=70-version-matrix
 t_start=$SECONDS

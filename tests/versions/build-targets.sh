@@ -2,16 +2,17 @@
 # Builds the version-matrix target (tests/versions/target) for each Go version x flavour:
 #   OUT/<version>-<flavour>/target
 # flavours: default (CGO_ENABLED=0), strip (-ldflags='-s -w': no DWARF, no .symtab),
-# pie (-buildmode=pie), cgo (CGO_ENABLED=1: C calls, cgo runtime, external linker).
+# pie (-buildmode=pie), cgo (CGO_ENABLED=1: C calls, cgo runtime, external linker),
+# trimpath (-trimpath: source paths in pclntab without the build directory).
 # A cell is rebuilt only when its stamp (sources, this script, `go version`, flags)
 # changes; at most 2 builds run at a time (the machine has 2 cores). Each cell leaves
 # OUT/<cell>/build.result: "ok" or "FAIL: why" — never a silent skip.
-#   tests/versions/build-targets.sh OUT "1.19 1.21 ..." "default strip pie cgo"
+#   tests/versions/build-targets.sh OUT "1.19 1.21 ..." "default strip pie cgo trimpath"
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: build-targets.sh OUT VERSIONS FLAVOURS}
 read -r -a versions <<<"${2:-1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27}"
-read -r -a flavours <<<"${3:-default strip pie cgo}"
+read -r -a flavours <<<"${3:-default strip pie cgo trimpath}"
 mkdir -p "$out"
 src=$here/target
 
@@ -32,6 +33,7 @@ build_cell() {
     strip) args+=("-ldflags=-s -w") ;;
     pie) args+=(-buildmode=pie) ;;
     cgo) env+=(CGO_ENABLED=1) ;;
+    trimpath) args+=(-trimpath) ;; # file names in pclntab without the build machine's paths
     *) echo "FAIL: unknown flavour $f" >"$dir/build.result"; return ;;
   esac
   local stamp
