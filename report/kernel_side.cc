@@ -24,6 +24,10 @@ struct Acc {
   }
 };
 
+// The goroutines named per cause and group (biggest first; a server's thousands would
+// drown the rest of --json).
+constexpr std::size_t kGoroutinesPerCause = 10;
+
 // At most this many intervals are kept for the join (24 B each): past it, the join says less.
 constexpr std::size_t kMaxIntervals = 4'000'000;
 
@@ -158,6 +162,7 @@ void KernelSideImpl::Finish(Report &r) {
     grp.goroutines = members[gid].size();
     for (auto &[type, c] : gcauses[gid]) {
       std::sort(c.goroutines.begin(), c.goroutines.end(), bigger);
+      if (c.goroutines.size() > kGoroutinesPerCause) c.goroutines.resize(kGoroutinesPerCause);
       grp.causes.push_back(std::move(c));
     }
     std::sort(grp.causes.begin(), grp.causes.end(), bigger);
