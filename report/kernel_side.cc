@@ -22,6 +22,11 @@ struct Acc {
     ++count;
     max = std::max(max, d);
   }
+  void Merge(const Acc &o) {
+    total += o.total;
+    count += o.count;
+    max = std::max(max, o.max);
+  }
 };
 
 // The goroutines named per cause and group (biggest first; a server's thousands would
@@ -66,6 +71,10 @@ class KernelSideImpl final : public KernelSideSection {
   std::unordered_map<std::string, std::uint32_t> type_ids_;
   std::uint64_t regions_ = 0;
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Acc>> go_syscall_;  // g -> group, Go's syscall time
+  std::map<Key, std::vector<report::KernelSide::Cause::PerG>> ended_top_;  // (0, group, type) -> ended goroutines
+  std::unordered_map<std::uint32_t, std::uint64_t> ended_count_;  // group -> folded goroutines
+  void Fold(std::uint64_t g);
+  void Remember(const Key &key, report::KernelSide::Cause::PerG pg);
 };
 
 void KernelSideImpl::On(const Event &e, const GInfo &before) {
@@ -115,6 +124,49 @@ void KernelSideImpl::On(const Event &e, const GInfo &before) {
   } else if (e.kind == Kind::kGoEnd) {
     open_.erase(e.g);
     last_end_.erase(e.g);
+    Fold(e.g);
+  }
+}
+
+// An ended goroutine's sums move into its group's (g 0 in the keys, never a real
+// goroutine: internal/trace/base.go NoGoroutine), naming it among the biggest only: a
+// long trace of short goroutines costs memory per group, not per goroutine.
+void KernelSideImpl::Fold(std::uint64_t g) {
+  bool had = false;
+  std::uint32_t had_group = 0;
+  if (auto it = go_syscall_.find(g); it != go_syscall_.end()) {
+    auto &[group, acc] = it->second;
+    Key key{0, group, std::string(kGoSyscallCause)};
+    per_g_[key].Merge(acc);
+    Remember(key, {g, acc.total, acc.count});
+    had = true, had_group = group;
+    go_syscall_.erase(it);
+  }
+  for (auto it = per_g_.lower_bound(Key{g, 0, {}}); it != per_g_.end() && it->first.g == g;) {
+    Key to{0, it->first.group, it->first.type};
+    per_g_[to].Merge(it->second);
+    Remember(to, {g, it->second.total, it->second.count});
+    had = true, had_group = it->first.group;
+    if (auto pp = parts_.find(it->first); pp != parts_.end()) {
+      for (auto &[k, v] : pp->second) parts_[to][k] += v;
+      parts_.erase(pp);
+    }
+    if (auto pb = bytes_.find(it->first); pb != bytes_.end()) {
+      auto &b = bytes_[to];
+      b.first += pb->second.first, b.second += pb->second.second;
+      bytes_.erase(pb);
+    }
+    it = per_g_.erase(it);
+  }
+  if (had) ++ended_count_[had_group];
+}
+
+void KernelSideImpl::Remember(const Key &key, report::KernelSide::Cause::PerG pg) {
+  auto &v = ended_top_[key];
+  v.push_back(pg);
+  if (v.size() >= 2 * kGoroutinesPerCause) {
+    std::sort(v.begin(), v.end(), [](auto &a, auto &b) { return a.total_ns > b.total_ns; });
+    v.resize(kGoroutinesPerCause);
   }
 }
 
@@ -134,7 +186,9 @@ void KernelSideImpl::Finish(Report &r) {
   for (auto &[key, acc] : per_g_) {
     report::KernelSide::Cause &c = gcauses[key.group][key.type];
     add(c, key.type, acc);
-    c.goroutines.push_back({key.g, acc.total, acc.count});
+    if (key.g != 0) c.goroutines.push_back({key.g, acc.total, acc.count});
+    if (auto et = ended_top_.find(key); et != ended_top_.end())
+      c.goroutines.insert(c.goroutines.end(), et->second.begin(), et->second.end());
     add(totals[key.type], key.type, acc);
     if (auto pp = parts_.find(key); pp != parts_.end())
       for (auto &[k, v] : pp->second) c.breakdown[k] += v, totals[key.type].breakdown[k] += v;
@@ -145,7 +199,7 @@ void KernelSideImpl::Finish(Report &r) {
       sb.first += pb->second.first, sb.second += pb->second.second;
     }
     if (key.type != kGoSyscallCause) groups[key.group].total_ns += acc.total;
-    members[key.group][key.g] = true;
+    if (key.g != 0) members[key.group][key.g] = true;
   }
   for (auto &[g, ga] : go_syscall_) {
     const std::string type(kGoSyscallCause);
@@ -159,7 +213,7 @@ void KernelSideImpl::Finish(Report &r) {
   auto bigger = [](const auto &a, const auto &b) { return a.total_ns > b.total_ns; };
   for (auto &[gid, grp] : groups) {
     grp.function = c_.gs.GroupName(gid);
-    grp.goroutines = members[gid].size();
+    grp.goroutines = members[gid].size() + ended_count_[gid];
     for (auto &[type, c] : gcauses[gid]) {
       std::sort(c.goroutines.begin(), c.goroutines.end(), bigger);
       if (c.goroutines.size() > kGoroutinesPerCause) c.goroutines.resize(kGoroutinesPerCause);
