@@ -96,11 +96,11 @@ TEST_P(PlanTest, SitesPerVersion) {
   EXPECT_EQ(Role(ProbeRole::kHandoffP) != nullptr, minor <= 25);
   EXPECT_EQ(Role(ProbeRole::kAcquireP)->function, minor >= 26 ? "runtime.acquirepNoTrace" : "runtime.acquirep");
   // //go:systemstack functions compare with stackguard1 (proc.go marks
-  // stopTheWorldWithSema //go:systemstack in 1.26/1.27, not in 1.23).
+  // stopTheWorldWithSema //go:systemstack from 1.25 on, not in 1.23/1.24).
   ASSERT_NE(Role(ProbeRole::kPreemptPark), nullptr);
   EXPECT_TRUE(Role(ProbeRole::kPreemptPark)->flags & GT_CALL_GUARD_STACKGUARD1);
   ASSERT_NE(Role(ProbeRole::kSTWStart), nullptr);
-  EXPECT_EQ((Role(ProbeRole::kSTWStart)->flags & GT_CALL_GUARD_STACKGUARD1) != 0, minor >= 26);
+  EXPECT_EQ((Role(ProbeRole::kSTWStart)->flags & GT_CALL_GUARD_STACKGUARD1) != 0, minor >= 25);
   EXPECT_FALSE(Role(ProbeRole::kAcquireP)->flags & GT_CALL_GUARD_STACKGUARD1);
   EXPECT_TRUE(Role(ProbeRole::kAcquireP)->flags & GT_CALL_ARG0_P);
   EXPECT_TRUE(Role(ProbeRole::kPreemptPark)->flags & GT_CALL_ARG0_G);
