@@ -1,12 +1,12 @@
-// The report as JSON (nlohmann): every figure of every section, durations in ns.
-#include <nlohmann/json.hpp>
-
+// The report as JSON (nlohmann, written by daemon/json/json_text.h): every figure of every
+// section, durations in ns.
+#include "daemon/json/json_text.h"
 #include "report/report.h"
 
 namespace gotraced::report {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = json::Json;
 
 Json D(const Dist &d) {
   return {{"count", d.count}, {"total_ns", d.total_ns}, {"p50_ns", d.p50_ns},
@@ -115,7 +115,7 @@ std::string ReportJson(const Report &r) {
       {"kernel", Kernel(r.kernel)},
   };
   if (!r.error.empty()) o["error"] = r.error;
-  return o.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return json::Text(o) + "\n";
 }
 
 }  // namespace gotraced::report
