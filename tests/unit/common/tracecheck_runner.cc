@@ -12,42 +12,23 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/unit/common/test_dir.h"
 
 namespace gotraced::testutil {
 
 namespace fs = std::filesystem;
 
-namespace {
-// `"name":` as it appears in tracecheck's JSON.
-std::string QuotedKey(std::string_view name) {
-  std::string k;
-  k.reserve(name.size() + 3);
-  k += '"';
-  k.append(name);
-  k += "\":";
-  return k;
-}
-}  // namespace
-
 long CheckResult::Int(std::string_view key, std::string_view sub) const {
-  // Built by appends: GCC 12 at -O3 reports a false -Werror=restrict overlap in
-  // operator+(const char*, std::string&&).
-  const std::string k = QuotedKey(key);
-  std::size_t pos = json.find(k);
-  if (pos == std::string::npos) return -1;
-  pos += k.size();
-  while (pos < json.size() && json[pos] == ' ') ++pos;
-  if (!sub.empty()) {
-    if (pos >= json.size() || json[pos] != '{') return -1;
-    std::size_t end = json.find('}', pos);
-    const std::string s = QuotedKey(sub);
-    std::size_t p2 = json.find(s, pos);
-    if (p2 == std::string::npos || p2 > end) return 0;
-    pos = p2 + s.size();
-    while (pos < json.size() && json[pos] == ' ') ++pos;
-  }
-  return std::strtol(json.c_str() + pos, nullptr, 10);
+  const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return -1;  // no summary (tracecheck failed) or not JSON
+  const auto k = doc.find(std::string(key));
+  if (k == doc.end()) return -1;
+  if (sub.empty()) return k->is_number() ? k->get<long>() : -1;
+  if (!k->is_object()) return -1;
+  const auto s = k->find(std::string(sub));  // maps such as block_reasons hold only what occurred
+  return s == k->end() ? 0 : s->is_number() ? s->get<long>() : -1;
 }
 
 std::string TracecheckPath() {
@@ -96,6 +77,23 @@ CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::str
   ss << ef.rdbuf();
   res.errors = ss.str();
   return res;
+}
+
+std::vector<nlohmann::json> TraceEvents(const CheckResult &res) {
+  std::vector<nlohmann::json> out;
+  const std::string tool = TracecheckPath();
+  if (tool.empty()) return out;
+  const std::string cmd = "'" + tool + "' --events-json '" + res.path + "'";
+  FILE *p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+  ::pclose(p);
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);)
+    if (!l.empty()) out.push_back(nlohmann::json::parse(l, nullptr, /*allow_exceptions=*/false));
+  return out;
 }
 
 }  // namespace gotraced::testutil

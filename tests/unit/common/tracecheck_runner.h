@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace gotraced::testutil {
 
 struct CheckResult {
@@ -18,7 +20,8 @@ struct CheckResult {
   std::string path;    // where the trace was written
   bool ok() const { return exit_code == 0; }
   // Integer at a top-level key, or inside a top-level object: Int("creates"),
-  // Int("block_reasons", "chan receive"). -1 when absent.
+  // Int("block_reasons", "chan receive"). -1 when the key is absent (or json is no
+  // summary), 0 when the object has no such entry (its maps list only what occurred).
   long Int(std::string_view key, std::string_view sub = {}) const;
 };
 
@@ -30,5 +33,9 @@ std::string TracecheckPath();
 // directory, removed at exit unless a test failed) and runs tracecheck on it.
 CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name,
                           const std::string &dir);
+
+// The events of the trace res was run on, as Go's parser reads them (tracecheck
+// --events-json: one object per event, keys in tests/tracecheck/cmd/tracecheck/eventjson.go).
+std::vector<nlohmann::json> TraceEvents(const CheckResult &res);
 
 }  // namespace gotraced::testutil

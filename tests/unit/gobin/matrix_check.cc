@@ -21,13 +21,13 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "daemon/gobin/go_binary.h"
-#include "tests/unit/gobin/mini_json.h"
 
 using gotraced::gobin::Frame;
 using gotraced::gobin::GoBinary;
-using gotraced::testing::Json;
+using Json = nlohmann::json;
 
 namespace {
 
@@ -38,7 +38,10 @@ std::string ReadFile(const std::string &p) {
   return ss.str();
 }
 
-uint64_t Hex(const Json &j) { return std::stoull(j.str, nullptr, 16); }
+// The callers JSON (tests/gobin-matrix's Go program) is read with at(): a key it lacks is
+// a failure of the check (nlohmann::json::exception, reported by main), not a default.
+std::string Str(const Json &j, const char *k) { return j.at(k).get<std::string>(); }
+uint64_t Hex(const Json &j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
 
 std::string Describe(const Frame &f, uint64_t bias) {
   return fmt::format("{} {}:{} pc=0x{:x} entry=0x{:x}{}", f.function, f.file, f.line, f.pc + bias, f.entry + bias,
@@ -46,23 +49,23 @@ std::string Describe(const Frame &f, uint64_t bias) {
 }
 
 std::string DescribeJson(const Json &f) {
-  return fmt::format("{} {}:{} pc={} entry={}{}", f["function"].str, f["file"].str, static_cast<int>(f["line"].num),
-                     f["pc"].str, f["entry"].str, f["inlined"].b ? " (inlined)" : "");
+  return fmt::format("{} {}:{} pc={} entry={}{}", Str(f, "function"), Str(f, "file"), f.at("line").get<int>(),
+                     Str(f, "pc"), Str(f, "entry"), f.at("inlined").get<bool>() ? " (inlined)" : "");
 }
 
 bool Same(const Frame &g, const Json &w, uint64_t bias) {
-  return g.function == w["function"].str && g.file == w["file"].str && g.line == static_cast<int>(w["line"].num) &&
-         g.pc + bias == Hex(w["pc"]) && g.entry + bias == Hex(w["entry"]) && g.inlined == w["inlined"].b;
+  return g.function == Str(w, "function") && g.file == Str(w, "file") && g.line == w.at("line").get<int>() &&
+         g.pc + bias == Hex(w.at("pc")) && g.entry + bias == Hex(w.at("entry")) && g.inlined == w.at("inlined").get<bool>();
 }
 
 // Compares gobin's frames with the runtime's; returns "" or the first difference.
 std::string CompareFrames(const std::vector<Frame> &got, const Json &want, uint64_t bias) {
-  size_t n = std::max(got.size(), want.arr.size());
+  size_t n = std::max(got.size(), want.size());
   for (size_t i = 0; i < n; i++) {
-    if (i >= got.size()) return fmt::format("frame {}: gobin has none, runtime has {}", i, DescribeJson(want.arr[i]));
-    if (i >= want.arr.size()) return fmt::format("frame {}: gobin has {}, runtime has none", i, Describe(got[i], bias));
-    if (!Same(got[i], want.arr[i], bias))
-      return fmt::format("frame {}: gobin {} != runtime {}", i, Describe(got[i], bias), DescribeJson(want.arr[i]));
+    if (i >= got.size()) return fmt::format("frame {}: gobin has none, runtime has {}", i, DescribeJson(want.at(i)));
+    if (i >= want.size()) return fmt::format("frame {}: gobin has {}, runtime has none", i, Describe(got[i], bias));
+    if (!Same(got[i], want.at(i), bias))
+      return fmt::format("frame {}: gobin {} != runtime {}", i, Describe(got[i], bias), DescribeJson(want.at(i)));
   }
   return "";
 }
@@ -109,33 +112,33 @@ void Bench(const GoBinary &bin, double seconds) {
 // Checks 2./3. for one binary; appends failures (prefixed) to *fails.
 void CheckFrames(const GoBinary &bin, const Json &j, const std::string &prefix, std::vector<std::string> *fails,
                  size_t *chains, size_t *frames) {
-  if (j["go_version"].str != bin.build_info().go_version)
-    fails->push_back(fmt::format("{}runtime.Version() {} != buildinfo {}", prefix, j["go_version"].str, bin.build_info().go_version));
+  if (Str(j, "go_version") != bin.build_info().go_version)
+    fails->push_back(fmt::format("{}runtime.Version() {} != buildinfo {}", prefix, Str(j, "go_version"), bin.build_info().go_version));
   const auto *mm = bin.FindFunction("main.main");
   if (!mm) {
     fails->push_back(prefix + "main.main not found");
     return;
   }
-  const uint64_t bias = Hex(j["main_entry"]) - mm->entry;
+  const uint64_t bias = Hex(j.at("main_entry")) - mm->entry;
   if (!bin.flags().pie && bias != 0) fails->push_back(fmt::format("{}non-PIE binary with load bias 0x{:x}", prefix, bias));
-  for (const auto &c : j["chains"].arr) {
+  for (const auto &c : j.at("chains")) {
     (*chains)++;
     std::vector<uint64_t> pcs;
-    for (const auto &p : c["pcs"].arr) pcs.push_back(Hex(p) - bias);
+    for (const auto &p : c.at("pcs")) pcs.push_back(Hex(p) - bias);
     auto got = gotraced::gobin::CallersFrames(bin, pcs);
-    if (auto d = CompareFrames(got, c["frames"], bias); !d.empty())
-      fails->push_back(fmt::format("{}chain {} (CallersFrames): {}", prefix, c["name"].str, d));
+    if (auto d = CompareFrames(got, c.at("frames"), bias); !d.empty())
+      fails->push_back(fmt::format("{}chain {} (CallersFrames): {}", prefix, Str(c, "name"), d));
     auto phys = PhysicalPcs(bin, pcs);
     auto sym = gotraced::gobin::SymbolizeStack(bin, phys, /*first_is_instruction=*/false);
-    if (auto d = CompareFrames(sym, c["frames"], bias); !d.empty())
-      fails->push_back(fmt::format("{}chain {} (FramesForPC on {} physical PCs): {}", prefix, c["name"].str, phys.size(), d));
-    *frames += c["frames"].arr.size();
+    if (auto d = CompareFrames(sym, c.at("frames"), bias); !d.empty())
+      fails->push_back(fmt::format("{}chain {} (FramesForPC on {} physical PCs): {}", prefix, Str(c, "name"), phys.size(), d));
+    *frames += c.at("frames").size();
     bool inlined = false;
-    for (const auto &f : c["frames"].arr) inlined |= f["inlined"].b;
+    for (const auto &f : c.at("frames")) inlined |= f.at("inlined").get<bool>();
     // Every chain but these goes through an inlined call; Go 1.19's compiler does not
     // inline calls to generic functions (go build -gcflags=-m: "can inline gen[...]"
     // but no "inlining call to gen").
-    const std::string &name = c["name"].str;
+    const std::string name = Str(c, "name");
     bool expect_inline = name != "wrapper" && name != "sigpanic" && name != "skip0" &&
                          !(name == "generic" && !bin.go_version().AtLeast(1, 20));
     if (!inlined && expect_inline)
@@ -200,17 +203,25 @@ int main(int argc, char **argv) {
 
   // 2./3. Frames; 6. the same without section headers.
   if (!callers_json.empty()) {
-    auto j = Json::Parse(ReadFile(callers_json));
-    if (!j) {
+    const auto j = Json::parse(ReadFile(callers_json), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
       fails.push_back("callers JSON unreadable");
     } else {
-      CheckFrames(bin, *j, "", &fails, &checked_chains, &checked_frames);
+      try {
+        CheckFrames(bin, j, "", &fails, &checked_chains, &checked_frames);
+      } catch (const nlohmann::json::exception &e) {
+        fails.push_back(std::string("callers JSON: ") + e.what());
+      }
       auto bare = GoBinary::FromBytes(WithoutSectionHeaders(binary));
       if (!bare) {
         fails.push_back("no section headers: " + bare.error());
       } else {
         size_t c2 = 0, f2 = 0;
-        CheckFrames(**bare, *j, "no section headers: ", &fails, &c2, &f2);
+        try {
+          CheckFrames(**bare, j, "no section headers: ", &fails, &c2, &f2);
+        } catch (const nlohmann::json::exception &e) {
+          fails.push_back(std::string("no section headers: callers JSON: ") + e.what());
+        }
         const GoBinary &b2 = **bare;
         if (b2.build_info().go_version != bin.build_info().go_version ||
             b2.build_info().FormatModInfoLikeGoVersionM() != bin.build_info().FormatModInfoLikeGoVersionM())

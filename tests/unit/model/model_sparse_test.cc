@@ -19,12 +19,9 @@ using encoder::Version;
 // The goroutine transition count `name` ("NotExist->Syscall") in tracecheck's JSON
 // (transitions.goroutine), -1 when absent.
 long Transitions(const CheckResult &r, const std::string &name) {
-  const std::size_t g = r.json.find("\"goroutine\"");
-  if (g == std::string::npos) return -1;
-  const std::size_t at = r.json.find("\"" + name + "\"", g);
-  const std::size_t close = r.json.find('}', g);
-  if (at == std::string::npos || at > close) return -1;
-  return std::strtol(r.json.c_str() + r.json.find(':', at) + 1, nullptr, 10);
+  const auto j = nlohmann::json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+  const auto p = nlohmann::json::json_pointer("/transitions/goroutine/" + name);
+  return j.contains(p) ? j[p].get<long>() : -1;
 }
 
 TEST(ModelSparse, SyscallsGcStwAndProcsArePiecesTheParserAccepts) {
@@ -73,16 +70,21 @@ TEST(ModelSparse, SyscallSpanningACutBeginsAtTheCut) {
   EXPECT_EQ(h.model.stats().inconsistencies, 0u);
 }
 
-// The events-json lines of a written trace that contain `needle` (tracecheck --events-json).
-std::vector<std::string> EventLines(const CheckResult &res, const std::string &needle) {
-  std::vector<std::string> out;
-  const std::string cmd = TracecheckPath() + " --events-json " + res.path;
-  std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
-  if (!p) return out;
-  char line[16384];
-  while (fgets(line, sizeof line, p.get()))
-    if (std::string l(line); l.find(needle) != std::string::npos) out.push_back(l);
+// The logs of category `category` in a written trace.
+std::vector<nlohmann::json> Logs(const CheckResult &res, const std::string &category) {
+  std::vector<nlohmann::json> out;
+  for (const auto &e : TraceEvents(res))
+    if (e.value("kind", "") == "Log" && e.value("category", "") == category) out.push_back(e);
   return out;
+}
+
+// Whether a stack of the trace (an event's or a transition's) has a frame of function fn.
+bool HasFrame(const CheckResult &res, const std::string &fn) {
+  for (const auto &e : TraceEvents(res))
+    for (const char *key : {"stack", "transition_stack"})
+      for (const auto &f : e.value(key, nlohmann::json::array()))
+        if (f.value("func", "") == fn) return true;
+  return false;
 }
 
 Record RStateSample(std::uint64_t ts, std::string message) {
@@ -108,19 +110,17 @@ TEST(ModelSparse, StateSamplesAreLogsOfAGoroutineOfTheirOwn) {
   h.PushAll({RStateSample(450, "third, next generation"), RSyscallEnd(460, 2, 0, 5)});
   CheckResult res = h.Finish("sparse-state-samples");
   EXPECT_ACCEPTED(res);
-  const std::vector<std::string> logs = EventLines(res, "\"category\":\"gotraced: goroutine states\"");
+  const std::vector<nlohmann::json> logs = Logs(res, "gotraced: goroutine states");
   ASSERT_EQ(logs.size(), 3u) << res.path;
-  const std::string g = "\"g\":" + std::to_string(kStateSampleG);
-  const std::string m = "\"m\":" + std::to_string(kStateSampleM);
-  for (const std::string &l : logs) {
-    EXPECT_NE(l.find(g), std::string::npos) << l;
-    EXPECT_NE(l.find(m), std::string::npos) << l;
+  for (const auto &l : logs) {
+    EXPECT_EQ(l.at("g"), kStateSampleG) << l;
+    EXPECT_EQ(l.at("m"), kStateSampleM) << l;
   }
-  EXPECT_NE(logs[0].find("chan receive 1000"), std::string::npos) << logs[0];
-  EXPECT_NE(logs[0].find("\"p\":0"), std::string::npos) << logs[0];
-  EXPECT_NE(logs[1].find("\"p\":1"), std::string::npos) << logs[1];  // P 0 is the STW's
+  EXPECT_NE(logs[0].at("message").get<std::string>().find("chan receive 1000"), std::string::npos) << logs[0];
+  EXPECT_EQ(logs[0].at("p"), 0) << logs[0];
+  EXPECT_EQ(logs[1].at("p"), 1) << logs[1];  // P 0 is the STW's
   // go tool trace names a goroutine after its start frame.
-  EXPECT_FALSE(EventLines(res, "gotraced.goroutineStates").empty());
+  EXPECT_TRUE(HasFrame(res, "gotraced.goroutineStates"));
   ModelStats s = h.model.stats();
   EXPECT_EQ(s.state_samples, 3u);
   EXPECT_EQ(s.state_samples_dropped, 0u);
@@ -138,11 +138,11 @@ TEST(ModelSparse, ANoteIsALogOfItsOwnCategory) {
   h.PushAll({RSyscall(100, 2, 0, 5), note, RStateSample(200, "states"), RSyscallEnd(300, 2, 0, 5)});
   CheckResult res = h.Finish("sparse-note");
   EXPECT_ACCEPTED(res);
-  const std::vector<std::string> notes = EventLines(res, "\"category\":\"gotraced: trigger\"");
+  const std::vector<nlohmann::json> notes = Logs(res, "gotraced: trigger");
   ASSERT_EQ(notes.size(), 1u) << res.path;
-  EXPECT_NE(notes[0].find("45.0 ms"), std::string::npos) << notes[0];
-  EXPECT_EQ(EventLines(res, "\"category\":\"gotraced: goroutine states\"").size(), 1u);
-  EXPECT_FALSE(EventLines(res, "gotraced.note").empty());
+  EXPECT_NE(notes[0].at("message").get<std::string>().find("45.0 ms"), std::string::npos) << notes[0];
+  EXPECT_EQ(Logs(res, "gotraced: goroutine states").size(), 1u);
+  EXPECT_TRUE(HasFrame(res, "gotraced.note"));
   EXPECT_EQ(h.model.stats().state_samples, 1u);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 }
@@ -161,7 +161,7 @@ TEST(ModelSparse, AStateSampleAfterTheFirstGenerationUsesAPStatedAtItsStart) {
   h.PushAll({RStateSample(350, "second sample, third generation")});
   CheckResult res = h.Finish("sparse-state-sample-gen2");
   EXPECT_ACCEPTED(res);
-  EXPECT_EQ(EventLines(res, "\"category\":\"gotraced: goroutine states\"").size(), 2u) << res.path;
+  EXPECT_EQ(Logs(res, "gotraced: goroutine states").size(), 2u) << res.path;
   EXPECT_EQ(h.model.stats().state_samples, 2u);
 }
 

@@ -40,6 +40,7 @@ class TableSymbolizer final : public Symbolizer {
 
 using testutil::CheckResult;
 using testutil::TracecheckPath;
+using testutil::TraceEvents;
 // tracecheck on bytes written to <ProcessTestDir>/gotraced-model-tests/<name>.trace.
 inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name) {
   return testutil::RunTracecheck(bytes, name, "gotraced-model-tests");

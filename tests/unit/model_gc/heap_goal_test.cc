@@ -107,19 +107,13 @@ TEST(HeapGoal, Environment) {
   EXPECT_FALSE(ParseGOMEMLIMIT("x").has_value());
 }
 
-// The HeapGoal values in a written trace, in order (tracecheck --events-json).
+// The HeapGoal values in a written trace, in order.
 std::vector<std::uint64_t> GoalValues(const CheckResult &res) {
   std::vector<std::uint64_t> out;
-  const std::string cmd = TracecheckPath() + " --events-json " + res.path;
-  std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
-  if (!p) return out;
-  char line[8192];
-  while (fgets(line, sizeof line, p.get())) {
-    std::string l(line);
-    if (l.find(kGoal) == std::string::npos) continue;
-    const auto v = l.find("Uint64(");  // "value":"Value{Uint64(N)}" (trace.Value.String)
-    if (v == std::string::npos) continue;
-    out.push_back(std::stoull(l.substr(v + 7)));
+  for (const auto &e : TraceEvents(res)) {
+    if (e.value("kind", "") != "Metric" || e.value("name", "") != kGoal) continue;
+    const std::string v = e.value("value", "");  // "Value{Uint64(N)}" (trace.Value.String)
+    if (const auto at = v.find("Uint64("); at != std::string::npos) out.push_back(std::stoull(v.substr(at + 7)));
   }
   return out;
 }

@@ -1,26 +1,8 @@
 #include "tests/unit/encoder/scenario/expected_summary.h"
 
-#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace gotraced::encoder::scenario {
-namespace {
-
-std::string Quote(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string Map(const std::map<std::string, std::int64_t> &m) {
-  std::string out = "{";
-  for (const auto &[k, v] : m) out += fmt::format("{}{}: {}", out.size() > 1 ? ", " : "", Quote(k), v);
-  return out + "}";
-}
-
-}  // namespace
 
 void ExpectedSummary::GoTransition(std::uint64_t g, const char *from, const char *to, const std::string &reason) {
   Event("StateTransition");
@@ -39,32 +21,41 @@ void ExpectedSummary::ProcTransition(std::uint64_t p, const char *from, const ch
   ++proc_transitions[std::string(from) + "->" + to];
 }
 
+// The keys of tracecheck's summary (tests/tracecheck/internal/summary/summary.go), in its order.
 std::string ExpectedSummary::ToJson() const {
-  std::string j = "{\n";
-  j += fmt::format("  \"version\": {},\n", Quote(version));
-  j += fmt::format("  \"events\": {},\n", events);
-  j += fmt::format("  \"kinds\": {},\n", Map(kinds));
-  j += fmt::format("  \"transitions\": {{\"goroutine\": {}, \"proc\": {}}},\n", Map(go_transitions),
-                   Map(proc_transitions));
-  j += fmt::format("  \"goroutines\": {},\n  \"procs\": {},\n  \"threads\": {},\n", goroutines.size(), procs.size(),
-                   threads.size());
-  j += fmt::format("  \"creates\": {},\n  \"syscalls\": {},\n", creates, syscalls);
-  j += fmt::format("  \"block_reasons\": {},\n  \"stop_reasons\": {},\n", Map(block_reasons), Map(stop_reasons));
-  j += fmt::format("  \"stacks\": {},\n  \"distinct_stacks\": {},\n  \"frames\": {},\n", stacks,
-                   distinct_stacks.size(), frames);
-  j += fmt::format("  \"tasks\": {},\n  \"task_ends\": {},\n  \"regions\": {},\n  \"region_ends\": {},\n", tasks,
-                   task_ends, regions, region_ends);
-  j += fmt::format("  \"logs\": {},\n", logs);
-  j += fmt::format("  \"ranges\": {},\n  \"range_actives\": {},\n  \"range_ends\": {},\n", Map(ranges),
-                   Map(range_actives), Map(range_ends));
-  j += fmt::format("  \"metrics\": {},\n  \"labels\": {},\n  \"cpu_samples\": {},\n", Map(metrics), labels,
-                   cpu_samples);
-  // tracecheck counts the samples whose goroutine is set (summary.go, EventStackSample).
-  j += fmt::format("  \"cpu_samples_with_goroutine\": {},\n", cpu_samples_with_goroutine);
-  j += fmt::format("  \"syncs\": {},\n  \"generations\": {},\n  \"clock_snapshots\": {},\n", syncs, generations,
-                   clock_snapshots);
-  j += "  \"experimental\": 0\n}\n";
-  return j;
+  const nlohmann::ordered_json j = {
+      {"version", version},
+      {"events", events},
+      {"kinds", kinds},
+      {"transitions", {{"goroutine", go_transitions}, {"proc", proc_transitions}}},
+      {"goroutines", goroutines.size()},
+      {"procs", procs.size()},
+      {"threads", threads.size()},
+      {"creates", creates},
+      {"syscalls", syscalls},
+      {"block_reasons", block_reasons},
+      {"stop_reasons", stop_reasons},
+      {"stacks", stacks},
+      {"distinct_stacks", distinct_stacks.size()},
+      {"frames", frames},
+      {"tasks", tasks},
+      {"task_ends", task_ends},
+      {"regions", regions},
+      {"region_ends", region_ends},
+      {"logs", logs},
+      {"ranges", ranges},
+      {"range_actives", range_actives},
+      {"range_ends", range_ends},
+      {"metrics", metrics},
+      {"labels", labels},
+      {"cpu_samples", cpu_samples},
+      // tracecheck counts the samples whose goroutine is set (summary.go, EventStackSample).
+      {"cpu_samples_with_goroutine", cpu_samples_with_goroutine},
+      {"syncs", syncs},
+      {"generations", generations},
+      {"clock_snapshots", clock_snapshots},
+      {"experimental", 0}};
+  return j.dump(2) + "\n";
 }
 
 }  // namespace gotraced::encoder::scenario
