@@ -81,6 +81,7 @@ struct WriterStats {
   std::uint64_t bytes = 0;            // bytes handed to the sink
   std::uint64_t strings = 0;          // strings defined in finished generations
   std::uint64_t stacks = 0;           // stacks defined in finished generations
+  std::uint64_t strings_over_bound = 0;  // legacy: strings past the table's bound (legacy_tables.h)
 };
 
 class EventWriter {

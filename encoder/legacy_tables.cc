@@ -16,8 +16,20 @@ std::uint64_t Tables::String(std::string_view s) {
   // runtime/trace.go traceString keeps the first maxStringLen (1024) bytes.
   s = TruncateStringHead(s);
   if (s.empty()) return 0;
-  auto [it, added] = strings_.try_emplace(std::string(s), next_string_);
-  if (!added) return it->second;
+  if (auto it = strings_.find(std::string(s)); it != strings_.end()) return it->second;
+  // The bounds (legacy_tables.h); the overflow string is defined the first time one is
+  // reached (it fits: it is counted in neither bound).
+  if (next_string_ > kMaxStrings || string_bytes_ + s.size() > kMaxStringBytes) {
+    ++strings_over_bound_;
+    if (auto it = strings_.find(std::string(kOverflowString)); it != strings_.end()) return it->second;
+    return Define(kOverflowString);
+  }
+  string_bytes_ += s.size();
+  return Define(s);
+}
+
+std::uint64_t Tables::Define(std::string_view s) {
+  const auto it = strings_.try_emplace(std::string(s), next_string_).first;
   ++next_string_;
   ++strings_defined_;
   text_.emplace(it->second, it->first);

@@ -7,6 +7,13 @@
 //   so a region open across generations needs the same id in both. A trace that starts
 //   at a later generation (a flight-recorder dump) gets every string defined before it
 //   in its prelude (all_strings()).
+// * Bounded: the table grows with the distinct strings a file uses (function and file
+//   names, region, task and log types), never with time, up to kMaxStrings strings or
+//   kMaxStringBytes bytes. Past either bound a new string is not defined: it is written
+//   as kOverflowString (counted in strings_over_bound()), so what is given up is the
+//   text of strings first seen after that (a program that makes a region type per
+//   request); the runtime's own tracer keeps every string for the trace's life
+//   (runtime/trace.go traceString, trace.stringSeq) and has no bound at all.
 // * Stacks are defined again in each generation that uses them, under fresh ids from a
 //   counter that never restarts, so a run of consecutive generations holds every stack
 //   id it references, once, and a generation's stacks cost memory only while it is open.
@@ -26,6 +33,11 @@ namespace gotraced::encoder::legacy {
 
 // runtime/trace.go traceStackSize: the runtime keeps at most 128 frames.
 inline constexpr std::size_t kMaxFrames = 128;
+// The string table's bounds (above): ~65k strings, 8 MiB of text; a file's whole string
+// table is held in memory twice (strings_ and all_strings_), so ~16 MiB at most.
+inline constexpr std::uint64_t kMaxStrings = 1 << 16;
+inline constexpr std::size_t kMaxStringBytes = 8 << 20;
+inline constexpr std::string_view kOverflowString = "gotraced: string table full";
 
 class Tables {
  public:
@@ -58,6 +70,8 @@ class Tables {
   void NewGeneration();
   std::uint64_t strings_defined() const { return strings_defined_; }
   std::uint64_t stacks_defined() const { return stacks_defined_; }
+  // Strings written as kOverflowString because a bound was reached.
+  std::uint64_t strings_over_bound() const { return strings_over_bound_; }
 
  private:
   struct VecHash {
@@ -71,6 +85,9 @@ class Tables {
   ByteBuffer out_, all_strings_;
   std::uint64_t next_string_ = 1, next_stack_ = 1;
   std::uint64_t strings_defined_ = 0, stacks_defined_ = 0;
+  std::uint64_t strings_over_bound_ = 0;
+  std::size_t string_bytes_ = 0;
+  std::uint64_t Define(std::string_view s);
 };
 
 }  // namespace gotraced::encoder::legacy

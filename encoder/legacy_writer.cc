@@ -264,6 +264,15 @@ struct LegacyTraceWriter::Impl {
     gst.in_syscall = false;
   }
 
+  // Entries of goroutines the reader has dead and that can never run again: those an
+  // event about an unknown or ended goroutine made (gs[g] of a GoUnblock or GoStart that
+  // was then dropped, gs[0] of an M without one). GoDestroy erases its own at once. What
+  // stays: live goroutines, and those EvGoStop ended for the reader but not for the
+  // runtime (`forever`: their later events are left out, so they must be recognised).
+  void ForgetDead() {
+    std::erase_if(gs, [](const auto &e) { return e.second.st == GSt::kDead && !e.second.forever && e.second.held.empty(); });
+  }
+
   // ---- prelude ------------------------------------------------------------------------
   // The prelude as events, timestamps ending right before `end_tick`.
   void EncodePrelude(const Prelude &pre, std::uint64_t end_tick, legacy::Batches &out, std::uint64_t *count) {
@@ -352,8 +361,10 @@ struct LegacyTraceWriter::Impl {
     stats.generations++;
     stats.bytes += out.size();
     stats.strings = tables.strings_defined();
+    stats.strings_over_bound = tables.strings_over_bound();
     stats.stacks = tables.stacks_defined();
     tables.NewGeneration();
+    ForgetDead();
     ++gen;
     gen_first_tick = 0;
     any_event = false;
@@ -564,6 +575,7 @@ EmitStatus LegacyTraceWriter::GoDestroy(MId m, std::uint64_t ts) {
     return I.Drop(EmitStatus::kBadState, "GoDestroy", fmt::format("M {} runs no goroutine", m));
   I.At(m, ts, Ev::kGoEnd, {});
   I.OffP(gst, GSt::kDead);
+  I.gs.erase(mm.g);  // ids are never reused (proc.go newproc1): nothing names it again
   mm.g = 0;
   return EmitStatus::kOk;
 }
@@ -902,6 +914,8 @@ EmitStatus LegacyTraceWriter::CPUSample(std::uint64_t ts, MId, PId p, GId g, Sta
   I.any_event = true;
   return EmitStatus::kOk;
 }
+
+std::size_t LegacyTraceWriter::goroutines_tracked() const { return impl_->gs.size(); }
 
 std::size_t LegacyTraceWriter::buffered_bytes() const {
   return impl_->batches.bytes() + impl_->tables.bytes().size();

@@ -131,6 +131,9 @@ class LegacyTraceWriter final : public EventWriter {
   EmitStatus CPUSample(std::uint64_t ts, MId m, PId p, GId g, StackId stack) override;
 
   std::size_t buffered_bytes() const override;
+  // Goroutines the writer keeps state for: the live ones (and those EvGoStop ended for
+  // the reader only); an ended goroutine is forgotten (tests: memory stays flat).
+  std::size_t goroutines_tracked() const;
   const WriterStats &stats() const override;
   const std::string &last_error() const override;
 
