@@ -85,6 +85,35 @@ void Model::NoteEnded(Goid g) {
   }
 }
 
+void Model::ForgetEnded(Goid g) {
+  st_.gs.erase(g);
+  NoteEnded(g);
+  user_.regions.erase(g);   // regions left open: order.go drops them with the goroutine
+  kernel_.resume.erase(g);
+  gc_.labelled.erase(g);
+  gc_.stw_stale.erase(g);
+}
+
+ModelFootprint Model::footprint() const {
+  ModelFootprint f;
+  f.goroutines = st_.gs.size();
+  f.procs = st_.ps.size();
+  f.threads = st_.ms.size();
+  f.queues = queues_.size();
+  f.pending_creates = pending_creates_.size();
+  f.unresolved_creates = unresolved_creates_.size();
+  f.ended = ended_fifo_.size();
+  f.user_regions = user_.regions.size();
+  f.kernel_open = kernel_.open.size();
+  f.kernel_syscalls = kernel_.sys.size();
+  f.kernel_resume = kernel_.resume.size();
+  f.gc_labelled = gc_.labelled.size();
+  f.gc_assist = gc_.assist.size();
+  f.gc_stw_stale = gc_.stw_stale.size();
+  f.seen_in_first_gen = seen_in_first_gen_.size();
+  return f;
+}
+
 static bool IsCreate(RecordKind k) { return k == RecordKind::kGoCreate || k == RecordKind::kGoCreateSyscall; }
 
 // A create written before its goroutine had an id (kGoCreate, target_g kNoG: Go <= 1.23,
@@ -457,7 +486,12 @@ void Model::StartGenerationStatuses(std::uint64_t ts) {
 }
 
 void Model::EndGeneration(std::uint64_t ts) {
-  if (FirstGeneration()) FirstGenerationSweep(ts);
+  if (FirstGeneration()) {
+    FirstGenerationSweep(ts);
+    // Nothing asks about the attach-time goroutines again: free them.
+    seen_in_first_gen_ = FlatSet<Goid>{};
+    snapshot_.goroutines = {};
+  }
   w_.EndGeneration();
   ++stats_.generations;
   gen_start_ts_ = ts;

@@ -96,6 +96,21 @@ struct ModelStats {
   std::uint64_t state_samples_dropped = 0;  // ... left out: no P was idle to write one on
 };
 
+// How many entries the model's per-goroutine, per-P and per-M tables hold (tests: memory
+// stays flat however long a recording runs, issue 30). Per-M entries stay: the runtime
+// never frees an M but one whose locked goroutine exits (proc.go mexit), and no record
+// says a thread ended, so they are bounded by the threads the target ever had.
+struct ModelFootprint {
+  std::size_t goroutines = 0, procs = 0, threads = 0;  // SchedState
+  std::size_t queues = 0;               // per-M record queues
+  std::size_t pending_creates = 0, unresolved_creates = 0;
+  std::size_t ended = 0;                // recently ended ids (bounded: NoteEnded)
+  std::size_t user_regions = 0;         // goroutines with open regions
+  std::size_t kernel_open = 0, kernel_syscalls = 0, kernel_resume = 0;
+  std::size_t gc_labelled = 0, gc_assist = 0, gc_stw_stale = 0;
+  std::size_t seen_in_first_gen = 0;    // cleared when the first generation ends
+};
+
 class Model {
  public:
   Model(encoder::EventWriter &writer, Symbolizer *symbolizer, ModelOptions options = {});
@@ -129,6 +144,7 @@ class Model {
   std::uint64_t generation_start() const { return gen_start_ts_; }
   ModelStats stats() const;
   const SchedState &state() const { return st_; }
+  ModelFootprint footprint() const;
   // Description of the last repair, for logs ("" if none).
   const std::string &last_repair() const { return last_repair_; }
 
@@ -258,6 +274,9 @@ class Model {
   FlatSet<Goid> ended_;
   std::deque<Goid> ended_fifo_;
   void NoteEnded(Goid g);
+  // A goroutine ended (GoDestroy, GoSwitchDestroy): its state and everything else kept
+  // per goroutine (regions, kernel view, GC) go; NoteEnded remembers the id.
+  void ForgetEnded(Goid g);
   bool Ended(Goid g) const { return ended_.count(g) != 0; }
 
   Snapshot snapshot_;

@@ -126,8 +126,7 @@ void Model::EmitGoStopExec(ThreadId m, std::uint64_t ts, RecordKind kind, std::s
         Count(w_.GCMarkAssistEnd(m, t));
       }
       Count(w_.GoDestroy(m, t));
-      st_.gs.erase(g);
-      NoteEnded(g);
+      ForgetEnded(g);
       ++stats_.goroutines_ended;
       break;
     case RecordKind::kGoStop:
@@ -191,8 +190,7 @@ void Model::EmitGoSwitch(ThreadId m, std::uint64_t ts, Goid next, bool destroy) 
   const std::uint64_t t = Ts(m, ts);
   Count(destroy ? w_.GoSwitchDestroy(m, t, next, seq) : w_.GoSwitch(m, t, next, seq));
   if (destroy) {
-    st_.gs.erase(ms.g);
-    NoteEnded(ms.g);
+    ForgetEnded(ms.g);
     ++stats_.goroutines_ended;
   } else {
     GoState &cur = st_.gs[ms.g];
