@@ -77,6 +77,21 @@ std::string SockaddrName(const sockaddr_storage &ss, socklen_t len) {
   }
 }
 
+// The port of an AF_INET / AF_INET6 address (0 for others) and the address without it.
+unsigned PortOf(const sockaddr_storage &ss) {
+  if (ss.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in &>(ss).sin_port);
+  if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6 &>(ss).sin6_port);
+  return 0;
+}
+std::string HostOf(const std::string &addr) {  // "127.0.0.1:80" -> "127.0.0.1", "[::1]:80" -> "[::1]"
+  const auto colon = addr.rfind(':');
+  return colon == std::string::npos ? addr : addr.substr(0, colon);
+}
+// An accepted connection's name: the client's host and our (the listener's) port.
+std::string AcceptedName(const std::string &peer, unsigned own_port) {
+  return fmt::format("tcp from {} to :{}", HostOf(peer), own_port);
+}
+
 int IntOption(int fd, int opt) {
   int v = 0;
   socklen_t len = sizeof(v);
@@ -85,7 +100,7 @@ int IntOption(int fd, int opt) {
 
 }  // namespace
 
-std::optional<std::string> SocketNameOfFd(int fd) {
+std::optional<std::string> SocketNameOfFd(int fd, std::unordered_set<unsigned> *listen_ports) {
   const int domain = IntOption(fd, SO_DOMAIN);
   if (domain < 0) return std::nullopt;  // ENOTSOCK
   sockaddr_storage ss{};
@@ -105,8 +120,12 @@ std::optional<std::string> SocketNameOfFd(int fd) {
   const int type = IntOption(fd, SO_TYPE);
   const char *kind = type == SOCK_STREAM ? "tcp" : type == SOCK_DGRAM ? "udp" : nullptr;
   if (kind == nullptr) return std::string("socket");
-  if (type == SOCK_STREAM && IntOption(fd, SO_ACCEPTCONN) == 1 && has_own)
+  if (type == SOCK_STREAM && IntOption(fd, SO_ACCEPTCONN) == 1 && has_own) {
+    if (listen_ports) listen_ports->insert(PortOf(own));
     return fmt::format("tcp listen {}", SockaddrName(own, own_len));
+  }
+  if (type == SOCK_STREAM && has_peer && has_own && listen_ports && listen_ports->count(PortOf(own)))
+    return AcceptedName(SockaddrName(ss, len), PortOf(own));
   if (has_peer) return fmt::format("{} {}", kind, SockaddrName(ss, len));
   // Not connected (a udp socket used with sendto, a tcp socket before connect): its own
   // address, said so.
@@ -135,20 +154,37 @@ std::string LinkName(const std::string &link) {
 }
 
 std::string SocketName(const std::string &net_dir, const std::string &inode) {
+  // A tcp connection whose local port a listener of the same file has is an accepted one
+  // (named as SocketNameOfFd names it): the whole file is read for its listeners.
+  std::unordered_set<unsigned> listen_ports;
+  std::string found_local, found_peer;
+  auto port = [](const std::string &hex) {
+    const auto colon = hex.rfind(':');
+    return colon == std::string::npos ? 0u : static_cast<unsigned>(std::stoul(hex.substr(colon + 1), nullptr, 16));
+  };
   for (const char *proto : {"tcp", "tcp6", "udp", "udp6"}) {
     std::ifstream in(net_dir + "/" + proto);
     std::string line;
     std::getline(in, line);  // header
+    const bool tcp = proto[0] == 't';
     while (std::getline(in, line)) {
       std::istringstream f(line);
       std::vector<std::string> col;
       for (std::string w; f >> w;) col.push_back(w);
-      if (col.size() < 10 || col[9] != inode) continue;
-      const std::string kind = proto[0] == 't' ? "tcp" : "udp";
+      if (col.size() < 10) continue;
       // st 0A = TCP_LISTEN (include/net/tcp_states.h): no peer, name the local port.
-      if (kind == "tcp" && col[3] == "0A") return fmt::format("tcp listen {}", HexAddr(col[1]));
-      return fmt::format("{} {}", kind, HexAddr(col[2]));
+      if (tcp && col[3] == "0A") listen_ports.insert(port(col[1]));
+      if (col[9] != inode) continue;
+      if (tcp && col[3] == "0A") return fmt::format("tcp listen {}", HexAddr(col[1]));
+      if (!tcp) return fmt::format("udp {}", HexAddr(col[2]));
+      found_local = col[1];
+      found_peer = col[2];
     }
+    if (!found_peer.empty() && proto == std::string_view("tcp6")) break;
+  }
+  if (!found_peer.empty()) {
+    const unsigned own = port(found_local);
+    return listen_ports.count(own) ? AcceptedName(HexAddr(found_peer), own) : "tcp " + HexAddr(found_peer);
   }
   std::ifstream in(net_dir + "/unix");
   std::string line;
@@ -190,7 +226,7 @@ std::string FdTargets::Resolve(std::int64_t fd) {
     // drops only our reference (a socket the target closed meanwhile ends with it).
     const int dup = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd_, static_cast<int>(fd), 0));
     if (dup >= 0) {
-      std::optional<std::string> name = SocketNameOfFd(dup);
+      std::optional<std::string> name = SocketNameOfFd(dup, &listen_ports_);
       close(dup);
       return name.value_or("socket");
     }

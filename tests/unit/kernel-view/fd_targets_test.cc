@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <string>
+#include <unordered_set>
 
 #include "tests/unit/common/test_dir.h"
 
@@ -48,8 +49,40 @@ TEST(FdTargets, NamesTcpSocketsByPeerAndListeners) {
   FdTargets fds(getpid());
   EXPECT_EQ(fds.Name(t.listener), "tcp listen 127.0.0.1:" + std::to_string(t.port));
   EXPECT_EQ(fds.Name(t.client), "tcp 127.0.0.1:" + std::to_string(t.port));
-  EXPECT_EQ(fds.Name(t.accepted).rfind("tcp 127.0.0.1:", 0), 0u) << fds.Name(t.accepted);
+  // Accepted by a listener named before (accept4's argument): the client's port, a new
+  // one per connection, is left out (issue 30: one string per connection otherwise).
+  EXPECT_EQ(fds.Name(t.accepted), "tcp from 127.0.0.1 to :" + std::to_string(t.port));
   EXPECT_EQ(fds.from_proc_net(), 0u) << "pidfd_getfd was refused on this kernel";
+}
+
+TEST(FdTargets, AcceptedConnectionOfAnUnnamedListenerKeepsThePeer) {
+  TcpPair t;
+  ASSERT_GE(t.accepted, 0);
+  FdTargets fds(getpid());
+  EXPECT_EQ(fds.Name(t.accepted).rfind("tcp 127.0.0.1:", 0), 0u) << fds.Name(t.accepted);
+}
+
+// Many connections accepted by one listener: one name, not one per connection.
+TEST(FdTargets, AcceptedConnectionsShareOneName) {
+  TcpPair t;
+  ASSERT_GE(t.accepted, 0);
+  FdTargets fds(getpid());
+  fds.Name(t.listener);
+  const std::string want = "tcp from 127.0.0.1 to :" + std::to_string(t.port);
+  for (int i = 0; i < 20; ++i) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(t.port));
+    const int c = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_EQ(connect(c, reinterpret_cast<sockaddr *>(&a), sizeof(a)), 0);
+    const int s = accept(t.listener, nullptr, nullptr);
+    ASSERT_GE(s, 0);
+    EXPECT_EQ(fds.Name(s), want);
+    fds.Forget(s);
+    close(s);
+    close(c);
+  }
 }
 
 TEST(FdTargets, ProcNetFallbackNamesTheSameSockets) {
@@ -64,6 +97,10 @@ TEST(FdTargets, ProcNetFallbackNamesTheSameSockets) {
   };
   EXPECT_EQ(SocketName("/proc/self/net", inode(t.listener)), *SocketNameOfFd(t.listener));
   EXPECT_EQ(SocketName("/proc/self/net", inode(t.client)), *SocketNameOfFd(t.client));
+  std::unordered_set<unsigned> listen_ports;
+  SocketNameOfFd(t.listener, &listen_ports);
+  EXPECT_EQ(SocketName("/proc/self/net", inode(t.accepted)), *SocketNameOfFd(t.accepted, &listen_ports));
+  EXPECT_EQ(SocketName("/proc/self/net", inode(t.accepted)), "tcp from 127.0.0.1 to :" + std::to_string(t.port));
 }
 
 TEST(FdTargets, NamesUnixSocketsByPathAndOtherFdsByLink) {
