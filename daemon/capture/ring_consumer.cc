@@ -120,7 +120,16 @@ int RingConsumer::OnSample(void *ctx, void *data, size_t size) {
   Entry e{v.ts(), self->arrival_++, uint32_t(self->arena_.size()), uint32_t(used)};
   self->arena_.insert(self->arena_.end(), v.data(), v.data() + used);
   self->pending_.push_back(e);
-  return 0;
+  self->last_ring_ts_ = v.ts();
+  // libbpf's ringbuf_process_ring stops at a negative return, this sample consumed.
+  return self->arena_.size() >= self->chunk_limit_ ? kChunkFull : 0;
+}
+
+int RingConsumer::ConsumeChunk() {
+  chunk_limit_ = arena_.size() + kChunkBytes;
+  const int r = ring_buffer__consume(rb_);
+  chunk_limit_ = ~size_t{0};
+  return r;
 }
 
 size_t RingConsumer::Release(uint64_t watermark, const Callback &cb) {
@@ -187,10 +196,19 @@ size_t RingConsumer::Drain(const Callback &cb) {
     released_ = t0;
     return direct_n_;
   }
-  ring_buffer__consume(rb_);
   uint64_t slack = uint64_t(opts_.reorder_slack.count()) * 1000;
   uint64_t watermark = t0 > slack ? t0 - slack : 0;
-  return Release(watermark, cb);
+  size_t n = 0;
+  // A chunk at a time (see the header); what a chunk leaves for sorting waits for the
+  // next. The drain ends at records written since it began (the next drain's), and after
+  // one ring's worth at most: a producer faster than this loop must not keep it from
+  // returning (the session ends generations between drains).
+  std::size_t chunks = ring_bytes_ / kChunkBytes + 1;
+  while (ConsumeChunk() == kChunkFull && last_ring_ts_ < t0 && chunks-- > 0) {
+    const uint64_t sure = last_ring_ts_ > slack ? last_ring_ts_ - slack : 0;
+    n += Release(std::min(watermark, sure), cb);
+  }
+  return n + Release(watermark, cb);
 }
 
 size_t RingConsumer::Flush(const Callback &cb) {

@@ -25,6 +25,14 @@
 // already released watermark is delivered at once and counted in `late` (the model must
 // tolerate it; it has never been seen in tests).
 //
+// Memory: a drain reads the ring in chunks of at most kChunkBytes into the reorder buffer
+// and releases each chunk before reading on (the records up to the last one read, less
+// reorder_slack: anything later in the ring was reserved after it, so it reads its ts
+// after that one's reservation). Reading a full 64 MiB ring in one go (a daemon starved
+// of CPU for a while) made the buffer and its compaction copy 2 x 64 MiB plus an entry
+// per record, whose capacity stayed: RSS rose by ~50 MB at one such moment of a soak
+// (issue 30). Now the buffer's high-water mark is a chunk, whatever the ring's size.
+//
 // Loss: per-CPU counters of failed reservations, read from the BPF object's .bss,
 // plus the per-CPU header.seq gaps the consumer sees; both are in Stats().
 //
@@ -134,6 +142,14 @@ class RingConsumer {
   std::vector<SeqTrack> seq_;
   uint64_t arrival_ = 0;
   uint64_t released_ = 0;
+  // A drain's chunk (see the header): OnSample stops ring_buffer__consume with
+  // kChunkFull once kChunkBytes more were read (the buffer reaches chunk_limit_);
+  // last_ring_ts_ is the ts of the last record read in ring order.
+  static constexpr size_t kChunkBytes = 4 << 20;
+  static constexpr int kChunkFull = -7;  // -E2BIG: what OnSample returns to stop the consume
+  size_t chunk_limit_ = ~size_t{0};
+  uint64_t last_ring_ts_ = 0;
+  int ConsumeChunk();
   const Callback *direct_ = nullptr;  // sort_by_time == false: deliver while reading
   size_t direct_n_ = 0;
   std::chrono::steady_clock::time_point next_drain_{};
