@@ -9,6 +9,9 @@
 //
 //	RESULT offered=3000 achieved=2999.8 sent=30000 ok=30000 errors=0 p50_us=180 p99_us=950 max_us=4000
 //
+// With -new-conn every request opens a connection of its own (no keep-alive), so the
+// server accepts a connection, and creates its goroutine, per request (the soak bench).
+//
 // With -closed N it measures the most the server serves instead: N keep-alive
 // connections, each sending its next request as soon as the last one's response is read
 // (closed loop, as wrk does), and "offered" is 0.
@@ -33,6 +36,7 @@ func main() {
 	warmup := flag.Duration("warmup", 0, "time before the measured window (requests sent, not counted)")
 	conns := flag.Int("conns", 64, "most keep-alive connections to the server")
 	closed := flag.Int("closed", 0, "closed loop: this many connections, each sending back to back (maximum throughput); -rate is ignored")
+	newConn := flag.Bool("new-conn", false, "a new connection per request (no keep-alive)")
 	flag.Parse()
 	if *url != "" && *closed > 0 {
 		closedLoop(*url, *closed, *warmup, *duration)
@@ -42,7 +46,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "client: need -url and a positive -rate")
 		os.Exit(2)
 	}
-	tr := &http.Transport{MaxIdleConns: *conns, MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns}
+	tr := &http.Transport{MaxIdleConns: *conns, MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns,
+		DisableKeepAlives: *newConn}
 	cl := &http.Client{Transport: tr, Timeout: 5 * time.Second}
 
 	interval := time.Duration(float64(time.Second) / *rate)

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Memory soak (issue 30): the daemon's RSS over a long full-detail recording of the HTTP
+bench server (bench/http/server) driven at a fixed rate with a new connection per
+request (bench/http/client -new-conn: the server creates a goroutine per connection, so
+goroutines, fds and peer addresses come and go all the time). Called by
+scripts/bench-soak.sh and, short, by tests/suites/56-memory-soak.sh.
+
+  soak.py --gotraced G --client C --server LABEL=PATH [--server ...] [--serve]
+          [--seconds S] [--rate R] [--sample S] [--warm S] [--bound-mb M]
+          [--tracecheck T] [--json FILE]
+
+Per server: `gotraced --pid` (each target's own trace format: the go1.19 server writes
+"go 1.19 trace", the go1.21 one "go 1.21 trace", a go1.22+ one the v2 format) or, with
+--serve, `gotraced serve` watching that executable at level full (a flight window, the
+always-on path). Every --sample s: the daemon's VmRSS, its heap (RssAnon) and the BPF
+maps' resident pages (the ring buffer: mapped pages, not the daemon's own memory).
+Growth = the largest sample after --warm s minus the sample at --warm s, of VmRSS less
+the BPF maps (RssAnon is printed beside it). Exits non-zero when a growth exceeds
+--bound-mb, the daemon died or exited non-zero, the client saw errors, or (with
+--tracecheck) the recording does not parse, or the server answered no request (client
+errors, e.g. requests timed out on a loaded machine, are printed, not judged).
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import benchutil as bu  # noqa: E402
+
+
+def start_server(path):
+    p = subprocess.Popen([path, "-addr", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if not line.startswith("listening "):
+        p.kill()
+        raise SystemExit("soak: server did not start: %r" % line)
+    return p, line.split()[1]
+
+
+def serve_config(work, exe):
+    sock = os.path.join(work, "gotraced.sock")
+    conf = os.path.join(work, "gotraced.toml")
+    with open(conf, "w") as f:
+        f.write('[flight]\nwindow_seconds = 10\nwindow_mb = 16\nmemory_mb = 256\ngeneration_ms = 1000\n'
+                '[endpoint]\nsocket = "%s"\n[discovery]\nrescan_seconds = 2\n'
+                '[[watch]]\nexe = "%s"\nlevel = "full"\n' % (sock, exe))
+    return conf, sock
+
+
+def rss_sample(pid):
+    rss = bu.proc_status_kb(pid, "VmRSS")
+    anon = bu.proc_status_kb(pid, "RssAnon")
+    maps = bu.bpf_map_rss_kb(pid)
+    if rss is None or anon is None or maps is None:
+        return None
+    return {"rss_kb": rss, "anon_kb": anon, "bpf_kb": maps}
+
+
+def wait_attached(daemon, server_pid, seconds=30):
+    """serve: until the daemon holds a BPF map (its capture of the target is up)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if daemon.poll() is not None:
+            return False
+        if (bu.bpf_map_rss_kb(daemon.pid) or 0) > 0 and os.path.exists("/proc/%d" % server_pid):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def run_one(a, label, server, work):
+    srv, addr = start_server(server)
+    trace = os.path.join(work, "%s.trace" % label)
+    log = open(os.path.join(work, "%s.log" % label), "w+")
+    if a.serve:
+        conf, _ = serve_config(work, server)
+        gt = subprocess.Popen([a.gotraced, "serve", "--config", conf], stdout=log, stderr=subprocess.STDOUT)
+        if not wait_attached(gt, srv.pid):
+            srv.kill()
+            gt.kill()
+            raise SystemExit("soak: serve did not attach to %s" % server)
+    else:
+        gt = subprocess.Popen([a.gotraced, "--quiet", "--pid", str(srv.pid), "--out", trace],
+                              stdout=subprocess.DEVNULL, stderr=log)
+    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn", "-rate", str(a.rate),
+                           "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    series = []
+    dead = None
+    while True:
+        time.sleep(max(0.0, (len(series) + 1) * a.sample - (time.monotonic() - t0)))
+        t = time.monotonic() - t0
+        s = rss_sample(gt.pid) if gt.poll() is None else None
+        if s is None:
+            dead = "gotraced exited (%s) at %.0f s" % (gt.returncode, t)
+            break
+        s["t"] = round(t)
+        series.append(s)
+        print("  %-8s t=%4ds RSS %7.1f MB  heap %7.1f MB  BPF maps %6.1f MB" %
+              (label, s["t"], s["rss_kb"] / 1024, s["anon_kb"] / 1024, s["bpf_kb"] / 1024), flush=True)
+        if t >= a.seconds - 0.5:
+            break
+    out, _ = cl.communicate(timeout=120)
+    client = dict(kv.split("=") for kv in out.split()[1:]) if out.startswith("RESULT") else {}
+    if gt.poll() is None:
+        gt.send_signal(signal.SIGINT)
+        try:
+            gt.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            gt.kill()
+            dead = dead or "gotraced did not stop within 120 s"
+    srv.send_signal(signal.SIGTERM)
+    srv.wait(timeout=30)
+    log.seek(0)
+    err = log.read()
+    res = {"label": label, "serve": a.serve, "seconds": a.seconds, "rate": a.rate, "series": series,
+           "achieved": float(client.get("achieved", 0)), "errors": int(client.get("errors", -1)),
+           "gotraced_exit": gt.returncode, "error": dead}
+    if not a.serve:
+        summ = bu.parse_summary(err) or {}
+        res["events"], res["lost"] = summ.get("events"), summ.get("lost")
+        if gt.returncode != 0 and not dead:
+            res["error"] = "gotraced exited %d: %s" % (gt.returncode, err[-400:])
+        if a.tracecheck and not res["error"]:
+            if bu.tracecheck_events(a.tracecheck, trace) is None:
+                res["error"] = "%s does not parse (tracecheck)" % trace
+        res["trace_mb"] = os.path.getsize(trace) / 1e6 if os.path.exists(trace) else None
+        if os.path.exists(trace):
+            os.unlink(trace)
+    growth(res, a.warm)
+    return res
+
+
+def growth(res, warm):
+    """Growth after the warm-up: largest sample at or after `warm` s minus the first
+    sample at or after it, for RSS less the BPF maps and for the heap alone (MB)."""
+    after = [s for s in res["series"] if s["t"] >= warm]
+    if len(after) < 2:
+        res["growth_mb"] = res["heap_growth_mb"] = None
+        return
+    own = [s["rss_kb"] - s["bpf_kb"] for s in after]
+    heap = [s["anon_kb"] for s in after]
+    res["growth_mb"] = (max(own) - own[0]) / 1024
+    res["heap_growth_mb"] = (max(heap) - heap[0]) / 1024
+    res["warm_rss_mb"] = own[0] / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gotraced", required=True)
+    ap.add_argument("--client", required=True)
+    ap.add_argument("--server", action="append", required=True, help="LABEL=PATH")
+    ap.add_argument("--serve", action="store_true", help="gotraced serve at level full instead of --pid")
+    ap.add_argument("--seconds", type=float, default=600)
+    ap.add_argument("--rate", type=float, default=2000)
+    ap.add_argument("--sample", type=float, default=10)
+    ap.add_argument("--warm", type=float, default=60)
+    ap.add_argument("--bound-mb", type=float, default=2)
+    ap.add_argument("--tracecheck")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    results, failed = [], []
+    with tempfile.TemporaryDirectory(prefix="gotraced-soak.") as work:
+        for spec in a.server:
+            label, path = spec.split("=", 1)
+            print("soak %s: %s at %g requests/s (new connection each), %g s, RSS every %g s" %
+                  (label, "serve level full" if a.serve else "gotraced --pid", a.rate, a.seconds, a.sample), flush=True)
+            r = run_one(a, label, path, work)
+            results.append(r)
+            print("soak %s: RSS less BPF maps %s MB at %g s, growth after it %s MB (heap %s MB); %s events, %s lost, "
+                  "%.0f requests/s, %d client errors%s" %
+                  (label, bu.fmt(r.get("warm_rss_mb")), a.warm, bu.fmt(r["growth_mb"], "%.2f"),
+                   bu.fmt(r["heap_growth_mb"], "%.2f"), r.get("events", "-"), r.get("lost", "-"), r["achieved"],
+                   r["errors"], ", trace %.0f MB" % r["trace_mb"] if r.get("trace_mb") else ""), flush=True)
+            if r["error"]:
+                failed.append("%s: %s" % (label, r["error"]))
+            elif r["growth_mb"] is None:
+                failed.append("%s: too few samples after the warm-up" % label)
+            elif r["growth_mb"] > a.bound_mb:
+                failed.append("%s: RSS grew %.2f MB after %g s (bound %g MB)" % (label, r["growth_mb"], a.warm,
+                                                                                 a.bound_mb))
+            # A loaded machine's server may not keep up (the client's requests time out
+            # after 5 s): said, not failed; a server that served nothing is a broken run.
+            if r["achieved"] <= 0:
+                failed.append("%s: the server answered no request (%d client errors)" % (label, r["errors"]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    for f in failed:
+        print("FAIL: " + f, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
