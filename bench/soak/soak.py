@@ -87,7 +87,9 @@ def run_one(a, label, server, work):
     else:
         gt = subprocess.Popen([a.gotraced, "--quiet", "--pid", str(srv.pid), "--out", trace],
                               stdout=subprocess.DEVNULL, stderr=log)
-    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn", "-rate", str(a.rate),
+    # -conns: no cap on concurrent connections (the client's default of 64 throttled a
+    # traced server on a loaded machine to ~230 requests/s, the rest timing out).
+    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn", "-conns", "4096", "-rate", str(a.rate),
                            "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     series = []
@@ -105,6 +107,12 @@ def run_one(a, label, server, work):
               (label, s["t"], s["rss_kb"] / 1024, s["anon_kb"] / 1024, s["bpf_kb"] / 1024), flush=True)
         if t >= a.seconds - 0.5:
             break
+    if a.serve:
+        # What the daemon says of the target: attached, at which level, how much held.
+        q = subprocess.run(["curl", "-s", "--max-time", "10", "--unix-socket", os.path.join(work, "gotraced.sock"),
+                            "http://gotraced/processes"], capture_output=True, text=True)
+        line = [x for x in q.stdout.splitlines() if '"pid":%d,' % srv.pid in x]
+        print("  serve: %s" % (line[-1][:400] if line else "target not listed: " + q.stdout[:200]), flush=True)
     out, _ = cl.communicate(timeout=120)
     client = dict(kv.split("=") for kv in out.split()[1:]) if out.startswith("RESULT") else {}
     if gt.poll() is None:
