@@ -114,6 +114,8 @@ class RecordPipeline {
 
  private:
   std::uint64_t Watermark(std::uint64_t top) const;
+  void TrimHeap();  // malloc_trim, at most every 10 s (pipeline.cc)
+  std::chrono::steady_clock::time_point last_trim_{};
   PipelineConfig cfg_;
   model::StackPool stack_pool_;  // the records' stack vectors, decoder -> model -> decoder
   // TraceWriter for the v2 versions, LegacyTraceWriter for go1.19 / go1.21: the same
