@@ -61,13 +61,27 @@ def rss_sample(pid):
     return {"rss_kb": rss, "anon_kb": anon, "bpf_kb": maps}
 
 
-def wait_attached(daemon, server_pid, seconds=30):
-    """serve: until the daemon holds a BPF map (its capture of the target is up)."""
+def serve_state(sock, pid):
+    """The line /processes gives for pid ("" if none)."""
+    q = subprocess.run(["curl", "-s", "--max-time", "10", "--unix-socket", sock, "http://gotraced/processes"],
+                       capture_output=True, text=True)
+    line = [x for x in q.stdout.splitlines() if '"pid":%d,' % pid in x]
+    return line[-1] if line else ""
+
+
+def wait_recording(daemon, server_pid, trace, sock, seconds=180):
+    """Until the daemon records the target: --pid, its first generation is in the file
+    (written 1 s after its first record);
+    serve, /processes says "recording". Attaching may take long on a loaded machine: the
+    load and the clock start only then, so the warm-up is the recording's."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if daemon.poll() is not None:
             return False
-        if (bu.bpf_map_rss_kb(daemon.pid) or 0) > 0 and os.path.exists("/proc/%d" % server_pid):
+        if sock:
+            if '"state":"recording"' in serve_state(sock, server_pid):
+                return True
+        elif os.path.exists(trace) and os.path.getsize(trace) > 0:
             return True
         time.sleep(0.5)
     return False
@@ -77,20 +91,30 @@ def run_one(a, label, server, work):
     srv, addr = start_server(server)
     trace = os.path.join(work, "%s.trace" % label)
     log = open(os.path.join(work, "%s.log" % label), "w+")
+    sock = None
     if a.serve:
-        conf, _ = serve_config(work, server)
+        conf, sock = serve_config(work, server)
         gt = subprocess.Popen([a.gotraced, "serve", "--config", conf], stdout=log, stderr=subprocess.STDOUT)
-        if not wait_attached(gt, srv.pid):
-            srv.kill()
-            gt.kill()
-            raise SystemExit("soak: serve did not attach to %s" % server)
     else:
         gt = subprocess.Popen([a.gotraced, "--quiet", "--pid", str(srv.pid), "--out", trace],
                               stdout=subprocess.DEVNULL, stderr=log)
+    t_start = time.monotonic()
+    # A few requests meanwhile: an idle target writes no record, so no generation ends.
+    primer = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn", "-rate", "20", "-duration", "300s"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    recording = wait_recording(gt, srv.pid, trace, sock)
+    primer.kill()
+    primer.wait()
+    if not recording:
+        srv.kill()
+        gt.kill()
+        raise SystemExit("soak: gotraced did not start recording %s" % server)
+    print("  %-8s recording after %.1f s" % (label, time.monotonic() - t_start), flush=True)
     # -conns: no cap on concurrent connections (the client's default of 64 throttled a
     # traced server on a loaded machine to ~230 requests/s, the rest timing out).
-    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn", "-conns", "4096", "-rate", str(a.rate),
-                           "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
+    load = ["-closed", str(a.closed)] if a.closed else ["-conns", "4096", "-rate", str(a.rate)]
+    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn"] + load + ["-duration", "%gs" % a.seconds],
+                          stdout=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     series = []
     dead = None
@@ -109,10 +133,7 @@ def run_one(a, label, server, work):
             break
     if a.serve:
         # What the daemon says of the target: attached, at which level, how much held.
-        q = subprocess.run(["curl", "-s", "--max-time", "10", "--unix-socket", os.path.join(work, "gotraced.sock"),
-                            "http://gotraced/processes"], capture_output=True, text=True)
-        line = [x for x in q.stdout.splitlines() if '"pid":%d,' % srv.pid in x]
-        print("  serve: %s" % (line[-1][:400] if line else "target not listed: " + q.stdout[:200]), flush=True)
+        print("  serve: %s" % (serve_state(sock, srv.pid)[:400] or "target not listed"), flush=True)
     out, _ = cl.communicate(timeout=120)
     client = dict(kv.split("=") for kv in out.split()[1:]) if out.startswith("RESULT") else {}
     if gt.poll() is None:
@@ -166,6 +187,9 @@ def main():
     ap.add_argument("--serve", action="store_true", help="gotraced serve at level full instead of --pid")
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--rate", type=float, default=2000)
+    ap.add_argument("--closed", type=int, default=0,
+                    help="closed loop: N connections at a time, each request on a new one (--rate ignored): the "
+                         "server's live goroutines stay ~N whatever the machine's load")
     ap.add_argument("--sample", type=float, default=10)
     ap.add_argument("--warm", type=float, default=60)
     ap.add_argument("--bound-mb", type=float, default=2)
@@ -176,8 +200,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gotraced-soak.") as work:
         for spec in a.server:
             label, path = spec.split("=", 1)
-            print("soak %s: %s at %g requests/s (new connection each), %g s, RSS every %g s" %
-                  (label, "serve level full" if a.serve else "gotraced --pid", a.rate, a.seconds, a.sample), flush=True)
+            load = "%d connections back to back" % a.closed if a.closed else "%g requests/s" % a.rate
+            print("soak %s: %s at %s (new connection each), %g s, RSS every %g s" %
+                  (label, "serve level full" if a.serve else "gotraced --pid", load, a.seconds, a.sample), flush=True)
             r = run_one(a, label, path, work)
             results.append(r)
             print("soak %s: RSS less BPF maps %s MB at %g s, growth after it %s MB (heap %s MB); %s events, %s lost, "

@@ -14,7 +14,9 @@
 //
 // With -closed N it measures the most the server serves instead: N keep-alive
 // connections, each sending its next request as soon as the last one's response is read
-// (closed loop, as wrk does), and "offered" is 0.
+// (closed loop, as wrk does), and "offered" is 0; with -new-conn each request still opens
+// a connection of its own (at most N at a time: the soak's short form, whose server then
+// never holds more than N requests whatever the machine's load).
 package main
 
 import (
@@ -39,7 +41,7 @@ func main() {
 	newConn := flag.Bool("new-conn", false, "a new connection per request (no keep-alive)")
 	flag.Parse()
 	if *url != "" && *closed > 0 {
-		closedLoop(*url, *closed, *warmup, *duration)
+		closedLoop(*url, *closed, *warmup, *duration, *newConn)
 		return
 	}
 	if *url == "" || *rate <= 0 {
@@ -101,8 +103,8 @@ func main() {
 
 // closedLoop: n workers, each with its own keep-alive connection, send requests back to
 // back for warmup + duration; requests finished inside the measured window count.
-func closedLoop(url string, n int, warmup, duration time.Duration) {
-	tr := &http.Transport{MaxIdleConns: n, MaxIdleConnsPerHost: n, MaxConnsPerHost: n}
+func closedLoop(url string, n int, warmup, duration time.Duration, newConn bool) {
+	tr := &http.Transport{MaxIdleConns: n, MaxIdleConnsPerHost: n, MaxConnsPerHost: n, DisableKeepAlives: newConn}
 	cl := &http.Client{Transport: tr, Timeout: 5 * time.Second}
 	start := time.Now()
 	from, until := start.Add(warmup), start.Add(warmup+duration)
