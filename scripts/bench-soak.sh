@@ -32,10 +32,12 @@ bash "$root/scripts/build-tools.sh" "$build"
 bin=$build/bench/http
 mkdir -p "$bin"
 (cd "$root/bench/http/client" && GOTOOLCHAIN=local go build -o "$bin/client" .)
-declare -A gobin=([go1.19]=/usr/lib/go-1.19/bin/go [go1.21]=/usr/lib/go-1.21/bin/go [go1.26]=go)
+# shellcheck source=../tests/lib/suite.sh
+source "$root/tests/lib/suite.sh"  # go_for: each toolchain as the suites find it
 for label in go1.19 go1.21 go1.26; do
-  command -v "${gobin[$label]}" >/dev/null || { echo "bench-soak: $label (${gobin[$label]}) is not installed" >&2; exit 1; }
-  (cd "$root/bench/http/server" && GOTOOLCHAIN=local "${gobin[$label]}" build -o "$bin/server-$label" .)
+  g=$(go_for "$label")
+  $g version >/dev/null 2>&1 || { echo "bench-soak: $label ($g) is not installed" >&2; exit 1; }
+  (cd "$root/bench/http/server" && $g build -o "$bin/server-$label" .)
 done
 soak=(python3 "$root/bench/soak/soak.py" --gotraced "$build/cli/gotraced" --client "$bin/client"
   --tracecheck "$build/tools/tracecheck" "${args[@]}")
