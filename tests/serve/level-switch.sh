@@ -25,7 +25,7 @@ TOOLS=$B/tools
 bash "$GOTRACED_ROOT/scripts/build-tools.sh" "$B" >/dev/null
 # shellcheck source=../fidelity/lib.sh
 source "$GOTRACED_ROOT/tests/fidelity/lib.sh"
-W=$(mktemp -d /tmp/gotraced-level-switch.XXXXXX)
+W=$(mktemp -d -t gotraced-level-switch.XXXXXX)
 SOCK=$W/s.sock
 DAEMON= TARGET=
 cleanup() {

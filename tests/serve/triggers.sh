@@ -15,7 +15,7 @@ B=$GOTRACED_BUILD
 GT=$B/cli/gotraced
 TC=$B/tools/tracecheck
 bash "$GOTRACED_ROOT/scripts/build-tools.sh" "$B" >/dev/null
-W=$(mktemp -d /tmp/gotraced-triggers.XXXXXX)
+W=$(mktemp -d -t gotraced-triggers.XXXXXX)
 SOCK=$W/s.sock
 DAEMON=
 PIDS=()
@@ -57,14 +57,15 @@ stop_daemon() {
 (cd "$GOTRACED_ROOT/tests/serve/trigger-target" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -o "$W/trigger-target" .)
 for k in stw syscall throttle latency; do cp "$W/trigger-target" "$W/t-$k"; done
 
-# The throttled cgroup: 10 ms of CPU per 100 ms period for two spinning goroutines.
+# The throttled cgroup: 10 ms of CPU per 100 ms period for two spinning goroutines. Named
+# after this run's directory: a run in another build tree makes its own.
 if [[ -d /sys/fs/cgroup/cpu && -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
-  CG=/sys/fs/cgroup/cpu/gotraced-test-throttle
+  CG=/sys/fs/cgroup/cpu/${W##*/}
   mkdir -p "$CG"
   echo 100000 >"$CG/cpu.cfs_period_us"
   echo 10000 >"$CG/cpu.cfs_quota_us"
 elif [[ -f /sys/fs/cgroup/cgroup.controllers ]] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
-  CG=/sys/fs/cgroup/gotraced-test-throttle
+  CG=/sys/fs/cgroup/${W##*/}
   mkdir -p "$CG"
   echo "10000 100000" >"$CG/cpu.max"
 else

@@ -33,6 +33,9 @@ need_gotraced
 need_bpf
 build_tools
 
+# The target runs until killed: it goes with the suite, however the suite ends.
+pid=
+trap 'if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi' EXIT
 rm -rf "$WORK"
 mkdir -p "$WORK/prog"
 cat >"$WORK/prog/main.go" <<'EOF'

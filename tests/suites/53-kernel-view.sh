@@ -41,6 +41,14 @@ need_bpf
 build_tools
 rm -rf "$OUT"
 mkdir -p "$OUT"
+# What the suite makes outside $OUT goes at exit, however the suite ends: the throttle
+# case's cgroup and the file case's 64 MiB file (both named by this shell's pid).
+CG= DATA=
+cleanup() {
+  if [[ -n $CG ]]; then rmdir "$CG" 2>/dev/null || true; fi
+  if [[ -n $DATA ]]; then rm -f "$DATA"; fi
+}
+trap cleanup EXIT
 g=$(go_for 1.26)
 if ! (cd "$ROOT/tests/kernel-view/target" && $g build -o "$OUT/kview" .) >"$OUT/build.log" 2>&1; then
   echo "FAIL $SUITE: target build failed: $(tail -n1 "$OUT/build.log")"
@@ -150,7 +158,6 @@ if [[ -f $OUT/preempt.report.json ]] && ! msg=$(agree preempt); then
 fi
 
 # ---- throttle --------------------------------------------------------------------------
-CG=
 if [[ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
   CG=/sys/fs/cgroup/cpu/gotraced-kview-$$
   mkdir "$CG"
@@ -181,7 +188,6 @@ if [[ -z $CG ]]; then
   echo "FAIL $SUITE throttle: neither a v1 cpu controller nor a v2 one with cpu is available here"
   fail=1
 else
-  trap 'rmdir "$CG" 2>/dev/null || true' EXIT
   throttled_ns() {  # the cgroup's own counter (v1 throttled_time ns, v2 throttled_usec)
     if [[ $cgkind == v1 ]]; then awk '$1 == "throttled_time" {print $2}' "$CG/cpu.stat"
     else awk '$1 == "throttled_usec" {print $2 * 1000}' "$CG/cpu.stat"; fi

@@ -23,7 +23,7 @@ TEST_USER=gotraced-test
 
 bash "$GOTRACED_ROOT/scripts/build-tools.sh" "$B" >/dev/null
 TC=$B/tools/tracecheck
-W=$(mktemp -d /tmp/gotraced-serve.XXXXXX)
+W=$(mktemp -d -t gotraced-serve.XXXXXX)  # in $TMPDIR (scripts/run-suites-twice.sh checks it is left empty)
 chmod 755 "$W"
 SOCK=$W/gotraced.sock
 CONF=$W/gotraced.toml
@@ -119,8 +119,9 @@ for v in "${NEWGO[@]}"; do
     fail "cannot build the target with go$v ($(go_for "$v"); scripts/install-deps.sh fetches it)"
   WATCHNEW+=$(printf '\n[[watch]]\nexe = "%s"\nlevel = "full"' "$W/serve-target-go$v")
 done
+# One account for every run on the machine: a run in another build tree may add it first.
 if ! id "$TEST_USER" >/dev/null 2>&1; then
-  useradd --system --no-create-home --shell /usr/sbin/nologin "$TEST_USER"
+  useradd --system --no-create-home --shell /usr/sbin/nologin "$TEST_USER" || id "$TEST_USER" >/dev/null
 fi
 # The go1.19 target at level full: level low writes the go1.22 format whatever the target
 # (its syscall pieces have no legacy form; session.cc), so only full serves go1.19's own.
@@ -237,11 +238,13 @@ as_user() { setpriv --reuid "$TEST_USER" --regid "$TEST_USER" --clear-groups "$@
 c=$(as_user curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" "http://gotraced/flight?pid=$A")
 [[ $c == 403 ]] || fail "unprivileged /flight: $c, want 403"
 set +e
-as_user "$GT" dump --socket "$SOCK" --pid "$A" --out /tmp/gotraced-should-not-exist.trace 2>/dev/null
+# A directory that uid may write to (this run's own): only the refusal keeps the file away.
+install -d -o "$TEST_USER" "$W/as-user"
+as_user "$GT" dump --socket "$SOCK" --pid "$A" --out "$W/as-user/should-not-exist.trace" 2>/dev/null
 rc=$?
 set -e
 ((rc == 3)) || fail "unprivileged gotraced dump exit $rc, want 3 (403)"
-[[ ! -e /tmp/gotraced-should-not-exist.trace ]] || fail "refused dump left a file"
+[[ ! -e $W/as-user/should-not-exist.trace ]] || fail "refused dump left a file"
 UNPRIV=$(as_user curl -s --unix-socket "$SOCK" http://gotraced/processes)
 grep -q "\"pid\":$A," <<<"$UNPRIV" && fail "unprivileged /processes shows root's pid $A"
 grep -q "403 GET /flight?pid=$A for uid $(id -u "$TEST_USER")" "$W/serve.log" || fail "403 not logged"
