@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "encoder/event_table.h"
+#include "tests/unit/common/go_toolchain.h"
 
 namespace gotraced::encoder {
 namespace {
-
-constexpr const char *kGoEvents = "/usr/local/go/src/internal/trace/tracev2/events.go";
 
 std::string ReadFile(const char *path) {
   std::ifstream f(path);
@@ -94,8 +93,11 @@ TEST(EventTable, ArgKindsFromNameSuffix) {
 }
 
 TEST(EventTable, MatchesGoSourceTable) {
-  std::string src = ReadFile(kGoEvents);
-  if (src.empty()) GTEST_SKIP() << "no Go source at " << kGoEvents;
+  // The machine's Go 1.26 (found as go_for finds it, not by one machine's path).
+  const std::string root = testutil::GoRoot("go1.26");
+  const std::string events = root + "/src/internal/trace/tracev2/events.go";
+  std::string src = root.empty() ? "" : ReadFile(events.c_str());
+  if (src.empty()) GTEST_SKIP() << "no Go 1.26 source at " << (root.empty() ? "(no go1.26 installed)" : events);
   // Event numbers: the iota list from EvNone to NumEvents.
   std::map<std::string, int> number;
   {
