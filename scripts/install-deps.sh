@@ -5,7 +5,7 @@
 set -euo pipefail
 
 STAMP_DIR=/var/lib/gotraced-setup
-STAMP="$STAMP_DIR/deps-v4"
+STAMP="$STAMP_DIR/deps-v5"
 GO127=go1.27.3
 
 log() { printf '[install-deps] %s\n' "$*"; }
@@ -27,6 +27,7 @@ PKGS=(
   dpkg-dev file systemd
   ccache  # CMakeLists.txt uses it when present: build dirs of one tree share compiled objects
   nlohmann-json3-dev  # every JSON gotraced writes or reads
+  libcurl4-openssl-dev libssl-dev  # S3 upload (daemon/upload): libcurl's SigV4, libcrypto's SHA-256
 )
 # qemu-system-x86 from backports: bookworm's QEMU 7.2 double-faults 6.12 guests under TCG.
 BACKPORT_PKGS=(golang-1.21-go golang-1.22-go golang-1.23-go qemu-system-x86)

@@ -1,5 +1,5 @@
-// Fuzzes the parsers of `gotraced serve` (daemon/service), and the JSON it writes from
-// untrusted strings: the first byte picks one.
+// Fuzzes the parsers of `gotraced serve` (daemon/service, daemon/upload), and the JSON it
+// writes from untrusted strings: the first byte picks one.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,13 +10,16 @@
 #include "daemon/service/config.h"
 #include "daemon/service/http.h"
 #include "daemon/service/processes_json.h"
+#include "daemon/upload/manifest.h"
+#include "daemon/upload/s3_url.h"
+#include "daemon/upload/s3_xml.h"
 
 using namespace gotraced::service;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view in(reinterpret_cast<const char *>(data) + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: {  // request head, as the endpoint reads it
       std::size_t end = http::FindHeadEnd(in);
       http::Request r;
@@ -46,6 +49,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       const gotraced::json::Json p = {{"pid", 1}, {"exe", in}, {"name", in.substr(0, 15)}};
       const std::string text = ProcessesDocument({p, p}, {{"pid", 2}});
       if (!nlohmann::json::accept(text)) __builtin_trap();
+      break;
+    }
+    case 5: {  // what an S3 store answers (daemon/upload/s3_xml.h), the upload manifest, URLs
+      std::string err;
+      (void)gotraced::upload::ParseS3Error(in);
+      (void)gotraced::upload::ParseUploadId(in, &err);
+      (void)gotraced::upload::ParseCompleteMultipart(in, &err);
+      (void)gotraced::upload::ParseListObjectsV2(in, &err);
+      (void)gotraced::upload::ParseListMultipartUploads(in, &err);
+      (void)gotraced::upload::ParseManifest(in, &err);
+      (void)gotraced::upload::ParseEndpoint(in, &err);
+      (void)gotraced::upload::ParseS3Url(in, &err);
       break;
     }
     default: {  // configuration file

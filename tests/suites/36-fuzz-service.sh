@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Bounded libFuzzer run (GOTRACED_FUZZ_SERVICE_SECONDS, default 20 s) over the parsers of
 # gotraced serve: HTTP request heads, query numbers, the client's response decoder and the
-# TOML config, and the JSON of GET /processes from any bytes (tests/fuzz-service). Uses
-# the clang+ASan build dir of scripts/fuzz.sh.
+# TOML config, the JSON of GET /processes from any bytes, S3's XML answers and the upload
+# manifest (tests/fuzz-service). Uses the clang+ASan build dir of scripts/fuzz.sh.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
 secs=${GOTRACED_FUZZ_SERVICE_SECONDS:-20}
@@ -27,6 +27,9 @@ printf '\x01HTTP/1.1 403 Forbidden\r\nContent-Length: 4\r\n\r\nnope' >"$seeds/cl
 printf '\x02a%%20b+c%%zz' >"$seeds/pct"
 { printf '\x03'; cat packaging/gotraced.toml; } >"$seeds/config"
 printf '\x04/srv/app\xff\xfe\xc3(\xe2\x82' >"$seeds/json"
+printf '\x05<?xml version="1.0"?><ListBucketResult><IsTruncated>true</IsTruncated><Contents><Key>a&amp;b</Key><Size>3</Size></Contents><NextContinuationToken>t</NextContinuationToken></ListBucketResult>' >"$seeds/s3list"
+printf '\x05<Error><Code>NoSuchBucket</Code><Message>m</Message></Error>' >"$seeds/s3error"
+printf '\x05{"file":"a.trace","key":"k","metadata":{"pid":"1"},"queued_unix_ns":1,"attempts":0}' >"$seeds/manifest"
 set +e
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fb/tests/fuzz-service/service_fuzz" -max_total_time="$secs" -timeout=10 \
   -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" \
