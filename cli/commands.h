@@ -15,6 +15,7 @@ void RegisterServe(CLI::App &app);
 void RegisterDump(CLI::App &app);
 void RegisterPs(CLI::App &app);
 void RegisterReport(CLI::App &app);  // report_command.cc
+void RegisterTraces(CLI::App &app);  // traces_command.cc
 // The default command (no subcommand): --pid / launch mode recording.
 // Returns a function main() calls when no subcommand was given.
 std::function<int()> RegisterRecord(CLI::App &app);

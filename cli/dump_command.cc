@@ -1,6 +1,7 @@
 // `gotraced dump`: fetch a trace from the `gotraced serve` endpoint.
 //   gotraced dump --pid N --out FILE               the flight-recorder window (GET /flight)
 //   gotraced dump --pid N --seconds S --out FILE   the next S seconds (GET /trace)
+//   ... --out s3://BUCKET/KEY                        written locally, uploaded, removed (s3_out.h)
 // The file appears only when the whole trace arrived (written to FILE.partial, renamed).
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/s3_out.h"
 #include "daemon/service/client.h"
 
 namespace gotraced::cli {
@@ -34,8 +36,15 @@ int Dump(const DumpOptions &o) {
   std::string target;
   if (o.seconds.empty()) target = "/flight?pid=" + std::to_string(o.pid) + (o.no_wait ? "&wait=0" : "");
   else target = "/trace?pid=" + std::to_string(o.pid) + "&seconds=" + o.seconds;
-  const std::string partial = o.out == "-" ? "" : o.out + ".partial";
-  std::FILE *f = o.out == "-" ? stdout : std::fopen(partial.c_str(), "wb");
+  std::string s3_err;
+  const std::optional<S3Out> s3 = ParseS3Out(o.out, &s3_err);  // s3_out.h: written here, then uploaded
+  if (!s3_err.empty()) {
+    spdlog::error("--out {}", s3_err);
+    return 1;
+  }
+  const std::string out = s3 ? s3->local : o.out;
+  const std::string partial = out == "-" ? "" : out + ".partial";
+  std::FILE *f = out == "-" ? stdout : std::fopen(partial.c_str(), "wb");
   if (!f) {
     spdlog::error("cannot create {}: {}", partial, std::strerror(errno));
     return 1;
@@ -59,7 +68,7 @@ int Dump(const DumpOptions &o) {
     discard();
     if (write_errno)
       spdlog::error("{}: writing {} failed: {}; nothing kept (the file appears only when the whole trace arrived)",
-                    target, o.out, std::strerror(write_errno));
+                    target, out, std::strerror(write_errno));
     else
       spdlog::error("{}: {}", target, r.error);
     return 1;
@@ -70,15 +79,15 @@ int Dump(const DumpOptions &o) {
     spdlog::error("{}: {} {}", target, r.status, r.body);
     return r.status == 403 ? 3 : r.status == 404 ? 4 : 1;
   }
-  if (!write_ok || (!partial.empty() && std::rename(partial.c_str(), o.out.c_str()) != 0)) {
+  if (!write_ok || (!partial.empty() && std::rename(partial.c_str(), out.c_str()) != 0)) {
     discard();
-    spdlog::error("writing {} failed: {}", o.out, std::strerror(write_errno ? write_errno : errno));
+    spdlog::error("writing {} failed: {}", out, std::strerror(write_errno ? write_errno : errno));
     return 1;
   }
-  if (o.out != "-")
-    std::fprintf(stderr, "%s: %llu bytes (%s of pid %d)\n", o.out.c_str(), static_cast<unsigned long long>(bytes),
+  if (out != "-")
+    std::fprintf(stderr, "%s: %llu bytes (%s of pid %d)\n", out.c_str(), static_cast<unsigned long long>(bytes),
                  o.seconds.empty() ? "flight-recorder window" : (o.seconds + " s trace").c_str(), o.pid);
-  return 0;
+  return s3 ? UploadAndRemove(*s3) : 0;
 }
 
 }  // namespace
@@ -90,7 +99,7 @@ void RegisterDump(CLI::App &app) {
                                          "or the next --seconds");
   cmd->add_option("--pid,-p", o->pid, "the process")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--seconds,-s", o->seconds, "record the next S seconds instead of dumping the recent window");
-  cmd->add_option("--out,-o", o->out, "output file (- for stdout)")->required();
+  cmd->add_option("--out,-o", o->out, "output file (- for stdout), or s3://BUCKET/KEY (AWS_* environment)")->required();
   cmd->add_option("--socket", o->socket, "endpoint socket (env GOTRACED_SOCKET)")->capture_default_str();
   cmd->add_flag("--no-wait", o->no_wait, "flight window: do not wait for the generation in progress to finish");
   cmd->callback([o] { SetExitCode(Dump(*o)); });

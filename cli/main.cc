@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
   gotraced::cli::RegisterDump(app);
   gotraced::cli::RegisterPs(app);
   gotraced::cli::RegisterReport(app);
+  gotraced::cli::RegisterTraces(app);
   auto record = gotraced::cli::RegisterRecord(app);
 
   CLI11_PARSE(app, argc, argv);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/s3_out.h"
 #include "cli/duration.h"
 #include "cli/launcher.h"
 #include "cli/report_gate.h"
@@ -190,7 +191,11 @@ int RunRecord(const RecordOptions &o) {
     return Fail("no process with pid " + std::to_string(pid));
   }
 
-  std::string out = o.out;
+  // --out s3://bucket/key: written here first, uploaded at the end (s3_out.h).
+  std::string s3_err;
+  const std::optional<S3Out> s3 = ParseS3Out(o.out, &s3_err);
+  if (!s3_err.empty()) return Fail("--out " + s3_err);
+  std::string out = s3 ? s3->local : o.out;
   if (!o.out_dir.empty())
     out = (std::filesystem::path(o.out_dir) / (BinaryName(pid, o.command) + "-" + std::to_string(pid) + ".trace"))
               .string();
@@ -313,12 +318,15 @@ int RunRecord(const RecordOptions &o) {
 
   const bool crossed = !o.report_fail_on.empty() && ok &&
                        RunReportGate(o.report_fail_on, out, BinaryName(pid, o.command));
+  // --out s3://: uploaded once the report read it (s3_out.h); a failed upload fails the run.
+  const int upload_rc = s3 && ok ? UploadAndRemove(*s3) : 0;
   if (launch) {
     launcher.Wait();
-    // The program's own failure wins; else a crossed threshold fails the run.
-    return launcher.exit_code() != 0 ? launcher.exit_code() : crossed ? 3 : 0;
+    // A trace that did not reach the store fails the run (it is kept, and said where);
+    // else the program's own failure wins; else a crossed threshold.
+    return upload_rc ? upload_rc : launcher.exit_code() != 0 ? launcher.exit_code() : crossed ? 3 : 0;
   }
-  return !ok ? 1 : crossed ? 3 : 0;
+  return !ok ? 1 : upload_rc ? upload_rc : crossed ? 3 : 0;
 }
 
 }  // namespace
@@ -326,7 +334,8 @@ int RunRecord(const RecordOptions &o) {
 std::function<int()> RegisterRecord(CLI::App &app) {
   auto o = std::make_shared<RecordOptions>();
   app.add_option("--pid,-p", o->pid, "attach to this running Go process");
-  app.add_option("--out,-o", o->out, "write the trace to this file");
+  app.add_option("--out,-o", o->out, "write the trace to this file, or to s3://BUCKET/KEY (AWS_* environment: "
+                                     "written locally, uploaded, then removed)");
   app.add_option("--report-fail-on", o->report_fail_on,
                  "after recording, report on the trace (one line) and exit 3 if it crosses a threshold, unless the "
                  "program failed: 'sched_latency_p99>5ms,goroutine_growth>1000' (gotraced report --fail-on)");

@@ -13,6 +13,7 @@
 #include "daemon/json/json_text.h"
 #include "daemon/service/processes_json.h"
 #include "daemon/service/service.h"
+#include "daemon/upload/upload_status.h"
 
 namespace gotraced::service {
 
@@ -25,6 +26,17 @@ constexpr std::string_view kText = "text/plain; charset=utf-8";
 constexpr std::string_view kTrace = "application/octet-stream";
 
 bool Allowed(const Peer &peer, const ProcInfo &p) { return peer.uid == 0 || peer.uid == p.uid || peer.uid == p.euid; }
+
+// The uploader's state; file and key names (which name other users' processes) for root only.
+upload::UploadStats UploadFor(const Service &svc, const Peer &peer) {
+  upload::UploadStats u = svc.UploadStats();
+  if (peer.uid != 0) {
+    u.recent_lost.clear();
+    u.last_error_file.clear();
+    u.last_key.clear();
+  }
+  return u;
+}
 
 void Error(ResponseWriter &w, int status, const std::string &msg) { w.Reply(status, kText, msg + "\n"); }
 
@@ -385,7 +397,7 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
                              {"windows_bytes", ss.bytes},
                              {"windows_budget_bytes", ss.cap},
                              {"memory_cap_bytes", svc.config().memory_bytes}};
-  return ProcessesDocument(processes, daemon);
+  return ProcessesDocument(processes, daemon, json::Json::parse(upload::UploadStatusJson(UploadFor(svc, peer))));
 }
 
 std::string ProcessesText(const Service &svc, const Peer &peer) {
@@ -413,6 +425,7 @@ std::string ProcessesText(const Service &svc, const Peer &peer) {
                      s.events, s.records_lost, t->escalations.load(), trig, t->info.exe);
   }
   if (!saved.empty()) o += "saved by triggers (spool " + svc.config().spool_dir + "):\n" + saved;
+  o += upload::UploadStatusText(UploadFor(svc, peer));
   StoreStats ss = svc.store().Stats();
   o += fmt::format("windows: {:.2f} MiB held, budget {:.2f} MiB, cap {:.0f} MiB; daemon RSS {:.1f} MiB\n",
                    ss.bytes / 1048576.0, ss.cap / 1048576.0, svc.config().memory_bytes / 1048576.0, SelfRss() / 1048576.0);
@@ -553,6 +566,7 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   family("gotraced_http_responses_total", "counter", "Endpoint responses by status code.");
   if (const Endpoint *ep = svc.endpoint())
     for (const auto &[code, n] : ep->responses()) o += fmt::format("gotraced_http_responses_total{{code=\"{}\"}} {}\n", code, n);
+  o += upload::UploadMetrics(svc.UploadStats());
   return o;
 }
 

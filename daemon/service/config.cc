@@ -17,6 +17,9 @@
 
 #include <fmt/format.h>
 
+#include "daemon/upload/key_template.h"
+#include "daemon/upload/s3_url.h"
+
 namespace gotraced::service {
 
 namespace {
@@ -327,6 +330,51 @@ WatchRule ParseWatch(const toml::table &t, std::size_t index) {
   return r;
 }
 
+// [upload] (daemon/upload/upload_config.h). The URL, bucket and template are checked
+// here, with their line; credentials and the store itself at start-up and reload.
+upload::UploadConfig ParseUpload(const toml::table &t) {
+  Section s(t, "upload");
+  upload::UploadConfig u;
+  u.line = static_cast<int>(t.source().begin.line);
+  std::string why;
+  if (auto v = s.String("endpoint")) {
+    if (!upload::ParseEndpoint(*v, &why)) Fail(*t.get("endpoint"), "upload." + why);
+    u.endpoint = *v;
+  }
+  auto bucket = s.String("bucket");
+  if (!bucket) FailAt(t.source().begin, "[upload] needs a bucket");
+  if (auto p = upload::BucketNameProblem(*bucket)) Fail(*t.get("bucket"), "upload." + *p);
+  u.bucket = *bucket;
+  if (auto v = s.String("prefix")) u.prefix = *v;
+  if (auto v = s.String("region")) u.region = *v;
+  if (u.region.empty()) Fail(*t.get("region"), "upload.region: empty");
+  if (auto v = s.Bool("path_style")) u.path_style = *v;
+  if (auto v = s.String("access_key_file")) u.access_key_file = *v;
+  if (auto v = s.String("secret_key_file")) u.secret_key_file = *v;
+  if (auto v = s.String("session_token_file")) u.session_token_file = *v;
+  if (u.access_key_file.empty() != u.secret_key_file.empty())
+    FailAt(t.source().begin, "upload: give both access_key_file and secret_key_file, or neither (then AWS_ACCESS_KEY_ID "
+                             "and AWS_SECRET_ACCESS_KEY)");
+  if (auto v = s.String("ca_file")) u.ca_file = *v;
+  if (auto v = s.Bool("tls_verify")) u.tls_verify = *v;
+  if (auto v = s.String("node")) u.node = *v;
+  if (auto v = s.String("key_template")) {
+    if (auto p = upload::KeyTemplateProblem(*v)) Fail(*t.get("key_template"), "upload.key_template: " + *p);
+    u.key_template = *v;
+  }
+  if (auto v = s.Positive("part_mb", 5 * 1024)) {
+    if (*v < 5) Fail(*t.get("part_mb"), "upload.part_mb: S3 parts are at least 5 MiB");
+    u.part_bytes = Megabytes(*v);
+  }
+  if (auto v = s.Positive("retry_initial_seconds", 3600)) u.retry_initial_seconds = *v;
+  if (auto v = s.Positive("retry_max_seconds", 24 * 3600)) u.retry_max_seconds = *v;
+  if (u.retry_max_seconds < u.retry_initial_seconds)
+    FailAt(t.source().begin, "upload.retry_max_seconds is smaller than retry_initial_seconds");
+  if (auto v = s.NonNegative("max_mb_per_second", 100000)) u.max_bytes_per_second = Megabytes(*v);
+  s.RejectUnknown();
+  return u;
+}
+
 void ResolveOwner(const toml::table &root, Config &c) {
   auto where = [&](std::string_view key) {
     const toml::node *ep = root.get("endpoint");
@@ -392,6 +440,7 @@ std::optional<Config> ParseConfig(std::string_view text, const std::string &path
     if (const toml::table *t = SubTable(top, "endpoint")) ParseEndpoint(*t, c);
     if (const toml::table *t = SubTable(top, "discovery")) ParseDiscovery(*t, c);
     if (const toml::table *t = SubTable(top, "spool")) ParseSpool(*t, c);
+    if (const toml::table *t = SubTable(top, "upload")) c.upload = ParseUpload(*t);
     if (const toml::table *t = SubTable(top, "testing")) {
       Section s(*t, "testing");
       if (auto v = s.Bool("synthetic")) c.synthetic = *v;

@@ -7,6 +7,9 @@
 //   [endpoint]   socket, owner, group, mode, max_trace_seconds
 //   [spool]      dir, max_files, max_mb (trigger files)
 //   [discovery]  exec_watch, rescan_seconds
+//   [upload]     endpoint, bucket, prefix, region, path_style, credential files, ca_file,
+//                tls_verify, node, key_template, part_mb, retry_*_seconds, max_mb_per_second
+//                (daemon/upload/upload_config.h, docs/upload.md)
 //   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
 //                per-entry window_seconds, window_mb, events, level, state_sample_seconds,
 //                and a [watch.triggers]
@@ -30,6 +33,7 @@
 #include <vector>
 
 #include "daemon/session/session.h"
+#include "daemon/upload/upload_config.h"
 
 namespace gotraced::service {
 
@@ -131,6 +135,9 @@ struct Config {
   double rescan_seconds = 30;   // full /proc scan (catches what exec notifications missed)
 
   std::vector<WatchRule> watch;
+
+  // [upload]: saved traces to S3-compatible storage; none when absent.
+  std::optional<upload::UploadConfig> upload;
 
   // [testing] (undocumented): targets are driven by a synthetic scheduler instead of
   // BPF, so the service can be tested where capture cannot run.

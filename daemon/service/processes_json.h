@@ -5,7 +5,8 @@
 //   {"pid":1234,"exe":"/srv/app",...},
 //   {"pid":1240,...}
 //   ],
-//   "daemon":{"pid":...}}
+//   "daemon":{"pid":...},
+//   "upload":{...}}            (daemon/upload/upload_status.h; absent without [upload])
 //
 // so that shell readers can pick a process's line with grep (tests/suites/60-serve.sh
 // field, 65-faults.sh) while JSON readers (gotraced ps --json, tests/serve/*.sh) parse the
@@ -19,6 +20,7 @@
 
 namespace gotraced::service {
 
-std::string ProcessesDocument(const std::vector<json::Json> &processes, const json::Json &daemon);
+std::string ProcessesDocument(const std::vector<json::Json> &processes, const json::Json &daemon,
+                              const json::Json &upload = nullptr);
 
 }  // namespace gotraced::service

@@ -120,6 +120,32 @@ bool Service::StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, s
   return true;
 }
 
+bool Service::PrepareUpload(const Config &cfg, std::optional<upload::UploadSettings> *out, std::string *error) {
+  out->reset();
+  if (!cfg.upload) return true;
+  std::string why, warning;
+  std::optional<upload::UploadSettings> s = upload::ResolveUpload(*cfg.upload, &why);
+  if (!s || !upload::CheckStore(*s, &why, &warning)) {
+    if (error) *error = fmt::format("{}:{}: [upload]: {}", cfg.path, cfg.upload->line, why);
+    return false;
+  }
+  if (!warning.empty()) spdlog::warn("upload: {}", warning);
+  else spdlog::info("upload: s3://{} at {} answers; saved traces go there", s->s3.bucket, s->s3.endpoint.Text());
+  *out = std::move(s);
+  return true;
+}
+
+bool Service::QueueUpload(const std::string &file, const upload::TraceFacts &facts) {
+  std::string err;
+  if (uploader_.Queue(file, facts, &err)) return true;
+  if (config().upload) spdlog::error("upload: {} stays in the spool, not queued: {}", file, err);
+  return false;
+}
+
+void Service::NoteEvicted(const std::string &file, std::uint64_t bytes, bool pending) {
+  uploader_.NoteEvicted(file, bytes, pending);
+}
+
 bool Service::Start(std::string *error) {
   // Trace generations are large, short-lived blocks: give them to mmap at a fixed
   // threshold (glibc's dynamic threshold would move them onto the heap after the first
@@ -129,7 +155,10 @@ bool Service::Start(std::string *error) {
   mallopt(M_ARENA_MAX, 4);
 
   Config cfg = config();
+  std::optional<upload::UploadSettings> up;
+  if (!PrepareUpload(cfg, &up, error)) return false;
   if (!StartEndpoint(cfg, &endpoint_, error)) return false;
+  uploader_.Configure(std::move(up), cfg.spool_dir);
   idle_rss_ = SelfRss();
   spdlog::info("endpoint listening on {} (owner {}:{}, mode {:04o})", cfg.socket, cfg.owner, cfg.group, cfg.mode);
   if (cfg.exec_watch) {
@@ -601,7 +630,10 @@ void Service::AdjustBudget() {
 
 bool Service::ApplyConfig(Config cfg, std::string *error) {
   Config old = config();
-  // The endpoint first: if the new one cannot be had, nothing changes.
+  // The store first (network): a config whose [upload] cannot work changes nothing.
+  std::optional<upload::UploadSettings> up;
+  if (!PrepareUpload(cfg, &up, error)) return false;
+  // The endpoint next: if the new one cannot be had, nothing changes.
   if (cfg.socket != old.socket) {
     std::unique_ptr<Endpoint> ep;
     if (!StartEndpoint(cfg, &ep, error)) return false;
@@ -651,6 +683,7 @@ bool Service::ApplyConfig(Config cfg, std::string *error) {
     spdlog::info("pid {} ({}) no longer matches the watch rules: detaching", t->info.pid, t->info.exe);
     t->stop = true;
   }
+  uploader_.Configure(std::move(up), cfg.spool_dir);
   AdjustBudget();
   Rescan();
   spdlog::info("configuration reloaded from {}: {} watch rules, {} targets kept, {} detached", cfg.path,
@@ -669,6 +702,7 @@ void Service::Stop() {
     if (t->thread.joinable()) t->thread.join();
   if (endpoint_) endpoint_->Stop();
   watcher_.reset();
+  uploader_.Stop();  // a transfer in progress is cancelled; its manifest keeps it pending
 }
 
 std::string Service::StatusLine() const {

@@ -12,6 +12,8 @@
 //              whose cost would not fit under the cap is not attached (logged, counted,
 //              tried again at the next rescan).
 //   endpoint   HTTP on a Unix socket (api.cc): /processes, /flight, /trace, /metrics.
+//   upload     [upload] (daemon/upload/uploader.h): the files triggers save are queued for
+//              a background uploader; the store is checked at start and reload.
 //   reload     ApplyConfig (SIGHUP): targets that still match keep recording and keep
 //              their windows; ones that no longer match are detached (window kept); new
 //              matches are attached. A config that cannot be applied leaves the old one.
@@ -40,6 +42,7 @@
 #include "daemon/service/triggers.h"
 #include "daemon/service/recording.h"
 #include "daemon/service/standby.h"
+#include "daemon/upload/uploader.h"
 
 namespace gotraced::service {
 
@@ -138,6 +141,13 @@ class Service {
   void CountDenied();
   void CountReloadError();
 
+  // [upload]: queues a file just saved whole in the spool (no network). False when no
+  // upload is configured (nothing to do) or the manifest could not be written (logged).
+  bool QueueUpload(const std::string &file, const upload::TraceFacts &facts);
+  // The spool's eviction callback (spool.h): a pending file evicted is a loss, counted.
+  void NoteEvicted(const std::string &file, std::uint64_t bytes, bool pending);
+  upload::UploadStats UploadStats() const { return uploader_.Stats(); }
+
   // Admission of an ad-hoc /trace (a process no [[watch]] rule traces): it costs what a
   // watched target costs (BPF ring, mapped binary, model), so it passes the same
   // memory_mb check, and one pid has one ad-hoc recording at a time (a second would
@@ -161,6 +171,9 @@ class Service {
   bool StartEndpoint(const Config &cfg, std::unique_ptr<Endpoint> *out, std::string *error);
   FlightWindow WindowFor(const Config &cfg, int rule) const;
   bool MemoryAdmits(const Config &cfg, const ProcInfo &info, std::size_t ring_bytes, std::string *why);
+  // [upload] of cfg made usable and the store asked (uploader.h CheckStore); false with
+  // *error for what a retry would not change. *out stays empty without [upload].
+  static bool PrepareUpload(const Config &cfg, std::optional<upload::UploadSettings> *out, std::string *error);
 
   mutable std::mutex mu_;  // config_, targets_, counters_, adhoc_
   Config config_;
@@ -176,6 +189,7 @@ class Service {
   std::size_t idle_rss_ = 0;                  // RSS before any target (Start)
   std::map<pid_t, std::uint64_t> refused_;    // pid -> start time, logged once as refused
   std::map<pid_t, bool> adhoc_;               // ad-hoc /trace recordings: pid -> started (under mu_)
+  upload::Uploader uploader_;
 };
 
 // Resident set size of this process in bytes (/proc/self/statm).

@@ -1,5 +1,7 @@
 #include "daemon/service/spool.h"
 
+#include "daemon/upload/manifest.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,8 +15,8 @@ namespace gotraced::service {
 
 namespace fs = std::filesystem;
 
-Spool::Spool(std::string dir, std::size_t max_files, std::size_t max_bytes)
-    : dir_(std::move(dir)), max_files_(max_files), max_bytes_(max_bytes) {}
+Spool::Spool(std::string dir, std::size_t max_files, std::size_t max_bytes, EvictFn on_evict)
+    : dir_(std::move(dir)), max_files_(max_files), max_bytes_(max_bytes), on_evict_(std::move(on_evict)) {}
 
 std::vector<SpoolFile> Spool::List() const {
   std::vector<SpoolFile> out;
@@ -43,6 +45,8 @@ void Spool::MakeRoomLocked(std::size_t incoming) {
   while (i < files.size() && (files.size() - i + 1 > max_files_ || total + incoming > max_bytes_)) {
     std::error_code ec;
     fs::remove(fs::path(dir_) / files[i].name, ec);
+    const bool pending = fs::remove(upload::ManifestPath(dir_, files[i].name), ec);
+    if (on_evict_) on_evict_(files[i].name, files[i].bytes, pending);
     total -= files[i].bytes;
     ++i;
   }

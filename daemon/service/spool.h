@@ -3,11 +3,14 @@
 // the oldest are removed until it fits. A file appears only whole: it is written as
 // NAME.partial and renamed once every byte is on disk (fsync), so a full disk or a crash
 // leaves no torn trace; the old files are removed only after that write succeeded, so a
-// failed write (its .partial removed) never costs a file already there.
+// failed write (its .partial removed) never costs a file already there. A file with an
+// upload manifest (daemon/upload/manifest.h) is pending: evicting it removes the
+// manifest too and tells on_evict, so the loss is counted and named.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -22,7 +25,8 @@ struct SpoolFile {
 
 class Spool {
  public:
-  Spool(std::string dir, std::size_t max_files, std::size_t max_bytes);
+  using EvictFn = std::function<void(const std::string &name, std::uint64_t bytes, bool pending)>;
+  Spool(std::string dir, std::size_t max_files, std::size_t max_bytes, EvictFn on_evict = {});
   // Saves `bytes` as dir/name (whole or not at all). False with *error on failure.
   bool Save(const std::string &name, const std::vector<std::uint8_t> &bytes, std::string *error);
   std::vector<SpoolFile> List() const;  // oldest first
@@ -32,6 +36,7 @@ class Spool {
   void MakeRoomLocked(std::size_t incoming);
   std::string dir_;
   std::size_t max_files_, max_bytes_;
+  EvictFn on_evict_;
   mutable std::mutex mu_;
 };
 

@@ -10,6 +10,7 @@
 #include "daemon/service/recording.h"
 #include "daemon/service/service.h"
 #include "daemon/service/spool.h"
+#include "daemon/gobin/elf_file.h"
 
 namespace gotraced::service {
 
@@ -62,6 +63,27 @@ bool WindowNow(const std::shared_ptr<Target> &t, std::uint64_t moment_ns, std::v
     sub->Next(deadline);
   }
   return DumpBytes(t->rec->Snapshot(), out, error);
+}
+
+// What the upload's key and metadata say of a saved file (daemon/upload/key_template.h).
+// The moment is the hit's CLOCK_MONOTONIC time, also given on CLOCK_REALTIME.
+upload::TraceFacts Facts(const Target &t, const session::TriggerHit &hit, std::string_view part, double after_seconds) {
+  upload::TraceFacts f;
+  f.exe = t.info.exe;
+  f.pid = t.info.pid;
+  const session::SessionStats st = t.Stats();
+  f.go_version = st.go_version;
+  f.trace_format = st.trace_format;
+  if (auto elf = gobin::ElfFile::Open(t.info.exe); elf.ok()) f.build_id = elf.value()->go_build_id();
+  f.trigger = std::string(session::TriggerKindName(hit.kind));
+  f.part = std::string(part);
+  f.at_mono_ns = hit.ts;
+  timespec rt{};
+  clock_gettime(CLOCK_REALTIME, &rt);
+  const std::int64_t now_rt = std::int64_t(rt.tv_sec) * 1000000000 + rt.tv_nsec;
+  f.at_unix_ns = now_rt - static_cast<std::int64_t>(MonoNs() - std::min(hit.ts, MonoNs()));
+  f.window_seconds = part == "before" ? t.rec->Stats().seconds_held : after_seconds;
+  return f;
 }
 
 // `seconds` of the process at level full, beside its always-on recording (as an
@@ -217,7 +239,8 @@ void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t, Record
 
 void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::TriggerHit hit) {
   const Config cfg = svc.config();
-  Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes);
+  Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes,
+              [&svc](const std::string &n, std::uint64_t b, bool pending) { svc.NoteEvicted(n, b, pending); });
   const std::string base = fmt::format("{}-{}-{}-{}", std::filesystem::path(t->info.exe).filename().string(),
                                        t->info.pid, UtcStamp(), session::TriggerKindName(hit.kind));
   auto note = [&](bool ok, const std::string &name, const std::string &err) {
@@ -239,6 +262,7 @@ void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::Trig
     const std::string name = base + "." + part + ".trace";
     if (got && spool.Save(name, bytes, &err)) {
       note(true, name, "");
+      if (cfg.upload) svc.QueueUpload(name, Facts(*t, hit, part, part == std::string_view("before") ? 0 : cfg_.after_seconds));
       spdlog::info("pid {}: trigger {}: saved {}/{} ({} bytes)", t->info.pid, session::TriggerKindName(hit.kind),
                    spool.dir(), name, bytes.size());
     } else {
