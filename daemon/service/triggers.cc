@@ -10,6 +10,7 @@
 #include "daemon/service/recording.h"
 #include "daemon/service/service.h"
 #include "daemon/service/spool.h"
+#include "daemon/container/identity.h"
 #include "daemon/gobin/elf_file.h"
 
 namespace gotraced::service {
@@ -83,6 +84,10 @@ upload::TraceFacts Facts(const Target &t, const session::TriggerHit &hit, std::s
   const std::int64_t now_rt = std::int64_t(rt.tv_sec) * 1000000000 + rt.tv_nsec;
   f.at_unix_ns = now_rt - static_cast<std::int64_t>(MonoNs() - std::min(hit.ts, MonoNs()));
   f.window_seconds = part == "before" ? t.rec->Stats().seconds_held : after_seconds;
+  // Container and pod (daemon/container/identity.h), empty for a process in none.
+  const container::Identity id = container::ReadIdentity(t.info.pid);
+  f.container = id.container_name.empty() ? id.short_id() : id.container_name;
+  if (!id.pod_name.empty()) f.pod = id.pod_namespace + "/" + id.pod_name;
   return f;
 }
 
