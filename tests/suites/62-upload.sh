@@ -36,7 +36,7 @@ if ! bash "$ROOT/scripts/build-versitygw.sh" "$BUILD" >"$BUILD/versitygw-build.l
 fi
 for t in curl python3; do command -v $t >/dev/null || { echo "FAIL $SUITE: $t is not installed"; exit 1; }; done
 
-W=$(mktemp -d /tmp/gotraced-upload.XXXXXX)
+W=$(mktemp -d -t gotraced-upload.XXXXXX)
 SOCK=$W/s.sock
 AK=gotracedtestkey
 SK=gotraced-test-secret-$RANDOM$RANDOM
