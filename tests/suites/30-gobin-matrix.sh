@@ -4,9 +4,10 @@
 # prints, from inside itself, runtime.Callers PCs and runtime.CallersFrames frames for
 # chains through inlined functions; gobin_matrix_check asserts that gobin makes the same
 # frames of the same PCs, reads the same version/build info as `go version -m`, agrees
-# with .symtab, and sees the flavour's flags. A cell that cannot be built is a failure
-# with its reason, never a skip. Builds are cached in $GOTRACED_BUILD/gobin-matrix and
-# run at most 2 at a time.
+# with .symtab, and sees the flavour's flags; `gotraced inspect --json` and `--addr2line
+# --json` agree with it too (tests/gobin/inspect_json_check.py: version, flags, the first
+# frame of each chain). A cell that cannot be built is a failure with its reason, never
+# a skip. Builds are cached in $GOTRACED_BUILD/gobin-matrix and run at most 2 at a time.
 set -uo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
@@ -70,6 +71,11 @@ if [[ ! -x $CHECK ]]; then
   echo "FAIL: $CHECK not built (cmake --build $BUILD --target gobin_matrix_check)"
   exit 1
 fi
+GT=$BUILD/cli/gotraced
+if [[ ! -x $GT ]]; then
+  echo "FAIL: $GT not built (cmake --build $BUILD --target gotraced)"
+  exit 1
+fi
 mkdir -p "$OUT"
 t0=$(date +%s)
 for v in "${VERSIONS[@]}"; do for f in "${FLAVOURS[@]}"; do echo "$v $f"; done; done |
@@ -86,12 +92,14 @@ for v in "${VERSIONS[@]}"; do
     if [[ $res != ok ]]; then
       CELL[$v-$f]=FAIL; fail=1; details+=("go$v $f: $res"); continue
     fi
-    if out=$("$CHECK" --binary "$dir/callers" --callers-json "$dir/callers.json" \
+    if ! out=$("$CHECK" --binary "$dir/callers" --callers-json "$dir/callers.json" \
         --go-version-m "$dir/go-version-m.txt" --flavour "$f" 2>&1); then
-      CELL[$v-$f]=pass
-      details+=("go$v $f: $(head -n 1 <<<"$out")")
-    else
       CELL[$v-$f]=FAIL; fail=1; details+=("go$v $f: $out")
+    elif ! ins=$(python3 "$ROOT/tests/gobin/inspect_json_check.py" "$GT" "$dir" "$f" 2>&1); then
+      CELL[$v-$f]=FAIL; fail=1; details+=("go$v $f: $ins")
+    else
+      CELL[$v-$f]=pass
+      details+=("go$v $f: $(head -n 1 <<<"$out"); $ins")
     fi
   done
 done
