@@ -10,8 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "daemon/json/json_text.h"
 
 namespace gotraced::upload {
 
@@ -26,14 +27,14 @@ bool IsManifestName(std::string_view n) {
 }
 
 std::string ManifestJson(const ManifestEntry &e) {
-  nlohmann::json j = {{"file", e.file},
-                      {"key", e.key},
-                      {"metadata", e.metadata},
-                      {"queued_unix_ns", e.queued_unix_ns},
-                      {"multipart_upload_id", e.multipart_upload_id},
-                      {"attempts", e.attempts},
-                      {"last_error", e.last_error}};
-  return j.dump() + "\n";
+  const json::Json j = {{"file", e.file},
+                        {"key", e.key},
+                        {"metadata", e.metadata},
+                        {"queued_unix_ns", e.queued_unix_ns},
+                        {"multipart_upload_id", e.multipart_upload_id},
+                        {"attempts", e.attempts},
+                        {"last_error", e.last_error}};
+  return json::Text(j) + "\n";  // never throws on bytes that are not UTF-8 (json_text.h)
 }
 
 std::optional<ManifestEntry> ParseManifest(std::string_view text, std::string *error) {

@@ -3,27 +3,27 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include "daemon/json/json_text.h"
 
 namespace gotraced::upload {
 
 std::string UploadStatusJson(const UploadStats &s) {
   if (!s.configured && !s.pending && !s.lost) return "null";
-  nlohmann::json j = {{"configured", s.configured},
-                      {"store", s.store},
-                      {"uploaded", s.uploaded},
-                      {"bytes", s.bytes},
-                      {"retries", s.retries},
-                      {"failures", s.failures},
-                      {"pending", s.pending},
-                      {"pending_bytes", s.pending_bytes},
-                      {"oldest_pending_seconds", s.oldest_pending_seconds},
-                      {"lost", s.lost},
-                      {"recent_lost", s.recent_lost},
-                      {"last_error", s.last_error},
-                      {"last_error_file", s.last_error_file},
-                      {"last_key", s.last_key}};
-  return j.dump();
+  const json::Json j = {{"configured", s.configured},
+                        {"store", s.store},
+                        {"uploaded", s.uploaded},
+                        {"bytes", s.bytes},
+                        {"retries", s.retries},
+                        {"failures", s.failures},
+                        {"pending", s.pending},
+                        {"pending_bytes", s.pending_bytes},
+                        {"oldest_pending_seconds", s.oldest_pending_seconds},
+                        {"lost", s.lost},
+                        {"recent_lost", s.recent_lost},
+                        {"last_error", s.last_error},
+                        {"last_error_file", s.last_error_file},
+                        {"last_key", s.last_key}};
+  return json::Text(j);  // an S3 error or a file name need not be UTF-8: U+FFFD (json_text.h)
 }
 
 std::string UploadStatusText(const UploadStats &s) {
