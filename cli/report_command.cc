@@ -20,14 +20,17 @@ void RegisterReport(CLI::App &app) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App *sub = app.add_subcommand(
-      "report", "diagnose a Go execution trace (gotraced's or runtime/trace's, go1.19+): ranked findings, then "
-                "scheduling latency, STW/GC, blocking, syscalls, goroutines, CPU and the kernel's side (docs/report.md)");
+      "report",
+      "diagnose a Go execution trace (gotraced's or runtime/trace's, go1.19+): ranked findings, then "
+      "scheduling latency, STW/GC, blocking, syscalls, goroutines, CPU and the kernel's side "
+      "(docs/report.md)");
   sub->add_option("file", o->file, "the trace")->required();
   sub->add_flag("--json", o->json, "print JSON with every figure instead of text");
   sub->add_option("--top", o->top, "rows per table")->capture_default_str();
-  sub->add_option("--fail-on", o->fail_on,
-                  "exit 3 if a figure crosses a threshold: 'sched_latency_p99>5ms,stw_max>10ms,goroutine_growth>1000' "
-                  "(names: the \"metrics\" of --json)");
+  sub->add_option(
+      "--fail-on", o->fail_on,
+      "exit 3 if a figure crosses a threshold: 'sched_latency_p99>5ms,stw_max>10ms,goroutine_growth>1000' "
+      "(names: the \"metrics\" of --json)");
   sub->callback([o] {
     std::ifstream in(o->file, std::ios::binary);
     if (!in) {
@@ -55,9 +58,12 @@ void RegisterReport(CLI::App &app) {
     const std::string s = o->json ? report::ReportJson(r) : report::ReportText(r, opt);
     std::fwrite(s.data(), 1, s.size(), stdout);
     const auto crossed = report::Crossed(thresholds, metrics);
-    for (const std::string &c : crossed) std::fprintf(stderr, "gotraced report: threshold crossed: %s\n", c.c_str());
-    if (!crossed.empty()) SetExitCode(3);
-    else if (!r.error.empty()) SetExitCode(1);
+    for (const std::string &c : crossed)
+      std::fprintf(stderr, "gotraced report: threshold crossed: %s\n", c.c_str());
+    if (!crossed.empty())
+      SetExitCode(3);
+    else if (!r.error.empty())
+      SetExitCode(1);
   });
 }
 

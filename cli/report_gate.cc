@@ -1,9 +1,9 @@
 #include "cli/report_gate.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "report/fail_on.h"
 #include "report/report.h"
@@ -26,8 +26,11 @@ bool RunReportGate(const std::string &spec, const std::string &trace, const std:
   if (r.findings.size() > 1) line += fmt::format(" (+{} more)", r.findings.size() - 1);
   std::fprintf(stderr, "gotraced report: %s: %s%s: %s\n", name.c_str(), crossed.empty() ? "ok" : "FAIL",
                r.error.empty() ? "" : (" (" + r.error + ")").c_str(), line.c_str());
-  for (const std::string &c : crossed) std::fprintf(stderr, "gotraced report: %s: threshold crossed: %s\n", name.c_str(), c.c_str());
-  if (!crossed.empty()) std::fprintf(stderr, "gotraced report: %s: the whole report: gotraced report %s\n", name.c_str(), trace.c_str());
+  for (const std::string &c : crossed)
+    std::fprintf(stderr, "gotraced report: %s: threshold crossed: %s\n", name.c_str(), c.c_str());
+  if (!crossed.empty())
+    std::fprintf(stderr, "gotraced report: %s: the whole report: gotraced report %s\n", name.c_str(),
+                 trace.c_str());
   return !crossed.empty();
 }
 

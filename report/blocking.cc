@@ -28,8 +28,13 @@ struct Acc {
 class BlockingSection final : public Section {
  public:
   explicit BlockingSection(Context &c) : c_(c) {}
+  std::uint32_t Kinds() const override {
+    return Bit(Kind::kGoUnblock) | Bit(Kind::kGoStart) | Bit(Kind::kSyscallEnd) |
+           Bit(Kind::kSyscallEndBlocked);
+  }
   void On(const Event &e, const GInfo &before) override {
-    const bool waited = before.state == GState::kWaiting && (e.kind == Kind::kGoUnblock || e.kind == Kind::kGoStart);
+    const bool waited =
+        before.state == GState::kWaiting && (e.kind == Kind::kGoUnblock || e.kind == Kind::kGoStart);
     const bool syscall = before.state == GState::kSyscall &&
                          (e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked);
     if ((!waited && !syscall) || before.system) return;  // the runtime's own waits are not the program's
@@ -43,13 +48,15 @@ class BlockingSection final : public Section {
     std::map<std::pair<std::string, std::string>, Acc> sites;
     for (auto &[key, a] : by_stack_) {
       const std::uint64_t rid = key >> 32;
-      const std::string reason = rid == kSyscallId ? "syscall" : c_.gs.ReasonName(static_cast<std::uint32_t>(rid));
+      const std::string reason =
+          rid == kSyscallId ? "syscall" : c_.gs.ReasonName(static_cast<std::uint32_t>(rid));
       const std::string site = c_.stacks.CallSite(static_cast<std::uint32_t>(key & 0xffffffff));
       reasons[reason].Merge(a);
       sites[{reason, site}].Merge(a);
     }
     auto row = [](std::string reason, std::string site, const Acc &a) {
-      return report::Blocking::Row{std::move(reason), std::move(site), Dist::Of(a.h), a.worst_g, a.worst_start};
+      return report::Blocking::Row{std::move(reason), std::move(site), Dist::Of(a.h), a.worst_g,
+                                   a.worst_start};
     };
     for (auto &[k, a] : reasons) r.blocking.reasons.push_back(row(k, "", a));
     for (auto &[k, a] : sites) r.blocking.call_sites.push_back(row(k.first, k.second, a));

@@ -11,6 +11,7 @@ namespace {
 class CpuSection final : public Section {
  public:
   explicit CpuSection(Context &c) : c_(c) {}
+  std::uint32_t Kinds() const override { return Bit(Kind::kCPUSample); }
   void On(const Event &e, const GInfo &) override {
     if (e.kind != Kind::kCPUSample) return;
     ++samples_;

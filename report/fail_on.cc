@@ -11,8 +11,10 @@
 namespace gotraced::report {
 namespace {
 
-bool IsDuration(const std::string &m) { return m.ends_with("_p50") || m.ends_with("_p90") || m.ends_with("_p99") ||
-                                               m.ends_with("_max") || m.ends_with("_total"); }
+bool IsDuration(const std::string &m) {
+  return m.ends_with("_p50") || m.ends_with("_p90") || m.ends_with("_p99") || m.ends_with("_max") ||
+         m.ends_with("_total");
+}
 
 std::string Show(const std::string &m, double v) {
   return IsDuration(m) ? Dur(static_cast<std::uint64_t>(v)) : fmt::format("{}", v);
@@ -29,7 +31,8 @@ std::string ParseThresholds(const std::string &spec, const std::map<std::string,
     pos = comma + 1;
     if (item.empty()) continue;
     const std::size_t op = item.find_first_of("<>");
-    if (op == std::string::npos || op == 0) return fmt::format("'{}': want METRIC>VALUE or METRIC<VALUE", item);
+    if (op == std::string::npos || op == 0)
+      return fmt::format("'{}': want METRIC>VALUE or METRIC<VALUE", item);
     Threshold t{item.substr(0, op), item[op], 0, item};
     if (!known.count(t.metric)) {
       std::string names;
@@ -40,17 +43,20 @@ std::string ParseThresholds(const std::string &spec, const std::map<std::string,
     const auto r = std::from_chars(v.data(), v.data() + v.size(), t.value);
     if (r.ec != std::errc()) return fmt::format("'{}': {} is not a number", item, v);
     const std::string unit(r.ptr, v.data() + v.size());
-    static const std::map<std::string, double> kUnits = {{"", 1}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    static const std::map<std::string, double> kUnits = {
+        {"", 1}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
     auto u = kUnits.find(unit);
     if (u == kUnits.end()) return fmt::format("'{}': unit {} (want ns, us, ms or s)", item, unit);
-    if (!unit.empty() && !IsDuration(t.metric)) return fmt::format("'{}': {} is a count, not a duration", item, t.metric);
+    if (!unit.empty() && !IsDuration(t.metric))
+      return fmt::format("'{}': {} is a count, not a duration", item, t.metric);
     t.value *= u->second;
     out->push_back(std::move(t));
   }
   return {};
 }
 
-std::vector<std::string> Crossed(const std::vector<Threshold> &ts, const std::map<std::string, double> &metrics) {
+std::vector<std::string> Crossed(const std::vector<Threshold> &ts,
+                                 const std::map<std::string, double> &metrics) {
   std::vector<std::string> out;
   for (const Threshold &t : ts) {
     auto it = metrics.find(t.metric);
@@ -93,8 +99,9 @@ std::map<std::string, double> Report::Metrics() const {
     m[key] = d(b.dist.total_ns);
     if (b.reason != "syscall") blocked += d(b.dist.total_ns);
   }
-  for (const char *r : {"block_mutex_total", "block_RWMutex_total", "block_chan_receive_total", "block_chan_send_total",
-                        "block_select_total", "block_network_total", "block_sleep_total", "block_Cond_total"})
+  for (const char *r :
+       {"block_mutex_total", "block_RWMutex_total", "block_chan_receive_total", "block_chan_send_total",
+        "block_select_total", "block_network_total", "block_sleep_total", "block_Cond_total"})
     m.try_emplace(r, 0);
   m["block_total"] = blocked;
   for (const KernelSide::Cause &c : kernel.totals)

@@ -65,14 +65,15 @@ void StwFindings(Report &r, const KernelSideSection &k, std::vector<Finding> &ou
   }
   if (r.stw.gc.count > 0 && r.stw.gc.total_ns >= 1'000'000)
     out.push_back({"stw", r.stw.gc.total_ns,
-                   fmt::format("GC pauses {} in {} stops-the-world, {} GC cycles, max {}", Dur(r.stw.gc.total_ns),
-                               r.stw.gc.count, r.stw.gc_cycles, Dur(r.stw.gc.max_ns)),
+                   fmt::format("GC pauses {} in {} stops-the-world, {} GC cycles, max {}",
+                               Dur(r.stw.gc.total_ns), r.stw.gc.count, r.stw.gc_cycles, Dur(r.stw.gc.max_ns)),
                    "View trace (GC and STW bands); Minimum mutator utilization"});
   if (!r.stw.mark_assist.empty() && r.stw.mark_assist[0].dist.total_ns >= 1'000'000) {
     const GroupDist &g = r.stw.mark_assist[0];
-    out.push_back({"stw", g.dist.total_ns,
-                   fmt::format("GC mark assist {} in {} ({} assists)", Dur(g.dist.total_ns), g.group, g.dist.count),
-                   fmt::format("Goroutines > {} (GC assist column)", g.group)});
+    out.push_back(
+        {"stw", g.dist.total_ns,
+         fmt::format("GC mark assist {} in {} ({} assists)", Dur(g.dist.total_ns), g.group, g.dist.count),
+         fmt::format("Goroutines > {} (GC assist column)", g.group)});
   }
 }
 
@@ -80,7 +81,8 @@ void StwFindings(Report &r, const KernelSideSection &k, std::vector<Finding> &ou
 // receive, sleep, network: how a server waits for work) only when the kernel explains
 // its worst one (the threads were throttled meanwhile: timers and wake-ups came late).
 bool IsContention(const std::string &reason) {
-  return reason == "mutex" || reason == "RWMutex" || reason == "Cond" || reason == "chan send" || reason == "sync";
+  return reason == "mutex" || reason == "RWMutex" || reason == "Cond" || reason == "chan send" ||
+         reason == "sync";
 }
 
 void BlockingFindings(const Report &r, const KernelSideSection &k, std::vector<Finding> &out) {
@@ -104,15 +106,15 @@ void SyscallFindings(const Report &r, std::vector<Finding> &out) {
   if (!r.syscalls.by_call_site.empty() && r.syscalls.by_call_site[0].dist.total_ns >= 10'000'000) {
     const Syscalls::Row &s = r.syscalls.by_call_site[0];
     out.push_back({"syscall", s.dist.total_ns,
-                   fmt::format("syscalls {} over {} calls at {} (max {})", Dur(s.dist.total_ns), s.dist.count, s.what,
-                               Dur(s.dist.max_ns)),
+                   fmt::format("syscalls {} over {} calls at {} (max {})", Dur(s.dist.total_ns), s.dist.count,
+                               s.what, Dur(s.dist.max_ns)),
                    "Syscall profile"});
   }
   if (!r.syscalls.by_target.empty() && r.syscalls.by_target[0].dist.total_ns >= 1'000'000) {
     const Syscalls::Row &s = r.syscalls.by_target[0];
     out.push_back({"syscall", s.dist.total_ns,
-                   fmt::format("kernel: syscall {} {} over {} slow calls (max {})", s.what, Dur(s.dist.total_ns),
-                               s.dist.count, Dur(s.dist.max_ns)),
+                   fmt::format("kernel: syscall {} {} over {} slow calls (max {})", s.what,
+                               Dur(s.dist.total_ns), s.dist.count, Dur(s.dist.max_ns)),
                    fmt::format("View trace: regions \"kernel: syscall {}\"", s.what)});
   }
 }
@@ -122,11 +124,12 @@ void GoroutineFindings(const Report &r, std::vector<Finding> &out) {
   for (std::size_t i = 0; i < g.leak_suspects.size() && i < 2; ++i) {
     const Goroutines::Suspect &s = g.leak_suspects[i];
     if (s.same < 10 || s.blocked_ns * 2 < r.duration_ns) continue;  // many, blocked for most of the window
-    out.push_back({"goroutines", s.blocked_ns * s.same / 10,
-                   fmt::format("{} goroutines of {} blocked on {} for up to {} (g{}: {}); goroutines {:+} over the "
-                               "window",
-                               s.same, s.group, s.reason, Dur(s.blocked_ns), s.g, s.stack, g.growth),
-                   fmt::format("Goroutines > {}", s.group)});
+    out.push_back(
+        {"goroutines", s.blocked_ns * s.same / 10,
+         fmt::format("{} goroutines of {} blocked on {} for up to {} (g{}: {}); goroutines {:+} over the "
+                     "window",
+                     s.same, s.group, s.reason, Dur(s.blocked_ns), s.g, s.stack, g.growth),
+         fmt::format("Goroutines > {}", s.group)});
   }
 }
 
@@ -135,25 +138,27 @@ void CpuFindings(const Report &r, std::vector<Finding> &out) {
   const Cpu::Row &f = r.cpu.functions[0];
   if (f.samples * 5 < r.cpu.samples) return;  // under 20%
   // A sample stands for the profiler's period (runtime/pprof: 100 Hz, 10 ms).
-  out.push_back({"cpu", f.samples * 10'000'000,
-                 fmt::format("CPU: {} of {} samples ({:.0f}%) in {}", f.samples, r.cpu.samples,
-                             100.0 * static_cast<double>(f.samples) / static_cast<double>(r.cpu.samples), f.name),
-                 "go tool trace -pprof=... or View trace (CPU samples)"});
+  out.push_back(
+      {"cpu", f.samples * 10'000'000,
+       fmt::format("CPU: {} of {} samples ({:.0f}%) in {}", f.samples, r.cpu.samples,
+                   100.0 * static_cast<double>(f.samples) / static_cast<double>(r.cpu.samples), f.name),
+       "go tool trace -pprof=... or View trace (CPU samples)"});
 }
 
 void KernelFindings(const Report &r, std::vector<Finding> &out) {
   std::size_t n = 0;
   for (const KernelSide::Group &g : r.kernel.groups) {
     for (const KernelSide::Cause &c : g.causes) {
-      if (n == 2 || c.total_ns < 10'000'000 || c.type == kGoSyscallCause || c.type.starts_with("kernel: syscall"))
+      if (n == 2 || c.total_ns < 10'000'000 || c.type == kGoSyscallCause ||
+          c.type.starts_with("kernel: syscall"))
         continue;
       ++n;
       std::string who;
       for (std::size_t i = 0; i < c.goroutines.size() && i < 3; ++i)
         who += fmt::format("{}g{}", i ? ", " : "", c.goroutines[i].g);
       out.push_back({"kernel", c.total_ns,
-                     fmt::format("{} {} over {} intervals in {} ({})", c.type, Dur(c.total_ns), c.count, g.function,
-                                 who),
+                     fmt::format("{} {} over {} intervals in {} ({})", c.type, Dur(c.total_ns), c.count,
+                                 g.function, who),
                      fmt::format("View trace: regions \"{}\"", c.type)});
     }
   }
@@ -170,7 +175,8 @@ std::vector<Finding> RankFindings(Report &r, const KernelSideSection &kernel, co
   GoroutineFindings(r, out);
   CpuFindings(r, out);
   KernelFindings(r, out);
-  std::stable_sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) { return a.size_ns > b.size_ns; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Finding &a, const Finding &b) { return a.size_ns > b.size_ns; });
   if (out.size() > opt.top * 3) out.resize(opt.top * 3);
   return out;
 }

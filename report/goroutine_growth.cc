@@ -15,6 +15,9 @@ namespace {
 class GrowthSection final : public Section {
  public:
   explicit GrowthSection(Context &c) : c_(c) {}
+  std::uint32_t Kinds() const override {
+    return Bit(Kind::kGoStatus) | Bit(Kind::kGoCreate) | Bit(Kind::kGoCreateBlocked) | Bit(Kind::kGoEnd);
+  }
   void On(const Event &e, const GInfo &before) override {
     switch (e.kind) {
       case Kind::kGoStatus:
@@ -33,7 +36,8 @@ class GrowthSection final : public Section {
         if (at_start_.erase(e.g)) ++ended_from_start_[before.group];
         created_.erase(e.g);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   void Finish(Report &r) override;
@@ -91,9 +95,8 @@ void GrowthSection::Finish(Report &r) {
     for (std::size_t i = 0; i < fr.size() && i < 8; ++i) s.stack += (i ? " < " : "") + c_.stacks.Func(fr[i]);
     out.leak_suspects.push_back(s);
   }
-  std::sort(out.leak_suspects.begin(), out.leak_suspects.end(), [](auto &a, auto &b) {
-    return a.blocked_ns * a.same > b.blocked_ns * b.same;
-  });
+  std::sort(out.leak_suspects.begin(), out.leak_suspects.end(),
+            [](auto &a, auto &b) { return a.blocked_ns * a.same > b.blocked_ns * b.same; });
   if (out.leak_suspects.size() > c_.opt.top * 2) out.leak_suspects.resize(c_.opt.top * 2);
 }
 

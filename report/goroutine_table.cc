@@ -19,7 +19,8 @@ void GoroutineTable::Name(GInfo &gi, std::uint32_t stack, bool start_stack) {
   gi.system = (fn.starts_with("runtime.") && fn != "runtime.main") || fn.starts_with("runtime/trace.");
 }
 
-std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames, const StackTable &stacks) {
+std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames,
+                       const StackTable &stacks) {
   if (reason == "sync" || reason == "unspecified" || reason.empty()) {
     for (std::uint32_t f : frames) {
       const std::string &fn = stacks.Func(f);
@@ -36,7 +37,8 @@ std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t>
 std::uint32_t GoroutineTable::ReasonId(std::string_view reason, std::uint32_t stack) {
   // Cached per (wire reason, stack): a goroutine blocks at the same few places again and again.
   const std::uint64_t key = std::hash<std::string_view>()(reason) * 0x9E3779B97F4A7C15ull ^ stack;
-  if (auto c = reason_of_.find(key); c != reason_of_.end() && c->second.first == reason) return c->second.second;
+  if (auto c = reason_of_.find(key); c != reason_of_.end() && c->second.first == reason)
+    return c->second.second;
   const std::uint32_t id = ReasonIdOf(reason, stack);
   reason_of_[key] = {std::string(reason), id};
   return id;
@@ -65,7 +67,8 @@ void GoroutineTable::Apply(const Event &e) {
         set(gi, e.status);
         gi.runnable_known = false;
         if (e.status == GState::kWaiting) gi.block_reason = 0;
-        if (e.status == GState::kWaiting && e.stack) gi.block_reason = ReasonId("", e.stack), gi.block_stack = e.stack;
+        if (e.status == GState::kWaiting && e.stack)
+          gi.block_reason = ReasonId("", e.stack), gi.block_stack = e.stack;
       }
       break;
     }
@@ -79,7 +82,9 @@ void GoroutineTable::Apply(const Event &e) {
       gi.runnable_known = e.kind == Kind::kGoCreate;
       break;
     }
-    case Kind::kGoStart: set(gs_[e.g], GState::kRunning); break;
+    case Kind::kGoStart:
+      set(gs_[e.g], GState::kRunning);
+      break;
     case Kind::kGoStop: {
       GInfo &gi = gs_[e.g];
       Name(gi, e.stack, false);
@@ -109,9 +114,15 @@ void GoroutineTable::Apply(const Event &e) {
       gi.block_stack = e.stack;
       break;
     }
-    case Kind::kSyscallEnd: set(gs_[e.g], GState::kRunning); break;
-    case Kind::kGoEnd: gs_.erase(e.g); break;
-    default: Name(gs_[e.g], e.stack, false); break;
+    case Kind::kSyscallEnd:
+      set(gs_[e.g], GState::kRunning);
+      break;
+    case Kind::kGoEnd:
+      gs_.erase(e.g);
+      break;
+    default:
+      Name(gs_[e.g], e.stack, false);
+      break;
   }
 }
 

@@ -20,14 +20,16 @@ struct GInfo {
   std::uint64_t since_ns = 0;     // when it entered `state`
   std::uint32_t group = 0;        // GoroutineTable::GroupName
   std::uint32_t block_stack = 0;  // where it waits (kWaiting), or its syscall's stack
-  std::uint32_t block_reason = 0;  // kWaiting: GoroutineTable::ReasonName (the reason refined by the stack: BlockClass)
-  bool runnable_known = false;    // since_ns is a real runnable start (not a trace-start status)
-  bool system = false;            // the runtime's own (runtime.* start function but runtime.main)
+  std::uint32_t block_reason =
+      0;  // kWaiting: GoroutineTable::ReasonName (the reason refined by the stack: BlockClass)
+  bool runnable_known = false;  // since_ns is a real runnable start (not a trace-start status)
+  bool system = false;          // the runtime's own (runtime.* start function but runtime.main)
 };
 
 class GoroutineTable {
  public:
-  GoroutineTable(const StackTable &stacks, const ReportOptions &opt) : stacks_(stacks), group_by_(opt.group_by) {
+  GoroutineTable(const StackTable &stacks, const ReportOptions &opt)
+      : stacks_(stacks), group_by_(opt.group_by) {
     names_.emplace_back("?");
   }
   // The goroutine an event is about, as it was before the event (created if new).
@@ -55,13 +57,15 @@ class GoroutineTable {
   std::unordered_map<std::string, std::uint32_t> name_ids_;
   std::vector<std::string> reasons_{"unknown (before the trace)"};
   std::unordered_map<std::string, std::uint32_t> reason_ids_;
-  std::unordered_map<std::uint64_t, std::pair<std::string, std::uint32_t>> reason_of_;  // hash(wire reason, stack) -> it, id
+  std::unordered_map<std::uint64_t, std::pair<std::string, std::uint32_t>>
+      reason_of_;  // hash(wire reason, stack) -> it, id
   std::uint64_t seen_ = 0;
 };
 
 // The reason a goroutine blocked, as people name it: Go's reason string
 // (runtime/traceruntime.go traceBlockReasonStrings) with "sync" told apart by the stack
 // (sync.(*Mutex).Lock, sync.(*RWMutex).RLock, sync.(*WaitGroup).Wait ...).
-std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames, const StackTable &stacks);
+std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames,
+                       const StackTable &stacks);
 
 }  // namespace gotraced::report

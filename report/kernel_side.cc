@@ -39,6 +39,10 @@ constexpr std::size_t kMaxIntervals = 4'000'000;
 class KernelSideImpl final : public KernelSideSection {
  public:
   explicit KernelSideImpl(Context &c) : c_(c) {}
+  std::uint32_t Kinds() const override {
+    return Bit(Kind::kRegionBegin) | Bit(Kind::kRegionEnd) | Bit(Kind::kLog) | Bit(Kind::kSyscallEnd) |
+           Bit(Kind::kSyscallEndBlocked) | Bit(Kind::kGoEnd);
+  }
   void On(const Event &e, const GInfo &before) override;
   void Finish(Report &r) override;
   std::string During(std::uint64_t start, std::uint64_t end) const override;
@@ -60,7 +64,8 @@ class KernelSideImpl final : public KernelSideSection {
     return it->second;
   }
   Context &c_;
-  std::unordered_map<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>> open_;  // g -> open regions
+  std::unordered_map<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>>
+      open_;  // g -> open regions
   std::unordered_map<std::uint64_t, std::pair<std::string, std::uint64_t>> last_end_;
   std::map<Key, Acc> per_g_;
   std::map<Key, std::map<std::string, std::uint64_t>> parts_;
@@ -70,8 +75,10 @@ class KernelSideImpl final : public KernelSideSection {
   std::vector<std::string> types_;
   std::unordered_map<std::string, std::uint32_t> type_ids_;
   std::uint64_t regions_ = 0;
-  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Acc>> go_syscall_;  // g -> group, Go's syscall time
-  std::map<Key, std::vector<report::KernelSide::Cause::PerG>> ended_top_;  // (0, group, type) -> ended goroutines
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Acc>>
+      go_syscall_;  // g -> group, Go's syscall time
+  std::map<Key, std::vector<report::KernelSide::Cause::PerG>>
+      ended_top_;                                                 // (0, group, type) -> ended goroutines
   std::unordered_map<std::uint32_t, std::uint64_t> ended_count_;  // group -> folded goroutines
   void Fold(std::uint64_t g);
   void Remember(const Key &key, report::KernelSide::Cause::PerG pg);
@@ -117,7 +124,8 @@ void KernelSideImpl::On(const Event &e, const GInfo &before) {
       ++b.second;
       syscall_of_[l.type] = l.name;
     }
-  } else if ((e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked) && before.state == GState::kSyscall) {
+  } else if ((e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked) &&
+             before.state == GState::kSyscall) {
     auto &[group, acc] = go_syscall_[e.g];  // per g here, keyed as the others at Finish (no string per event)
     group = before.group;
     acc.Add(e.ns - std::min(e.ns, before.since_ns));
@@ -243,7 +251,8 @@ std::string KernelSideImpl::During(std::uint64_t start, std::uint64_t end) const
   for (auto &[t, ns] : by)
     // Causes of at least 5% of the window; throttling whatever its share (it is never the
     // program's doing).
-    if (ns * 20 >= end - start || t == model::kKernelThrottled) v.emplace_back(ns, t.substr(model::kKernelRegionPrefix.size()));
+    if (ns * 20 >= end - start || t == model::kKernelThrottled)
+      v.emplace_back(ns, t.substr(model::kKernelRegionPrefix.size()));
   std::sort(v.rbegin(), v.rend());
   std::string s;
   for (std::size_t i = 0; i < v.size() && i < 3; ++i)

@@ -24,16 +24,26 @@ using LEvent = encoder::legacy::DecodedEvent;
 // traceBlockReasonStrings; tracev1.go maps each old type to one).
 std::string_view BlockReason(Ev t) {
   switch (t) {
-    case Ev::kGoStop: return "forever";
-    case Ev::kGoSleep: return "sleep";
-    case Ev::kGoBlockSend: return "chan send";
-    case Ev::kGoBlockRecv: return "chan receive";
-    case Ev::kGoBlockSelect: return "select";
-    case Ev::kGoBlockSync: return "sync";
-    case Ev::kGoBlockCond: return "sync.(*Cond).Wait";
-    case Ev::kGoBlockNet: return "network";
-    case Ev::kGoBlockGC: return "GC mark assist wait for work";
-    default: return "unspecified";
+    case Ev::kGoStop:
+      return "forever";
+    case Ev::kGoSleep:
+      return "sleep";
+    case Ev::kGoBlockSend:
+      return "chan send";
+    case Ev::kGoBlockRecv:
+      return "chan receive";
+    case Ev::kGoBlockSelect:
+      return "select";
+    case Ev::kGoBlockSync:
+      return "sync";
+    case Ev::kGoBlockCond:
+      return "sync.(*Cond).Wait";
+    case Ev::kGoBlockNet:
+      return "network";
+    case Ev::kGoBlockGC:
+      return "GC mark assist wait for work";
+    default:
+      return "unspecified";
   }
 }
 
@@ -115,7 +125,10 @@ void LegacyReader::Translate(const LEvent &e, std::uint64_t now) {
       break;
     case Ev::kGoStart:
     case Ev::kGoStartLocal:
-    case Ev::kGoStartLabel: started_ = true; ev.g = cur = arg(0); break;
+    case Ev::kGoStartLabel:
+      started_ = true;
+      ev.g = cur = arg(0);
+      break;
     case Ev::kGoSched:
     case Ev::kGoPreempt:
       ev.kind = Kind::kGoStop;
@@ -145,13 +158,18 @@ void LegacyReader::Translate(const LEvent &e, std::uint64_t now) {
       ev.g = arg(0);
       ev.stack = last_stack();
       break;
-    case Ev::kGoEnd: ev.kind = Kind::kGoEnd; cur = 0; break;
+    case Ev::kGoEnd:
+      ev.kind = Kind::kGoEnd;
+      cur = 0;
+      break;
     case Ev::kGoSysCall:
       ev.kind = Kind::kSyscallBegin;
       ev.stack = last_stack();
       if (cur) sys_pending_[e.p] = {cur, now};
       break;
-    case Ev::kGoSysBlock: cur = 0; return;  // the P leaves; the goroutine stays in its syscall
+    case Ev::kGoSysBlock:
+      cur = 0;
+      return;  // the P leaves; the goroutine stays in its syscall
     case Ev::kGoSysExit:
     case Ev::kGoSysExitLocal: {  // [g, seq, real ts] / [g, real ts]: when the syscall returned
       const std::uint64_t real = e.type == Ev::kGoSysExit ? arg(2) : arg(1);
@@ -160,13 +178,30 @@ void LegacyReader::Translate(const LEvent &e, std::uint64_t now) {
       if (real) ev.ns = std::min(now, Ns(real));
       break;
     }
-    case Ev::kSTWStart: ev.kind = Kind::kSTWBegin; ev.str = StwKind(arg(0)); break;
-    case Ev::kSTWDone: ev.kind = Kind::kSTWEnd; break;
-    case Ev::kGCStart: ev.kind = Kind::kGCBegin; break;
-    case Ev::kGCDone: ev.kind = Kind::kGCEnd; break;
-    case Ev::kGCMarkAssistStart: ev.kind = Kind::kMarkAssistBegin; ev.stack = last_stack(); break;
-    case Ev::kGCMarkAssistDone: ev.kind = Kind::kMarkAssistEnd; break;
-    case Ev::kHeapAlloc: ev.kind = Kind::kHeapAlloc; ev.value = arg(0); break;
+    case Ev::kSTWStart:
+      ev.kind = Kind::kSTWBegin;
+      ev.str = StwKind(arg(0));
+      break;
+    case Ev::kSTWDone:
+      ev.kind = Kind::kSTWEnd;
+      break;
+    case Ev::kGCStart:
+      ev.kind = Kind::kGCBegin;
+      break;
+    case Ev::kGCDone:
+      ev.kind = Kind::kGCEnd;
+      break;
+    case Ev::kGCMarkAssistStart:
+      ev.kind = Kind::kMarkAssistBegin;
+      ev.stack = last_stack();
+      break;
+    case Ev::kGCMarkAssistDone:
+      ev.kind = Kind::kMarkAssistEnd;
+      break;
+    case Ev::kHeapAlloc:
+      ev.kind = Kind::kHeapAlloc;
+      ev.value = arg(0);
+      break;
     case Ev::kUserRegion:  // [task, mode, name, stack]
       ev.kind = arg(1) == 0 ? Kind::kRegionBegin : Kind::kRegionEnd;
       ev.str = Str(arg(2));
@@ -176,7 +211,8 @@ void LegacyReader::Translate(const LEvent &e, std::uint64_t now) {
       ev.str = Str(arg(1));
       ev.str2 = e.data;
       break;
-    default: return;
+    default:
+      return;
   }
   Emit(ev);
 }

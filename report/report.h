@@ -54,13 +54,13 @@ struct StwGc {
     std::string kind;
     Dist dist;
   };
-  Dist all;                      // every stop-the-world
-  Dist gc;                       // those of the GC ("GC ..." kinds)
-  std::vector<Kind> kinds;       // longest total first
-  std::vector<Moment> longest;   // longest first
-  std::uint64_t gc_cycles = 0;   // GCBegin..GCEnd completed in the window
+  Dist all;                     // every stop-the-world
+  Dist gc;                      // those of the GC ("GC ..." kinds)
+  std::vector<Kind> kinds;      // longest total first
+  std::vector<Moment> longest;  // longest first
+  std::uint64_t gc_cycles = 0;  // GCBegin..GCEnd completed in the window
   std::uint64_t gc_total_ns = 0, gc_max_ns = 0;
-  std::uint64_t heap_max = 0;    // bytes (HeapAlloc events)
+  std::uint64_t heap_max = 0;          // bytes (HeapAlloc events)
   std::vector<GroupDist> mark_assist;  // per group, biggest total first
 };
 
@@ -122,7 +122,7 @@ struct KernelSide {
     struct PerG {
       std::uint64_t g = 0, total_ns = 0, count = 0;
     };
-    std::vector<PerG> goroutines;  // biggest first (per group only)
+    std::vector<PerG> goroutines;                    // biggest first (per group only)
     std::map<std::string, std::uint64_t> breakdown;  // syscall regions: "on CPU", "off-CPU blocked" ... -> ns
     std::uint64_t bytes = 0, calls_with_bytes = 0;
   };
@@ -138,10 +138,10 @@ struct KernelSide {
 };
 
 struct Finding {
-  std::string area;     // "sched", "stw", "blocking", "syscall", "goroutines", "cpu"
+  std::string area;           // "sched", "stw", "blocking", "syscall", "goroutines", "cpu"
   std::uint64_t size_ns = 0;  // what ranks it (goroutine counts: 1 ms per goroutine)
-  std::string line;     // the one line printed
-  std::string open;     // what to open in go tool trace
+  std::string line;           // the one line printed
+  std::string open;           // what to open in go tool trace
 };
 
 struct Report {

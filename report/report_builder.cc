@@ -1,5 +1,6 @@
 // One pass over a trace (trace_reader.h) feeding every section (section.h), then the
 // findings (findings.cc).
+#include <array>
 #include <sstream>
 
 #include "report/findings.h"
@@ -13,8 +14,8 @@ Dist Dist::Of(const Histogram &h) {
   return {h.count(), h.sum(), h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.max()};
 }
 
-std::vector<GroupDist> GroupTable(const std::unordered_map<std::uint32_t, Histogram> &h, const GoroutineTable &gs,
-                                  bool by_p99) {
+std::vector<GroupDist> GroupTable(const std::unordered_map<std::uint32_t, Histogram> &h,
+                                  const GoroutineTable &gs, bool by_p99) {
   std::vector<GroupDist> v;
   for (auto &[id, hist] : h) v.push_back({gs.GroupName(id), 0, Dist::Of(hist)});
   std::sort(v.begin(), v.end(), [by_p99](const GroupDist &a, const GroupDist &b) {
@@ -38,6 +39,9 @@ class Builder final : public EventSink {
     auto k = MakeKernelSide(ctx_);
     kernel_ = k.get();
     sections_.push_back(std::move(k));
+    for (auto &sec : sections_)
+      for (int kind = 0; kind < 32; ++kind)
+        if (sec->Kinds() & (std::uint32_t{1} << kind)) by_kind_[kind].push_back(sec.get());
   }
   void On(const Event &e) override {
     end_ns_ = std::max(end_ns_, e.ns);
@@ -45,7 +49,7 @@ class Builder final : public EventSink {
     GInfo copy;
     if (e.g != 0 && e.kind != Kind::kCPUSample)
       if (auto it = gs_.Live().find(e.g); it != gs_.Live().end()) copy = it->second;
-    for (auto &s : sections_) s->On(e, copy);
+    for (Section *s : by_kind_[static_cast<int>(e.kind)]) s->On(e, copy);
     gs_.Apply(e);
   }
   Report Finish(const ReadResult &rr, const ReportOptions &opt) {
@@ -70,6 +74,7 @@ class Builder final : public EventSink {
   GoroutineTable gs_;
   Context ctx_;
   std::vector<std::unique_ptr<Section>> sections_;
+  std::array<std::vector<Section *>, 32> by_kind_;  // the sections that want each Kind
   KernelSideSection *kernel_ = nullptr;
   std::uint64_t end_ns_ = 0;
 };

@@ -9,8 +9,8 @@ namespace {
 using Json = json::Json;
 
 Json D(const Dist &d) {
-  return {{"count", d.count}, {"total_ns", d.total_ns}, {"p50_ns", d.p50_ns},
-          {"p90_ns", d.p90_ns}, {"p99_ns", d.p99_ns},   {"max_ns", d.max_ns}};
+  return {{"count", d.count},   {"total_ns", d.total_ns}, {"p50_ns", d.p50_ns},
+          {"p90_ns", d.p90_ns}, {"p99_ns", d.p99_ns},     {"max_ns", d.max_ns}};
 }
 Json M(const Moment &m) {
   Json j = {{"start_ns", m.start_ns}, {"dur_ns", m.dur_ns}, {"g", m.g}, {"what", m.what}};
@@ -46,8 +46,11 @@ Json Kernel(const KernelSide &k) {
           {"groups", Arr(k.groups, [](const KernelSide::Group &g) {
              Json bytes = Json::object();
              for (auto &[n, b] : g.syscall_bytes) bytes[n] = {{"bytes", b.first}, {"calls", b.second}};
-             return Json{{"function", g.function}, {"goroutines", g.goroutines}, {"kernel_ns", g.total_ns},
-                         {"causes", Arr(g.causes, Cause)}, {"syscall_bytes", bytes}};
+             return Json{{"function", g.function},
+                         {"goroutines", g.goroutines},
+                         {"kernel_ns", g.total_ns},
+                         {"causes", Arr(g.causes, Cause)},
+                         {"syscall_bytes", bytes}};
            })}};
 }
 
@@ -75,22 +78,30 @@ std::string ReportJson(const Report &r) {
       {"duration_ns", r.duration_ns},
       {"events", r.events},
       {"goroutines", r.goroutines},
-      {"findings", Arr(r.findings, [](const Finding &f) {
-         return Json{{"area", f.area}, {"size_ns", f.size_ns}, {"line", f.line}, {"open", f.open}};
-       })},
+      {"findings",
+       Arr(r.findings,
+           [](const Finding &f) {
+             return Json{{"area", f.area}, {"size_ns", f.size_ns}, {"line", f.line}, {"open", f.open}};
+           })},
       {"metrics", r.Metrics()},
-      {"sched_latency", {{"all", D(r.sched.all)}, {"groups", Groups(r.sched.groups)}, {"worst", Arr(r.sched.worst, M)}}},
+      {"sched_latency",
+       {{"all", D(r.sched.all)}, {"groups", Groups(r.sched.groups)}, {"worst", Arr(r.sched.worst, M)}}},
       {"stw_gc",
        {{"all", D(r.stw.all)},
         {"gc", D(r.stw.gc)},
-        {"kinds", Arr(r.stw.kinds, [](const StwGc::Kind &k) { return Json{{"kind", k.kind}, {"dist", D(k.dist)}}; })},
+        {"kinds", Arr(r.stw.kinds,
+                      [](const StwGc::Kind &k) {
+                        return Json{{"kind", k.kind}, {"dist", D(k.dist)}};
+                      })},
         {"longest", Arr(r.stw.longest, M)},
         {"gc_cycles", r.stw.gc_cycles},
         {"gc_total_ns", r.stw.gc_total_ns},
         {"gc_max_ns", r.stw.gc_max_ns},
         {"heap_max_bytes", r.stw.heap_max},
         {"mark_assist", Groups(r.stw.mark_assist)}}},
-      {"blocking", {{"reasons", Arr(r.blocking.reasons, BlockRow)}, {"call_sites", Arr(r.blocking.call_sites, BlockRow)}}},
+      {"blocking",
+       {{"reasons", Arr(r.blocking.reasons, BlockRow)},
+        {"call_sites", Arr(r.blocking.call_sites, BlockRow)}}},
       {"syscalls",
        {{"all", D(r.syscalls.all)},
         {"by_call_site", Arr(r.syscalls.by_call_site, SysRow)},
@@ -101,17 +112,30 @@ std::string ReportJson(const Report &r) {
         {"growth", g.growth},
         {"created", g.created},
         {"ended", g.ended},
-        {"groups", Arr(g.groups, [](const Goroutines::Group &x) {
-           return Json{{"group", x.group}, {"growth", x.growth}, {"at_end", x.at_end}};
-         })},
-        {"leak_suspects", Arr(g.leak_suspects, [](const Goroutines::Suspect &s) {
-           return Json{{"g", s.g}, {"group", s.group}, {"reason", s.reason}, {"blocked_ns", s.blocked_ns},
-                       {"blocked_since_ns", s.blocked_since_ns}, {"same", s.same}, {"stack", s.stack}};
-         })}}},
+        {"groups", Arr(g.groups,
+                       [](const Goroutines::Group &x) {
+                         return Json{{"group", x.group}, {"growth", x.growth}, {"at_end", x.at_end}};
+                       })},
+        {"leak_suspects", Arr(g.leak_suspects,
+                              [](const Goroutines::Suspect &s) {
+                                return Json{{"g", s.g},
+                                            {"group", s.group},
+                                            {"reason", s.reason},
+                                            {"blocked_ns", s.blocked_ns},
+                                            {"blocked_since_ns", s.blocked_since_ns},
+                                            {"same", s.same},
+                                            {"stack", s.stack}};
+                              })}}},
       {"cpu",
        {{"samples", r.cpu.samples},
-        {"functions", Arr(r.cpu.functions, [](const Cpu::Row &c) { return Json{{"name", c.name}, {"samples", c.samples}}; })},
-        {"groups", Arr(r.cpu.groups, [](const Cpu::Row &c) { return Json{{"name", c.name}, {"samples", c.samples}}; })}}},
+        {"functions", Arr(r.cpu.functions,
+                          [](const Cpu::Row &c) {
+                            return Json{{"name", c.name}, {"samples", c.samples}};
+                          })},
+        {"groups", Arr(r.cpu.groups,
+                       [](const Cpu::Row &c) {
+                         return Json{{"name", c.name}, {"samples", c.samples}};
+                       })}}},
       {"kernel", Kernel(r.kernel)},
   };
   if (!r.error.empty()) o["error"] = r.error;

@@ -14,8 +14,8 @@ std::string Dur(std::uint64_t ns) {
 namespace {
 
 std::string DistLine(const Dist &d) {
-  return fmt::format("{:>7}  total {:>10}  p50 {:>9}  p99 {:>9}  max {:>9}", d.count, Dur(d.total_ns), Dur(d.p50_ns),
-                     Dur(d.p99_ns), Dur(d.max_ns));
+  return fmt::format("{:>7}  total {:>10}  p50 {:>9}  p99 {:>9}  max {:>9}", d.count, Dur(d.total_ns),
+                     Dur(d.p50_ns), Dur(d.p99_ns), Dur(d.max_ns));
 }
 
 std::string Bytes(std::uint64_t b) {
@@ -31,8 +31,10 @@ void Rows(std::string &o, const V &v, std::size_t top, F line) {
 }
 
 void Sched(std::string &o, const Report &r, std::size_t top) {
-  o += fmt::format("\nscheduling latency (runnable -> running)\n  {:<44} {}\n", "all goroutines", DistLine(r.sched.all));
-  Rows(o, r.sched.groups, top, [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
+  o += fmt::format("\nscheduling latency (runnable -> running)\n  {:<44} {}\n", "all goroutines",
+                   DistLine(r.sched.all));
+  Rows(o, r.sched.groups, top,
+       [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
   for (std::size_t i = 0; i < r.sched.worst.size() && i < top; ++i) {
     const Moment &m = r.sched.worst[i];
     o += fmt::format("  worst: {:>9} at {:.3f} s  {}{}\n", Dur(m.dur_ns), m.start_ns / 1e9, m.what,
@@ -41,14 +43,17 @@ void Sched(std::string &o, const Report &r, std::size_t top) {
 }
 
 void Stw(std::string &o, const Report &r, std::size_t top) {
-  o += fmt::format("\nstop-the-world and GC: {} GC cycles (GC running {}, max {}), heap up to {}\n", r.stw.gc_cycles,
-                   Dur(r.stw.gc_total_ns), Dur(r.stw.gc_max_ns), Bytes(r.stw.heap_max));
-  o += fmt::format("  {:<44} {}\n  {:<44} {}\n", "all stops", DistLine(r.stw.all), "GC stops", DistLine(r.stw.gc));
-  Rows(o, r.stw.kinds, top, [](const StwGc::Kind &k) { return fmt::format("  {:<44} {}\n", k.kind, DistLine(k.dist)); });
+  o += fmt::format("\nstop-the-world and GC: {} GC cycles (GC running {}, max {}), heap up to {}\n",
+                   r.stw.gc_cycles, Dur(r.stw.gc_total_ns), Dur(r.stw.gc_max_ns), Bytes(r.stw.heap_max));
+  o += fmt::format("  {:<44} {}\n  {:<44} {}\n", "all stops", DistLine(r.stw.all), "GC stops",
+                   DistLine(r.stw.gc));
+  Rows(o, r.stw.kinds, top,
+       [](const StwGc::Kind &k) { return fmt::format("  {:<44} {}\n", k.kind, DistLine(k.dist)); });
   for (std::size_t i = 0; i < r.stw.longest.size() && i < top; ++i)
     o += fmt::format("  longest: {} at {:.3f} s\n", r.stw.longest[i].what, r.stw.longest[i].start_ns / 1e9);
   if (!r.stw.mark_assist.empty()) o += "  mark assist by group:\n";
-  Rows(o, r.stw.mark_assist, top, [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
+  Rows(o, r.stw.mark_assist, top,
+       [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
 }
 
 void Block(std::string &o, const Report &r, std::size_t top) {
@@ -68,17 +73,19 @@ void Sys(std::string &o, const Report &r, std::size_t top) {
        [](const Syscalls::Row &s) { return fmt::format("  {:<44} {}\n", s.what, DistLine(s.dist)); });
   if (!r.syscalls.by_target.empty()) o += "  what they touched (kernel view: syscalls off CPU or >= 1 ms):\n";
   Rows(o, r.syscalls.by_target, top, [](const Syscalls::Row &s) {
-    return fmt::format("  {:<44} {:>7} calls  total {:>10}  max {:>9}{}\n", s.what, s.dist.count, Dur(s.dist.total_ns),
-                       Dur(s.dist.max_ns),
-                       s.calls_with_bytes ? fmt::format("  {} in {} calls", Bytes(s.bytes), s.calls_with_bytes) : "");
+    return fmt::format(
+        "  {:<44} {:>7} calls  total {:>10}  max {:>9}{}\n", s.what, s.dist.count, Dur(s.dist.total_ns),
+        Dur(s.dist.max_ns),
+        s.calls_with_bytes ? fmt::format("  {} in {} calls", Bytes(s.bytes), s.calls_with_bytes) : "");
   });
 }
 
 void Gor(std::string &o, const Report &r, std::size_t top) {
   const Goroutines &g = r.goroutines_section;
-  o += fmt::format("\ngoroutines: {} at the start, {} at the end ({:+}; the runtime's own left out), {} created, {} "
-                   "ended\n",
-                   g.at_start, g.at_end, g.growth, g.created, g.ended);
+  o += fmt::format(
+      "\ngoroutines: {} at the start, {} at the end ({:+}; the runtime's own left out), {} created, {} "
+      "ended\n",
+      g.at_start, g.at_end, g.growth, g.created, g.ended);
   Rows(o, g.groups, top, [](const Goroutines::Group &x) {
     return fmt::format("  {:<44} {:+6}  ({} at the end)\n", x.group, x.growth, x.at_end);
   });
@@ -105,23 +112,25 @@ void CpuS(std::string &o, const Report &r, std::size_t top) {
 
 void Kernel(std::string &o, const Report &r, std::size_t top) {
   if (r.kernel.regions == 0) {
-    o += "\nthe kernel's side: no kernel view in this trace (runtime/trace, --no-kernel-view, or nothing happened)\n";
+    o += "\nthe kernel's side: no kernel view in this trace (runtime/trace, --no-kernel-view, or nothing "
+         "happened)\n";
     return;
   }
   o += fmt::format("\nthe kernel's side: {} kernel regions\n", r.kernel.regions);
   Rows(o, r.kernel.totals, top * 2, [](const KernelSide::Cause &c) {
-    return fmt::format("  {:<44} {:>10}  {:>7} intervals  max {}\n", c.type, Dur(c.total_ns), c.count, Dur(c.max_ns));
+    return fmt::format("  {:<44} {:>10}  {:>7} intervals  max {}\n", c.type, Dur(c.total_ns), c.count,
+                       Dur(c.max_ns));
   });
   for (std::size_t i = 0; i < r.kernel.groups.size() && i < top; ++i) {
     const KernelSide::Group &g = r.kernel.groups[i];
-    o += fmt::format("  {} ({} goroutine{}): kernel {}\n", g.function, g.goroutines, g.goroutines == 1 ? "" : "s",
-                     Dur(g.total_ns));
+    o += fmt::format("  {} ({} goroutine{}): kernel {}\n", g.function, g.goroutines,
+                     g.goroutines == 1 ? "" : "s", Dur(g.total_ns));
     Rows(o, g.causes, top, [&](const KernelSide::Cause &c) {
       std::string who;
       for (std::size_t k = 0; k < c.goroutines.size() && k < 3; ++k)
         who += fmt::format("{}g{} {}", k ? ", " : "", c.goroutines[k].g, Dur(c.goroutines[k].total_ns));
-      return fmt::format("    {:<42} {:>10}  {:>7} intervals  max {:<9} ({})\n", c.type, Dur(c.total_ns), c.count,
-                         Dur(c.max_ns), who);
+      return fmt::format("    {:<42} {:>10}  {:>7} intervals  max {:<9} ({})\n", c.type, Dur(c.total_ns),
+                         c.count, Dur(c.max_ns), who);
     });
     if (!g.syscall_bytes.empty()) {
       std::string line;
@@ -136,9 +145,10 @@ void Kernel(std::string &o, const Report &r, std::size_t top) {
 }  // namespace
 
 std::string ReportText(const Report &r, const ReportOptions &opt) {
-  std::string o = fmt::format("{} trace, {} long, {} events, {} goroutines\n", r.version, Dur(r.duration_ns), r.events,
-                              r.goroutines);
-  o += r.findings.empty() ? "\nfindings: none above the thresholds (1 ms waits, 10 ms totals)\n" : "\nfindings:\n";
+  std::string o = fmt::format("{} trace, {} long, {} events, {} goroutines\n", r.version, Dur(r.duration_ns),
+                              r.events, r.goroutines);
+  o += r.findings.empty() ? "\nfindings: none above the thresholds (1 ms waits, 10 ms totals)\n"
+                          : "\nfindings:\n";
   for (std::size_t i = 0; i < r.findings.size(); ++i)
     o += fmt::format("{:>3}. {}\n      open: {}\n", i + 1, r.findings[i].line, r.findings[i].open);
   Sched(o, r, opt.top);

@@ -13,6 +13,7 @@ namespace {
 class SchedLatencySection final : public Section {
  public:
   explicit SchedLatencySection(Context &c) : c_(c), worst_(c.opt.top * 2) {}
+  std::uint32_t Kinds() const override { return Bit(Kind::kGoStart); }
   void On(const Event &e, const GInfo &before) override {
     if (e.kind != Kind::kGoStart || before.state != GState::kRunnable || !before.runnable_known) return;
     const std::uint64_t d = e.ns >= before.since_ns ? e.ns - before.since_ns : 0;
@@ -24,7 +25,9 @@ class SchedLatencySection final : public Section {
     r.sched.all = Dist::Of(all_);
     r.sched.groups = GroupTable(groups_, c_.gs, true);
     for (const Wait &w : worst_.Sorted())
-      r.sched.worst.push_back(Moment{.start_ns = w.start, .dur_ns = w.dur, .g = w.g,
+      r.sched.worst.push_back(Moment{.start_ns = w.start,
+                                     .dur_ns = w.dur,
+                                     .g = w.g,
                                      .what = fmt::format("g{} ({}) runnable {} before it ran", w.g,
                                                          c_.gs.GroupName(w.group), Dur(w.dur))});
   }

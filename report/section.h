@@ -31,7 +31,11 @@ class Section {
   // `before`: the goroutine e.g is about, as it was before e (Apply comes after).
   virtual void On(const Event &e, const GInfo &before) = 0;
   virtual void Finish(Report &r) = 0;
+  // The event kinds On wants (a bit per Kind): the builder calls it for those only.
+  virtual std::uint32_t Kinds() const { return ~std::uint32_t{0}; }
 };
+
+constexpr std::uint32_t Bit(Kind k) { return std::uint32_t{1} << static_cast<int>(k); }
 
 std::unique_ptr<Section> MakeSchedLatency(Context &c);
 std::unique_ptr<Section> MakeStwGc(Context &c);
@@ -80,7 +84,7 @@ class TopN {
 };
 
 // Per-group histograms, sorted for a table.
-std::vector<GroupDist> GroupTable(const std::unordered_map<std::uint32_t, Histogram> &h, const GoroutineTable &gs,
-                                  bool by_p99);
+std::vector<GroupDist> GroupTable(const std::unordered_map<std::uint32_t, Histogram> &h,
+                                  const GoroutineTable &gs, bool by_p99);
 
 }  // namespace gotraced::report

@@ -27,8 +27,8 @@ const std::string &StackTable::Outermost(std::uint32_t stack) const {
 }
 
 bool IsPlumbing(std::string_view f) {
-  static constexpr std::string_view kPrefixes[] = {"runtime.", "internal/", "sync.", "sync/atomic.", "syscall.",
-                                                   "time.Sleep", "golang.org/x/sys/unix."};
+  static constexpr std::string_view kPrefixes[] = {
+      "runtime.", "internal/", "sync.", "sync/atomic.", "syscall.", "time.Sleep", "golang.org/x/sys/unix."};
   for (std::string_view p : kPrefixes)
     if (f.starts_with(p)) return true;
   return false;

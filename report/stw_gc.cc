@@ -16,6 +16,11 @@ namespace {
 class StwGcSection final : public Section {
  public:
   explicit StwGcSection(Context &c) : c_(c), longest_(c.opt.top * 2) {}
+  std::uint32_t Kinds() const override {
+    return Bit(Kind::kSTWBegin) | Bit(Kind::kSTWEnd) | Bit(Kind::kGCActive) | Bit(Kind::kGCBegin) |
+           Bit(Kind::kGCEnd) | Bit(Kind::kMarkAssistBegin) | Bit(Kind::kMarkAssistEnd) |
+           Bit(Kind::kHeapAlloc);
+  }
   void On(const Event &e, const GInfo &before) override {
     switch (e.kind) {
       case Kind::kSTWBegin:
@@ -30,7 +35,8 @@ class StwGcSection final : public Section {
         all_.Add(d);
         kinds_[stw_kind_].Add(d);
         if (stw_kind_.starts_with("GC ")) gc_pauses_.Add(d);
-        longest_.Add(d, Moment{.start_ns = stw_start_, .dur_ns = d,
+        longest_.Add(d, Moment{.start_ns = stw_start_,
+                               .dur_ns = d,
                                .what = fmt::format("stop-the-world \"{}\" {}", stw_kind_, Dur(d))});
         break;
       }
@@ -55,8 +61,11 @@ class StwGcSection final : public Section {
           assists_.erase(it);
         }
         break;
-      case Kind::kHeapAlloc: heap_max_ = std::max(heap_max_, e.value); break;
-      default: break;
+      case Kind::kHeapAlloc:
+        heap_max_ = std::max(heap_max_, e.value);
+        break;
+      default:
+        break;
     }
   }
   void Finish(Report &r) override {
@@ -64,7 +73,8 @@ class StwGcSection final : public Section {
     s.all = Dist::Of(all_);
     s.gc = Dist::Of(gc_pauses_);
     for (auto &[k, h] : kinds_) s.kinds.push_back({k, Dist::Of(h)});
-    std::sort(s.kinds.begin(), s.kinds.end(), [](auto &a, auto &b) { return a.dist.total_ns > b.dist.total_ns; });
+    std::sort(s.kinds.begin(), s.kinds.end(),
+              [](auto &a, auto &b) { return a.dist.total_ns > b.dist.total_ns; });
     s.longest = longest_.Sorted();
     s.gc_cycles = cycles_;
     s.gc_total_ns = gc_total_;

@@ -30,7 +30,8 @@ bool ParseSyscallLog(std::string_view msg, SyscallLog *out) {
   if (const auto b = head.find(", "); b != std::string_view::npos && head.ends_with(" bytes")) {
     const std::string_view n = head.substr(b + 2, head.size() - 6 - b - 2);
     std::uint64_t v = 0;
-    if (std::from_chars(n.data(), n.data() + n.size(), v).ec == std::errc()) out->bytes = v, out->has_bytes = true;
+    if (std::from_chars(n.data(), n.data() + n.size(), v).ec == std::errc())
+      out->bytes = v, out->has_bytes = true;
   }
   std::string_view rest = msg.substr(c2 + 2);
   while (!rest.empty()) {
@@ -58,7 +59,8 @@ std::string FoldPeerPort(std::string_view type) {
   const std::string_view port = type.substr(colon + 1);
   unsigned v = 0;
   const auto r = std::from_chars(port.data(), port.data() + port.size(), v);
-  if (r.ec != std::errc() || r.ptr != port.data() + port.size() || v < 32768 || v > 60999) return std::string(type);
+  if (r.ec != std::errc() || r.ptr != port.data() + port.size() || v < 32768 || v > 60999)
+    return std::string(type);
   return std::string(type.substr(0, colon + 1)) + "*";
 }
 

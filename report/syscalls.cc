@@ -16,12 +16,16 @@ namespace {
 class SyscallsSection final : public Section {
  public:
   explicit SyscallsSection(Context &c) : c_(c) {}
+  std::uint32_t Kinds() const override { return Bit(Kind::kSyscallEnd) | Bit(Kind::kSyscallEndBlocked); }
   void On(const Event &e, const GInfo &before) override {
-    if (before.state != GState::kSyscall || (e.kind != Kind::kSyscallEnd && e.kind != Kind::kSyscallEndBlocked)) return;
+    if (before.state != GState::kSyscall ||
+        (e.kind != Kind::kSyscallEnd && e.kind != Kind::kSyscallEndBlocked))
+      return;
     const std::uint64_t d = e.ns - std::min(e.ns, before.since_ns);
     all_.Add(d);
     auto site = sites_.find(before.block_stack);
-    if (site == sites_.end()) site = sites_.emplace(before.block_stack, c_.stacks.CallSite(before.block_stack)).first;
+    if (site == sites_.end())
+      site = sites_.emplace(before.block_stack, c_.stacks.CallSite(before.block_stack)).first;
     by_site_[site->second].Add(d);
   }
   void Finish(Report &r) override {

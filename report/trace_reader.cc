@@ -10,7 +10,8 @@ namespace gotraced::report {
 ReadResult ReadTrace(std::istream &in, StackTable &stacks, EventSink &sink) {
   std::array<char, encoder::kHeaderLen> head{};
   in.read(head.data(), head.size());
-  if (in.gcount() != static_cast<std::streamsize>(head.size())) return {.error = "shorter than a trace header"};
+  if (in.gcount() != static_cast<std::streamsize>(head.size()))
+    return {.error = "shorter than a trace header"};
   in.seekg(0);
   for (encoder::Version v : encoder::kLegacyVersions) {
     const auto h = encoder::MakeHeader(v);

@@ -18,13 +18,13 @@
 namespace gotraced::report {
 
 struct ReadResult {
-  std::string version;           // "go1.26", "go1.21" ...
-  std::uint64_t events = 0;      // handed to the sink
-  std::uint64_t generations = 0; // go1.22+ only
-  std::uint64_t duration_ns = 0; // first to last event
+  std::string version;            // "go1.26", "go1.21" ...
+  std::uint64_t events = 0;       // handed to the sink
+  std::uint64_t generations = 0;  // go1.22+ only
+  std::uint64_t duration_ns = 0;  // first to last event
   std::uint64_t cpu_samples = 0;
   std::uint64_t max_generation_bytes = 0;  // the most held at once (go1.22+)
-  std::string error;             // "" when the whole file was read
+  std::string error;                       // "" when the whole file was read
 };
 
 ReadResult ReadTrace(std::istream &in, StackTable &stacks, EventSink &sink);

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "encoder/trace_decoder.h"
 #include "encoder/section_buffer.h"
+#include "encoder/trace_decoder.h"
 #include "encoder/trace_header.h"
 #include "report/trace_reader.h"
 
@@ -26,11 +26,16 @@ using encoder::EventType;
 
 GState StatusOf(std::uint64_t s) {
   switch (static_cast<encoder::GoStatus>(s)) {
-    case encoder::GoStatus::kRunnable: return GState::kRunnable;
-    case encoder::GoStatus::kRunning: return GState::kRunning;
-    case encoder::GoStatus::kSyscall: return GState::kSyscall;
-    case encoder::GoStatus::kWaiting: return GState::kWaiting;
-    default: return GState::kUndetermined;
+    case encoder::GoStatus::kRunnable:
+      return GState::kRunnable;
+    case encoder::GoStatus::kRunning:
+      return GState::kRunning;
+    case encoder::GoStatus::kSyscall:
+      return GState::kSyscall;
+    case encoder::GoStatus::kWaiting:
+      return GState::kWaiting;
+    default:
+      return GState::kUndetermined;
   }
 }
 
@@ -100,7 +105,8 @@ bool V2Reader::Varint(std::uint64_t &v) {
 bool V2Reader::ReadBatch(std::uint64_t &gen) {
   std::uint64_t m, base, len;
   if (!Varint(gen) || !Varint(m) || !Varint(base) || !Varint(len)) return Fail("truncated batch header");
-  if (len > encoder::kMaxBatchData) return Fail(fmt::format("batch length {} > {}", len, encoder::kMaxBatchData));
+  if (len > encoder::kMaxBatchData)
+    return Fail(fmt::format("batch length {} > {}", len, encoder::kMaxBatchData));
   if (gen == 0) return Fail("generation number 0");
   if (gen_ != 0 && gen != gen_) EndGeneration();
   gen_ = gen;
@@ -110,7 +116,8 @@ bool V2Reader::ReadBatch(std::uint64_t &gen) {
   encoder::DecodedBatch b;
   b.m = m;
   b.base_time = base;
-  if (std::string err = encoder::DecodeBatchData(version_, scratch_, b, tables_, /*keep_events=*/false); !err.empty())
+  if (std::string err = encoder::DecodeBatchData(version_, scratch_, b, tables_, /*keep_events=*/false);
+      !err.empty())
     return Fail(fmt::format("generation {}: {}", gen, err));
   if (b.kind == encoder::BatchKind::kEvents && len > 0) {
     batches_.push_back({m, base, bytes_.size(), len});
@@ -123,7 +130,8 @@ bool V2Reader::ReadBatch(std::uint64_t &gen) {
 // of a GOEXPERIMENT, which Go's parser hands out uninterpreted. Skipped.
 bool V2Reader::SkipExperimental() {
   std::uint64_t exp, gen, m, t, len;
-  if (!Varint(exp) || !Varint(gen) || !Varint(m) || !Varint(t) || !Varint(len)) return Fail("truncated experimental batch");
+  if (!Varint(exp) || !Varint(gen) || !Varint(m) || !Varint(t) || !Varint(len))
+    return Fail("truncated experimental batch");
   in_.ignore(static_cast<std::streamsize>(len));
   return in_.gcount() == static_cast<std::streamsize>(len) || Fail("truncated experimental batch");
 }
@@ -173,15 +181,28 @@ void V2Reader::EndGeneration() {
   };
   for (std::size_t i = 0; i < batches_.size(); ++i) {
     const EventBatch &b = batches_[i];
-    cursors[i] = Cursor{std::span<const std::uint8_t>(bytes_).subspan(b.off, b.len), b.base, {}, i,
-                        &running_[b.m]};
+    cursors[i] =
+        Cursor{std::span<const std::uint8_t>(bytes_).subspan(b.off, b.len), b.base, {}, i, &running_[b.m]};
     advance(i);
   }
   while (!heap.empty() && res_.error.empty()) {
     const std::size_t i = heap.top().second;
     heap.pop();
-    Translate(cursors[i].e, batches_[i].m, *cursors[i].running);
-    advance(i);
+    // A batch's events come in runs before another batch's next one: stay on this batch
+    // while its next event is still the earliest, without a heap push and pop per event.
+    Cursor &c = cursors[i];
+    for (;;) {
+      Translate(c.e, batches_[i].m, *c.running);
+      if (c.rest.empty()) break;
+      if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty()) {
+        Fail(fmt::format("generation {}: {}", gen_, err));
+        break;
+      }
+      if (!heap.empty() && Head{c.e.time, i} > heap.top()) {
+        heap.emplace(c.e.time, i);
+        break;
+      }
+    }
   }
   for (const DecodedEvent &s : tables_.cpu_samples) {  // [time, m, p, g, stack]
     Event ev{.kind = Kind::kCPUSample, .ns = 0, .g = s.args[2], .m = s.args[0], .stack = Stack(s.args[3])};
@@ -260,7 +281,10 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
       ev.g = cur = a(0);
       ev.status = GState::kSyscall;
       break;
-    case EventType::kGoStart: ev.kind = Kind::kGoStart; ev.g = cur = a(0); break;
+    case EventType::kGoStart:
+      ev.kind = Kind::kGoStart;
+      ev.g = cur = a(0);
+      break;
     case EventType::kGoSwitch:
     case EventType::kGoSwitchDestroy:  // the running goroutine waits (or ends), g runs: a coroutine switch
       if (cur) {
@@ -272,7 +296,10 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
       cur = a(0);
       break;
     case EventType::kGoDestroy:
-    case EventType::kGoDestroySyscall: ev.kind = Kind::kGoEnd; cur = 0; break;
+    case EventType::kGoDestroySyscall:
+      ev.kind = Kind::kGoEnd;
+      cur = 0;
+      break;
     case EventType::kGoStop:
     case EventType::kGoBlock:  // [reason, stack]
       ev.kind = e.type == EventType::kGoStop ? Kind::kGoStop : Kind::kGoBlock;
@@ -286,18 +313,50 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
       ev.g = a(0);
       ev.stack = Stack(a(2));
       break;
-    case EventType::kGoSyscallBegin: ev.kind = Kind::kSyscallBegin; ev.stack = Stack(a(1)); break;
-    case EventType::kGoSyscallEnd: ev.kind = Kind::kSyscallEnd; break;
-    case EventType::kGoSyscallEndBlocked: ev.kind = Kind::kSyscallEndBlocked; cur = 0; break;
-    case EventType::kSTWBegin: ev.kind = Kind::kSTWBegin; ev.str = Str(a(0)); ev.stack = Stack(a(1)); break;
-    case EventType::kSTWEnd: ev.kind = Kind::kSTWEnd; break;
-    case EventType::kGCBegin: ev.kind = Kind::kGCBegin; ev.stack = Stack(a(1)); break;
-    case EventType::kGCActive: ev.kind = Kind::kGCActive; break;
-    case EventType::kGCEnd: ev.kind = Kind::kGCEnd; break;
-    case EventType::kGCMarkAssistBegin: ev.kind = Kind::kMarkAssistBegin; ev.stack = Stack(a(0)); break;
-    case EventType::kGCMarkAssistActive: ev.kind = Kind::kMarkAssistBegin; ev.g = a(0); break;
-    case EventType::kGCMarkAssistEnd: ev.kind = Kind::kMarkAssistEnd; break;
-    case EventType::kHeapAlloc: ev.kind = Kind::kHeapAlloc; ev.value = a(0); break;
+    case EventType::kGoSyscallBegin:
+      ev.kind = Kind::kSyscallBegin;
+      ev.stack = Stack(a(1));
+      break;
+    case EventType::kGoSyscallEnd:
+      ev.kind = Kind::kSyscallEnd;
+      break;
+    case EventType::kGoSyscallEndBlocked:
+      ev.kind = Kind::kSyscallEndBlocked;
+      cur = 0;
+      break;
+    case EventType::kSTWBegin:
+      ev.kind = Kind::kSTWBegin;
+      ev.str = Str(a(0));
+      ev.stack = Stack(a(1));
+      break;
+    case EventType::kSTWEnd:
+      ev.kind = Kind::kSTWEnd;
+      break;
+    case EventType::kGCBegin:
+      ev.kind = Kind::kGCBegin;
+      ev.stack = Stack(a(1));
+      break;
+    case EventType::kGCActive:
+      ev.kind = Kind::kGCActive;
+      break;
+    case EventType::kGCEnd:
+      ev.kind = Kind::kGCEnd;
+      break;
+    case EventType::kGCMarkAssistBegin:
+      ev.kind = Kind::kMarkAssistBegin;
+      ev.stack = Stack(a(0));
+      break;
+    case EventType::kGCMarkAssistActive:
+      ev.kind = Kind::kMarkAssistBegin;
+      ev.g = a(0);
+      break;
+    case EventType::kGCMarkAssistEnd:
+      ev.kind = Kind::kMarkAssistEnd;
+      break;
+    case EventType::kHeapAlloc:
+      ev.kind = Kind::kHeapAlloc;
+      ev.value = a(0);
+      break;
     case EventType::kUserRegionBegin:
     case EventType::kUserRegionEnd:  // [task, name, stack]
       ev.kind = e.type == EventType::kUserRegionBegin ? Kind::kRegionBegin : Kind::kRegionEnd;
@@ -308,7 +367,8 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
       ev.str = Str(a(1));
       ev.str2 = Str(a(2));
       break;
-    default: return;  // procs, sweeps, tasks, labels, heap goal: nothing the report reads yet
+    default:
+      return;  // procs, sweeps, tasks, labels, heap goal: nothing the report reads yet
   }
   Emit(ev);
 }

@@ -62,8 +62,8 @@ for v in 1.26 1.21 1.19; do
   for src in runtime gotraced; do
     name=$v-$src
     missed() { ! head -n1 "$OUT/$name.check" | grep -q ': PASS'; }
-    keep() { for f in "$OUT/$name".*; do mv "$f" "${f/$name./$name.first.}"; done; }
-    run_twice_on_fail missed keep "RETRY $SUITE $name: the first run missed (kept as $name.first.*): once more" -- one "$v" "$src"
+    keep() { sed -n "s/^/    first run: /p" "$OUT/$name.check"; for f in "$OUT/$name".*; do mv "$f" "${f/$name./$name-first.}"; done; }
+    run_twice_on_fail missed keep "RETRY $SUITE $name: the first run missed (kept as $name-first.*): once more" -- one "$v" "$src"
     if head -n1 "$OUT/$name.check" | grep -q ': PASS'; then
       echo "PASS $SUITE metrics $name"
     else
@@ -114,8 +114,8 @@ print(("PASS" if ok else "MISSED") + f": kernel: throttled {thr/1e6:.1f} ms; "
 PY
   }
   missed() { ! grep -q '^PASS' "$OUT/throttle.check"; }
-  keep() { for f in "$OUT"/throttle.*; do mv "$f" "${f/throttle./throttle.first.}"; done; }
-  run_twice_on_fail missed keep "RETRY $SUITE throttle: the first run missed (kept as throttle.first.*): once more" -- throttle_once
+  keep() { for f in "$OUT"/throttle.*; do mv "$f" "${f/throttle./throttle-first.}"; done; }
+  run_twice_on_fail missed keep "RETRY $SUITE throttle: the first run missed (kept as throttle-first.*): once more" -- throttle_once
   if grep -q '^PASS' "$OUT/throttle.check"; then
     echo "PASS $SUITE throttle $(cut -c7- "$OUT/throttle.check")"
   else

@@ -30,9 +30,10 @@ TEST(ReportHistogram, QuantilesWithinOneBucket) {
 
 TEST(ReportSyscallLog, ParsesTheKernelViewsMessage) {
   SyscallLog l;
-  ASSERT_TRUE(ParseSyscallLog("read tcp 127.0.0.1:41234: 30.100 ms, 4096 bytes: on CPU 0.200 ms, off-CPU sleep "
-                              "29.500 ms, run-queue wait 0.400 ms, then waiting for a P 1.000 ms",
-                              &l));
+  ASSERT_TRUE(
+      ParseSyscallLog("read tcp 127.0.0.1:41234: 30.100 ms, 4096 bytes: on CPU 0.200 ms, off-CPU sleep "
+                      "29.500 ms, run-queue wait 0.400 ms, then waiting for a P 1.000 ms",
+                      &l));
   EXPECT_EQ(l.type, "kernel: syscall read tcp 127.0.0.1:*");
   EXPECT_EQ(l.name, "read");
   EXPECT_TRUE(l.has_bytes);
@@ -55,7 +56,8 @@ TEST(ReportSyscallLog, FoldsOnlyEphemeralPeerPorts) {
 }
 
 TEST(ReportFailOn, ParsesUnitsAndNamesCrossings) {
-  const std::map<std::string, double> m = {{"sched_latency_p99", 12e6}, {"stw_max", 1e6}, {"goroutine_growth", 1500}};
+  const std::map<std::string, double> m = {
+      {"sched_latency_p99", 12e6}, {"stw_max", 1e6}, {"goroutine_growth", 1500}};
   std::vector<Threshold> t;
   ASSERT_EQ(ParseThresholds("sched_latency_p99>5ms,stw_max>10ms,goroutine_growth>1000", m, &t), "");
   ASSERT_EQ(t.size(), 3u);
@@ -65,9 +67,9 @@ TEST(ReportFailOn, ParsesUnitsAndNamesCrossings) {
   EXPECT_EQ(c[0], "sched_latency_p99 = 12.0 ms (sched_latency_p99>5ms)");
   EXPECT_EQ(c[1], "goroutine_growth = 1500 (goroutine_growth>1000)");
   std::vector<Threshold> bad;
-  EXPECT_NE(ParseThresholds("sched_latency_p98>5ms", m, &bad), "");   // unknown: a typo must not pass CI
+  EXPECT_NE(ParseThresholds("sched_latency_p98>5ms", m, &bad), "");  // unknown: a typo must not pass CI
   EXPECT_NE(ParseThresholds("stw_max>5 parsecs", m, &bad), "");
-  EXPECT_NE(ParseThresholds("goroutine_growth>5ms", m, &bad), "");    // a count is not a duration
+  EXPECT_NE(ParseThresholds("goroutine_growth>5ms", m, &bad), "");  // a count is not a duration
   EXPECT_NE(ParseThresholds("stw_max", m, &bad), "");
   EXPECT_EQ(ParseThresholds("", m, &bad), "");
   EXPECT_TRUE(bad.empty());
@@ -75,8 +77,8 @@ TEST(ReportFailOn, ParsesUnitsAndNamesCrossings) {
 
 TEST(ReportStacks, CallSiteSkipsThePlumbing) {
   StackTable st;
-  const auto s = st.Intern({"runtime.gopark", "sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock", "main.(*cache).get",
-                            "main.handler", "net/http.HandlerFunc.ServeHTTP"});
+  const auto s = st.Intern({"runtime.gopark", "sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock",
+                            "main.(*cache).get", "main.handler", "net/http.HandlerFunc.ServeHTTP"});
   EXPECT_EQ(st.CallSite(s), "main.(*cache).get < main.handler");
   EXPECT_EQ(st.Outermost(s), "net/http.HandlerFunc.ServeHTTP");
   EXPECT_EQ(st.Intern({"runtime.gopark", "sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock", "main.(*cache).get",

@@ -31,12 +31,12 @@ void Scenario(EventWriter &w) {
   w.GoStatusEvent(m, 1'100, 1, m, GoStatus::kRunning);
   w.GoCreate(m, 2'000, 2, Stack(w, {"main.worker"}), Stack(w, {"main.main"}));
   w.GoBlock(m, 3'000, "sync", Stack(w, {"runtime.gopark", "sync.(*Mutex).Lock", "main.main"}));
-  w.GoStart(m, 5'003'000, 2, 1);                                 // runnable 5.001 ms
-  w.GoUnblock(m, 6'003'000, 1, 2, Stack(w, {"main.worker"}));    // g1 waited 6 ms
+  w.GoStart(m, 5'003'000, 2, 1);                               // runnable 5.001 ms
+  w.GoUnblock(m, 6'003'000, 1, 2, Stack(w, {"main.worker"}));  // g1 waited 6 ms
   w.STWBegin(m, 7 * kMs, "GC mark termination", Stack(w, {"runtime.GC", "main.worker"}));
-  w.STWEnd(m, 9 * kMs);                                          // 2 ms
+  w.STWEnd(m, 9 * kMs);  // 2 ms
   w.GoDestroy(m, 10 * kMs);
-  w.GoStart(m, 15 * kMs, 1, 3);                                  // runnable 8.997 ms
+  w.GoStart(m, 15 * kMs, 1, 3);  // runnable 8.997 ms
   for (std::uint64_t g = 10; g < 20; ++g)
     w.GoCreate(m, 16 * kMs + g * 1000, g, Stack(w, {"main.leaker"}), Stack(w, {"main.main"}));
   w.GoBlock(m, 17 * kMs, "chan receive", Stack(w, {"runtime.gopark", "runtime.chanrecv1", "main.main"}));
@@ -102,7 +102,8 @@ TEST_P(ReportScenario, FiguresOfEveryArea) {
   EXPECT_EQ(s.reason, "chan receive");
   // Findings: ranked, the leak among them; the metrics --fail-on reads.
   ASSERT_FALSE(r.findings.empty());
-  for (std::size_t i = 1; i < r.findings.size(); ++i) EXPECT_GE(r.findings[i - 1].size_ns, r.findings[i].size_ns);
+  for (std::size_t i = 1; i < r.findings.size(); ++i)
+    EXPECT_GE(r.findings[i - 1].size_ns, r.findings[i].size_ns);
   const auto m = r.Metrics();
   EXPECT_EQ(m.at("goroutine_growth"), 10);
   EXPECT_NEAR(m.at("stw_max"), 2e6, 2e3);
@@ -117,7 +118,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, ReportScenario,
                                            std::pair{true, encoder::Version::kGo119}));
 
 TEST(Report, GarbageIsAnErrorNotACrash) {
-  std::vector<std::uint8_t> junk = {'g', 'o', ' ', '1', '.', '2', '6', ' ', 't', 'r', 'a', 'c', 'e', 0, 0, 0, 1, 0xff};
+  std::vector<std::uint8_t> junk = {'g', 'o', ' ', '1', '.', '2', '6', ' ', 't',
+                                    'r', 'a', 'c', 'e', 0,   0,   0,   1,   0xff};
   const Report r = BuildReport(junk);
   EXPECT_NE(r.error, "");
   EXPECT_NE(BuildReport(std::vector<std::uint8_t>{1, 2, 3}).error, "");
