@@ -180,6 +180,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--attach", type=int, default=100)
     ap.add_argument("--json")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (serve's logs)")
     a = ap.parse_args()
     a.gotraced = os.path.join(a.build, "cli", "gotraced")
     a.getppid = os.path.join(a.build, "bench", "host", "gotraced-getppid-ns")
@@ -190,7 +191,10 @@ def main():
         rows = phase_counts(a, exe, work) if a.counts else []
         att = phase_attach(a, exe, work) if a.attach else None
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if a.keep:
+            print("kept " + work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     base1 = next((bu.median(r["serve"]) for r in rows if r["n"] == 1), None)
     bu.print_table("Host cost of serve's default by watched processes (getppid: median ns per call of %d runs)" % a.reps,
                    ["watched", "getppid no serve", "getppid serve", "x no serve", "x N=1", "serve CPU %",

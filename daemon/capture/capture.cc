@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "daemon/capture/analysis_cache.h"
 #include "daemon/capture/bpf_config_fill.h"
 #include "daemon/capture/cpu_sampler.h"
 #include "daemon/capture/host_hooks.h"
@@ -42,7 +43,7 @@ namespace gotraced::capture {
 
 struct Capture::Impl {
   CaptureOptions opts;
-  std::unique_ptr<gobin::GoBinary> bin;
+  std::shared_ptr<const gobin::GoBinary> bin;  // shared by the processes of one executable
   gobin::RuntimeLayout layout;
   probes::ProbePlan plan;
   uint64_t bias = 0;
@@ -190,19 +191,15 @@ Capture::~Capture() = default;
 gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts) {
   TargetPlan t;
   t.exe = exe_path.empty() ? fmt::format("/proc/{}/exe", pid) : exe_path;
-  auto bin = gobin::GoBinary::Open(t.exe);
-  if (!bin) return gobin::Error{fmt::format("{}: {}", t.exe, bin.error())};
-  t.bin = std::move(*bin);
-  std::vector<std::string> notes;
-  auto layout = gobin::ResolveRuntimeLayout(t.bin->elf(), t.bin->go_version(), &notes);
-  if (!layout) return gobin::Error{layout.error()};
-  t.layout = std::move(*layout);
   probes::PlanOptions po = opts;
   po.uprobe_multi = probes::KernelHasUprobeMulti();
   if (const char *e = std::getenv("GOTRACED_LEGACY_SYSCALL_TP")) po.legacy_syscall_tracepoints = std::string_view(e) == "1";
-  auto plan = probes::PlanFor(*t.bin, t.layout, po);
-  if (!plan) return gobin::Error{plan.error()};
-  t.plan = std::move(*plan);
+  // Once per distinct executable (analysis_cache.h).
+  auto bp = CachedBinaryPlan(t.exe, po);
+  if (!bp) return gobin::Error{bp.error()};
+  t.bin = std::move(bp->bin);
+  t.layout = std::move(bp->layout);
+  t.plan = std::move(bp->plan);
   return t;
 }
 

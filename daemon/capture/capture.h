@@ -77,12 +77,13 @@ struct CaptureStats {
 // to Capture::Start, which loads exactly the programs the plan names.
 struct TargetPlan {
   std::string exe;  // the path probed: /proc/<pid>/exe unless given
-  std::unique_ptr<gobin::GoBinary> bin;
+  std::shared_ptr<const gobin::GoBinary> bin;  // shared by the processes of one executable
   gobin::RuntimeLayout layout;
   probes::ProbePlan plan;
 };
 
-// Opens the target's binary, resolves its runtime layout and makes the probe plan.
+// Opens the target's binary, resolves its runtime layout and makes the probe plan, once
+// per distinct executable and options (analysis_cache.h).
 gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts);
 
 // Where Capture::Start's time went (gotraced --verbose prints it), in milliseconds.

@@ -186,6 +186,9 @@ class Service {
   std::map<pid_t, std::chrono::steady_clock::time_point> pending_;  // exec'd pids to look at
   std::chrono::steady_clock::time_point next_rescan_{}, next_budget_{};
   std::mutex start_mu_;  // recordings start one at a time (RunTarget)
+  // Standbys being loaded (PrepareStandby), under mu_: counted against kStandbyRingBytes
+  // with those held, or every target that asks at once passes the check.
+  std::size_t standbys_loading_ = 0;
   std::size_t idle_rss_ = 0;                  // RSS before any target (Start)
   std::map<pid_t, std::uint64_t> refused_;    // pid -> start time, logged once as refused
   std::map<pid_t, bool> adhoc_;               // ad-hoc /trace recordings: pid -> started (under mu_)
