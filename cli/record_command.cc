@@ -2,8 +2,11 @@
 //   gotraced --pid N --out FILE [--duration D]      attach to a running process
 //   gotraced --out FILE -- PROG ARGS                launch PROG under tracing
 //   gotraced --out-dir DIR -- PROG ARGS             one file per process: DIR/<binary>-<pid>.trace
+//   gotraced --pod NAME|UID [--namespace NS] --out-dir DIR   every Go process of a pod
+//   gotraced --container ID|NAME --out-dir DIR               ... of a container (container_select.h)
 // Stops on Ctrl-C, SIGTERM, --duration or target exit, always leaving a complete file.
 #include <signal.h>
+#include <sys/wait.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,12 +22,15 @@
 
 #include "cli/commands.h"
 #include "cli/s3_out.h"
+#include "cli/container_select.h"
 #include "cli/duration.h"
 #include "cli/launcher.h"
 #include "cli/report_gate.h"
 #include "cli/status_line.h"
 #include "daemon/capture/cpu_sampler.h"
+#include "daemon/procmem/mono_clock.h"
 #include "daemon/probes/privileges.h"
+#include "daemon/service/discovery.h"
 #include "daemon/session/session.h"
 
 namespace gotraced::cli {
@@ -79,6 +85,7 @@ struct RecordOptions {
   std::string state_sample;  // "" = session::kDefaultStateSample
   std::string syscall_min;  // level low only; "" = the level's default (SessionOptions)
   std::vector<std::string> command;
+  ContainerSelector select;  // --container / --pod / --namespace
 };
 
 std::optional<std::size_t> ParseSize(const std::string &text) {
@@ -105,6 +112,15 @@ std::string BinaryName(pid_t pid, const std::vector<std::string> &command) {
   return name;
 }
 
+// --out-dir's file for pid: <binary>-<pid>.trace, with <namespace>_<pod>_<container>- first
+// for a process in a pod (container::FileStem).
+std::string OutDirFile(const std::string &dir, pid_t pid, const std::vector<std::string> &command) {
+  const std::string stem = container::FileStem(container::ReadIdentity(pid, service::IdentitySourcesFromEnv()));
+  return (std::filesystem::path(dir) /
+          ((stem.empty() ? "" : stem + "-") + BinaryName(pid, command) + "-" + std::to_string(pid) + ".trace"))
+      .string();
+}
+
 // "1 ms", "200 us": a threshold as the summary says it.
 std::string FormatDurationNs(std::uint64_t ns) {
   char buf[32];
@@ -120,7 +136,65 @@ int Fail(const std::string &msg) {
   return 1;
 }
 
+int RunRecord(const RecordOptions &o);
+
+// --container / --pod: every Go process of it, one recording each (a child process per
+// recording when there are several: each is a `gotraced --pid` of its own, with its own
+// summary; Ctrl-C reaches them all, SIGTERM is passed on).
+int RunSelected(const RecordOptions &o) {
+  if (o.pid || !o.command.empty()) return Fail("--container and --pod choose the processes: give no --pid or program");
+  if (!o.select.container.empty() && !o.select.pod.empty()) return Fail("give --container or --pod, not both");
+  if (!o.select.pod_namespace.empty() && o.select.pod.empty()) return Fail("--namespace goes with --pod");
+  if (o.out_dir.empty() == o.out.empty()) return Fail("give --out-dir DIR (one file per Go process) or --out FILE");
+  Selection sel = SelectProcesses(o.select);
+  for (const std::string &s : sel.skipped) spdlog::warn("{}: skipped", s);
+  if (sel.go.empty()) return Fail(fmt::format("no Go process in {} on this node{}", o.select.What(),
+                                              sel.skipped.empty() ? "" : " (see the skipped ones above)"));
+  if (!o.out.empty() && sel.go.size() > 1)
+    return Fail(fmt::format("{} has {} Go processes: give --out-dir DIR for one file each", o.select.What(), sel.go.size()));
+  std::vector<pid_t> children;
+  for (const service::ProcInfo &p : sel.go) {
+    RecordOptions one = o;
+    one.select = {};
+    one.pid = p.pid;
+    if (!o.out_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o.out_dir, ec);
+      one.out = OutDirFile(o.out_dir, p.pid, {});
+      one.out_dir.clear();
+    }
+    spdlog::info("{}: recording pid {} ({}) -> {}", o.select.What(), p.pid, container::Describe(p.identity), one.out);
+    if (sel.go.size() == 1) return RunRecord(one);
+    one.quiet = true;
+    pid_t c = fork();
+    if (c < 0) return Fail(fmt::format("fork: {}", std::strerror(errno)));
+    if (c == 0) _exit(RunRecord(one));
+    children.push_back(c);
+  }
+  InstallSignalHandlers();
+  int rc = 0, handled = 0;
+  std::size_t left = children.size();
+  while (left) {
+    int status = 0;
+    pid_t w = waitpid(-1, &status, 0);
+    if (w < 0 && errno == EINTR) {
+      if (g_signals.load() != handled) {
+        handled = g_signals.load();
+        if (g_last_signal.load() == SIGTERM)
+          for (pid_t c : children) kill(c, SIGTERM);
+      }
+      continue;
+    }
+    if (w < 0) break;
+    left--;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    rc = std::max(rc, code);
+  }
+  return rc;
+}
+
 int RunRecord(const RecordOptions &o) {
+  if (!o.select.empty() || !o.select.pod_namespace.empty()) return RunSelected(o);
   const bool launch = !o.command.empty();
   if (launch && o.pid) return Fail("give either --pid N or a program after --, not both");
   if (!launch && !o.pid)
@@ -196,9 +270,7 @@ int RunRecord(const RecordOptions &o) {
   const std::optional<S3Out> s3 = ParseS3Out(o.out, &s3_err);
   if (!s3_err.empty()) return Fail("--out " + s3_err);
   std::string out = s3 ? s3->local : o.out;
-  if (!o.out_dir.empty())
-    out = (std::filesystem::path(o.out_dir) / (BinaryName(pid, o.command) + "-" + std::to_string(pid) + ".trace"))
-              .string();
+  if (!o.out_dir.empty()) out = OutDirFile(o.out_dir, pid, o.command);
 
   session::SessionOptions so;
   so.pid = pid;
@@ -239,6 +311,10 @@ int RunRecord(const RecordOptions &o) {
                          !priv.can_load() ? "CAP_BPF and CAP_PERFMON" : "CAP_SYS_PTRACE");
     return Fail(fmt::format("cannot trace pid {}: {}{}", pid, err, hint));
   }
+  // Who the trace is of (NSpid, container, pod, node): the trace's first log (level low
+  // writes it; the other levels have no goroutine of their own to put it on) and the summary.
+  const container::Identity identity = container::ReadIdentity(pid, service::IdentitySourcesFromEnv());
+  session.Note(procmem::MonoNowNs(), "gotraced: target", container::TargetLog(identity));
   if (launch && !launcher.Resume(&err)) {
     launcher.Signal(SIGKILL);
     session.Stop();
@@ -290,7 +366,7 @@ int RunRecord(const RecordOptions &o) {
   auto stats = session.Stats();
   if (!ok) spdlog::error("writing {} failed: {}", out, stop_err);
   if (!session.last_error().empty()) spdlog::warn("{}", session.last_error());
-  std::fprintf(stderr, "%s (%s)\n", FormatSummary(out, pid, stats, elapsed).c_str(), why);
+  std::fprintf(stderr, "%s (%s)\n", FormatSummary(out, pid, stats, elapsed, container::Describe(identity)).c_str(), why);
   // What a trace of a lower level holds and does not (capture_level.h).
   if (*level != session::CaptureLevel::kFull)
     std::fprintf(stderr, "gotraced: %s\n", session::CaptureLevelContents(*level, state_sample).c_str());
@@ -388,6 +464,13 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--syscall-min", o->syscall_min,
                  "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all): a short "
                  "syscall then costs two tracepoint runs that read nothing of the target");
+  app.add_option("--container", o->select.container,
+                 "record every Go process of this container (its id, a 4+ character prefix of it, or its name; "
+                 "Kubernetes' container name or the runtime's); one file each: give --out-dir");
+  app.add_option("--pod", o->select.pod,
+                 "record every Go process of this Kubernetes pod (its name or UID, a glob), one file each "
+                 "(--out-dir); processes that are not Go programs (the pause process) are named and skipped");
+  app.add_option("--namespace", o->select.pod_namespace, "with --pod: the pod's namespace (default: any)");
   app.add_option("command", o->command, "program and arguments to launch under tracing (after --)");
   return [o] { return RunRecord(*o); };
 }

@@ -98,9 +98,16 @@ int Serve(const ServeOptions &o) {
   }
   // The capabilities in effect, not the uid (as record does): the unit runs as root with
   // a bounding set, a container's root may have none, a non-root daemon may be given them.
-  if (!probes::CurrentPrivileges().can_attach())
+  const probes::BpfPrivileges priv = probes::CurrentPrivileges();
+  if (!priv.can_attach())
     spdlog::warn("without root's capabilities: attaching BPF and reading target memory need CAP_BPF, CAP_PERFMON, "
                  "CAP_SYS_PTRACE (and CAP_SYS_RESOURCE, CAP_DAC_READ_SEARCH)");
+  // Nothing could be recorded: say so once, naming what to add, instead of one refusal per
+  // process found (a container started without CAP_SYS_ADMIN under a default seccomp profile).
+  if (std::string why = cfg->synthetic ? std::string() : probes::BpfRefusal(priv); !why.empty()) {
+    spdlog::error("cannot record here: {}", why);
+    return 1;
+  }
 
   // Signals are taken synchronously by the main loop (sigtimedwait), never delivered to
   // the recording or endpoint threads, which therefore see no EINTR.

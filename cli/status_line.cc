@@ -38,7 +38,7 @@ void StatusLine::Clear() {
 }
 
 std::string FormatSummary(const std::string &out, pid_t pid, const session::SessionStats &s,
-                          std::chrono::steady_clock::duration elapsed) {
+                          std::chrono::steady_clock::duration elapsed, const std::string &container) {
   std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts; a larger --ring-size keeps them)",
                                                   s.records_lost, s.generation_cuts)
                                     : "; nothing lost";
@@ -67,9 +67,9 @@ std::string FormatSummary(const std::string &out, pid_t pid, const session::Sess
     if (s.output_files.empty()) where = "(no file)";
   }
   return fmt::format(
-      "gotraced: pid {} ({}) {:.1f}s -> {} [{} format]: {} events, {} goroutines created, {} blocks, {} syscalls, "
+      "gotraced: pid {} ({}){}{} {:.1f}s -> {} [{} format]: {} events, {} goroutines created, {} blocks, {} syscalls, "
       "{} generations, {:.2f} MB{}",
-      pid, s.go_version.empty() ? "?" : s.go_version, Seconds(elapsed), where, s.trace_format, s.events,
+      pid, s.go_version.empty() ? "?" : s.go_version, container.empty() ? "" : ", ", container, Seconds(elapsed), where, s.trace_format, s.events,
       s.goroutines_created, s.blocks, s.syscalls, s.generations, s.bytes_written / 1e6, lost);
 }
 

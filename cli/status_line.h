@@ -22,7 +22,8 @@ class StatusLine {
   std::chrono::steady_clock::time_point last_{};
 };
 
+// `where`: the process's container and pod (container::Describe), "" for none.
 std::string FormatSummary(const std::string &out, pid_t pid, const session::SessionStats &s,
-                          std::chrono::steady_clock::duration elapsed);
+                          std::chrono::steady_clock::duration elapsed, const std::string &where = {});
 
 }  // namespace gotraced::cli

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace gotraced::probes {
 
@@ -30,5 +31,14 @@ struct BpfPrivileges {
 
 // This thread's effective capabilities (capget). All false if capget fails.
 BpfPrivileges CurrentPrivileges();
+
+// Whether bpf() works here at all, tried with the smallest call (a one-entry array map):
+// "" when it does (or fails for a reason other than permission), else why not, naming the
+// capability to add. In a container, a seccomp filter may refuse bpf() and
+// perf_event_open() to a process holding CAP_BPF and CAP_PERFMON: the default profiles of
+// podman/containers-common and docker (and containerd before 2.0) allow both only to
+// CAP_SYS_ADMIN (containers-common seccomp.json: "bpf", "perf_event_open" under
+// "includes": {"caps": ["CAP_SYS_ADMIN"]}).
+std::string BpfRefusal(const BpfPrivileges &privileges);
 
 }  // namespace gotraced::probes

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "daemon/json/json_text.h"
+#include "daemon/service/identity_output.h"
 #include "daemon/service/processes_json.h"
 #include "daemon/service/service.h"
 #include "daemon/upload/upload_status.h"
@@ -203,7 +204,7 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
   const auto t0 = SteadyClock::now();
   // The always-on recording of this process has checked the binary's offsets already.
   const bool self_check = escalate == nullptr || escalate->state.load() != TargetState::kRecording;
-  const RecordingOptions ro = FullRecordingOptions(cfg, pid, info->exe, escalate ? escalate->events : cfg.events,
+  const RecordingOptions ro = FullRecordingOptions(cfg, pid, info->binary, escalate ? escalate->events : cfg.events,
                                                    info->start_time, self_check);
   // An escalation takes the recording its target's thread loaded ahead (standby.h) when
   // it was made for these very options.
@@ -382,7 +383,8 @@ json::Json ProcessJson(const Target &t) {
           {"ended_at", ended},
           {"error", error},
           {"escalations", t.escalations.load()},
-          {"triggers", TriggersJson(&t)}};
+          {"triggers", TriggersJson(&t)},
+          {"identity", IdentityJson(t.info.identity)}};
 }
 
 }  // namespace
@@ -401,8 +403,9 @@ std::string ProcessesJson(const Service &svc, const Peer &peer) {
 }
 
 std::string ProcessesText(const Service &svc, const Peer &peer) {
-  std::string o = fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9} {:>9} {:>5} {:>12} {:>8} {:>4} {:>5}  {}\n", "PID", "STATE",
-                              "GO", "LEVEL", "WINDOW_S", "WINDOW_MB", "GENS", "EVENTS", "LOST", "ESC", "TRIG", "EXE");
+  std::string o = fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9} {:>9} {:>5} {:>12} {:>8} {:>4} {:>5}  {:<24} {:<16} {}\n",
+                              "PID", "STATE", "GO", "LEVEL", "WINDOW_S", "WINDOW_MB", "GENS", "EVENTS", "LOST", "ESC",
+                              "TRIG", "NAMESPACE/POD", "CONTAINER", "EXE");
   std::string saved;
   for (const auto &t : svc.Targets()) {
     if (!Allowed(peer, t->info)) continue;
@@ -419,10 +422,11 @@ std::string ProcessesText(const Service &svc, const Peer &peer) {
         saved += fmt::format("  {}: {} triggers rate-limited, {} saves failed{}\n", t->info.pid, st.rate_limited,
                              st.errors, st.last_error.empty() ? "" : " (" + st.last_error + ")");
     }
-    o += fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8} {:>4} {:>5}  {}\n", t->info.pid,
-                     TargetStateName(t->state.load()), s.go_version.empty() ? "-" : s.go_version,
+    o += fmt::format("{:>8} {:<10} {:<10} {:<5} {:>9.1f} {:>9.2f} {:>5} {:>12} {:>8} {:>4} {:>5}  {:<24} {:<16} {}\n",
+                     t->info.pid, TargetStateName(t->state.load()), s.go_version.empty() ? "-" : s.go_version,
                      session::CaptureLevelName(t->level), f.seconds_held, f.bytes_held / 1048576.0, f.generations_held,
-                     s.events, s.records_lost, t->escalations.load(), trig, t->info.exe);
+                     s.events, s.records_lost, t->escalations.load(), trig, PodColumn(t->info.identity),
+                     ContainerColumn(t->info.identity), t->info.exe);
   }
   if (!saved.empty()) o += "saved by triggers (spool " + svc.config().spool_dir + "):\n" + saved;
   o += upload::UploadStatusText(UploadFor(svc, peer));
@@ -473,52 +477,58 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   };
   std::vector<std::pair<session::SessionStats, FlightStats>> values;
   for (const auto &t : targets) values.emplace_back(t->Stats(), t->rec->Stats());
+  // Each process's series labels (identity_output.h): pod and container where they name it.
+  std::vector<const ProcInfo *> infos;
+  for (const auto &t : targets) infos.push_back(&t->info);
+  const std::vector<std::string> labels = SeriesLabels(infos);
   // State and Go version as labels of an info series, so the counters keep one identity
   // through state changes.
-  family("gotraced_target_info", "gauge", "One series per known process: its state and Go version.");
-  for (std::size_t i = 0; i < targets.size(); i++)
-    o += fmt::format("gotraced_target_info{{pid=\"{}\",exe=\"{}\",state=\"{}\",go_version=\"{}\",level=\"{}\"}} 1\n",
-                     targets[i]->info.pid, Label(targets[i]->info.exe), TargetStateName(targets[i]->state.load()),
-                     Label(values[i].first.go_version), session::CaptureLevelName(targets[i]->level));
+  family("gotraced_target_info", "gauge",
+         "One series per known process: its state, Go version, level, and where it runs (container id, node).");
+  for (std::size_t i = 0; i < targets.size(); i++) {
+    const container::Identity &id = targets[i]->info.identity;
+    const bool named = labels[i].find("pid=") == std::string::npos;  // else pid and exe are among the labels
+    o += fmt::format("gotraced_target_info{{{}{},state=\"{}\",go_version=\"{}\",level=\"{}\",container_id=\"{}\","
+                     "runtime=\"{}\",node=\"{}\"}} 1\n",
+                     labels[i], named ? fmt::format(",exe=\"{}\"", Label(targets[i]->info.exe)) : std::string(),
+                     TargetStateName(targets[i]->state.load()), Label(values[i].first.go_version),
+                     session::CaptureLevelName(targets[i]->level), Label(id.container_id), Label(id.runtime),
+                     Label(id.node));
+  }
   family("gotraced_target_escalations_total", "counter",
          "Escalations of the process to level full (dump --seconds, /trace?seconds=).");
-  for (const auto &t : targets)
-    o += fmt::format("gotraced_target_escalations_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid, Label(t->info.exe),
-                     t->escalations.load());
+  for (std::size_t i = 0; i < targets.size(); i++)
+    o += fmt::format("gotraced_target_escalations_total{{{}}} {}\n", labels[i], targets[i]->escalations.load());
   family("gotraced_target_triggers_total", "counter",
          "Triggers that saved a window to the spool, by kind (stw, syscall, cpu_throttle, sched_latency).");
-  for (const auto &t : targets)
-    if (t->triggers)
-      for (const auto &[k, n] : t->triggers->Stats().fired)
-        o += fmt::format("gotraced_target_triggers_total{{pid=\"{}\",exe=\"{}\",kind=\"{}\"}} {}\n", t->info.pid,
-                         Label(t->info.exe), k, n);
+  for (std::size_t i = 0; i < targets.size(); i++)
+    if (targets[i]->triggers)
+      for (const auto &[k, n] : targets[i]->triggers->Stats().fired)
+        o += fmt::format("gotraced_target_triggers_total{{{},kind=\"{}\"}} {}\n", labels[i], k, n);
   family("gotraced_target_triggers_rate_limited_total", "counter",
          "Trigger crossings not saved: a save was running or began less than min_interval_seconds ago.");
-  for (const auto &t : targets)
-    if (t->triggers)
-      o += fmt::format("gotraced_target_triggers_rate_limited_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
-                       Label(t->info.exe), t->triggers->Stats().rate_limited);
+  for (std::size_t i = 0; i < targets.size(); i++)
+    if (targets[i]->triggers)
+      o += fmt::format("gotraced_target_triggers_rate_limited_total{{{}}} {}\n", labels[i], targets[i]->triggers->Stats().rate_limited);
   family("gotraced_target_spool_files_total", "counter", "Files the process's triggers wrote to the spool.");
-  for (const auto &t : targets)
-    if (t->triggers)
-      o += fmt::format("gotraced_target_spool_files_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
-                       Label(t->info.exe), t->triggers->Stats().files);
+  for (std::size_t i = 0; i < targets.size(); i++)
+    if (targets[i]->triggers)
+      o += fmt::format("gotraced_target_spool_files_total{{{}}} {}\n", labels[i], targets[i]->triggers->Stats().files);
   family("gotraced_target_spool_errors_total", "counter",
          "Trigger files not saved (spool unwritable or full, full-detail recording refused).");
-  for (const auto &t : targets)
-    if (t->triggers)
-      o += fmt::format("gotraced_target_spool_errors_total{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
-                       Label(t->info.exe), t->triggers->Stats().errors);
-  family("gotraced_target_escalation_start_ms", "gauge",
+  for (std::size_t i = 0; i < targets.size(); i++)
+    if (targets[i]->triggers)
+      o += fmt::format("gotraced_target_spool_errors_total{{{}}} {}\n", labels[i], targets[i]->triggers->Stats().errors);
+  // Seconds, the base unit (Prometheus naming conventions); was _ms.
+  family("gotraced_target_escalation_start_seconds", "gauge",
          "The last escalation's switch: request to full-detail recording (plan, BPF load, attach, snapshot).");
-  for (const auto &t : targets)
-    o += fmt::format("gotraced_target_escalation_start_ms{{pid=\"{}\",exe=\"{}\"}} {}\n", t->info.pid,
-                     Label(t->info.exe), t->last_escalation_ms.load());
+  for (std::size_t i = 0; i < targets.size(); i++)
+    o += fmt::format("gotraced_target_escalation_start_seconds{{{}}} {}\n", labels[i],
+                     targets[i]->last_escalation_ms.load() / 1000.0);
   for (const PerTarget &m : per) {
     family(m.name, m.type, m.help);
     for (std::size_t i = 0; i < targets.size(); i++)
-      o += fmt::format("{}{{pid=\"{}\",exe=\"{}\"}} {}\n", m.name, targets[i]->info.pid, Label(targets[i]->info.exe),
-                       m.value(values[i].first, values[i].second));
+      o += fmt::format("{}{{{}}} {}\n", m.name, labels[i], m.value(values[i].first, values[i].second));
   }
 
   ServiceCounters c = svc.counters();
@@ -568,6 +578,17 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
     for (const auto &[code, n] : ep->responses()) o += fmt::format("gotraced_http_responses_total{{code=\"{}\"}} {}\n", code, n);
   o += upload::UploadMetrics(svc.UploadStats());
   return o;
+}
+
+void HandleNetworkRequest(Service &svc, const http::Request &req, ResponseWriter &w) {
+  if (!OnlyParams(req, w, {})) return;
+  if (req.path == "/metrics") {
+    Peer node;  // as root: the whole node's series
+    node.uid = 0;
+    return (void)w.Reply(200, "text/plain; version=0.0.4; charset=utf-8", MetricsText(svc, node));
+  }
+  if (req.path == "/ready") return (void)w.Reply(200, kText, "ready\n");
+  Error(w, 404, "only /metrics and /ready are served here; traces are on the Unix socket");
 }
 
 void HandleRequest(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w) {

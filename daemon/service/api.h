@@ -26,6 +26,10 @@ namespace gotraced::service {
 class Service;
 
 void HandleRequest(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w);
+// The TCP metrics listener ([endpoint] metrics_address): GET /metrics (every target's
+// series: the listener is for the node's monitoring, as a kubelet's or node exporter's
+// /metrics) and GET /ready (200 once serve runs: a readiness probe); nothing else.
+void HandleNetworkRequest(Service &svc, const http::Request &req, ResponseWriter &w);
 // /metrics body for a peer (per-target series only for targets the peer may see).
 std::string MetricsText(const Service &svc, const Peer &peer);
 // /processes body (JSON: processes_json.h), and ?format=text for `gotraced ps`.

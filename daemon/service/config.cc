@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "daemon/service/tcp_listen.h"
 #include "daemon/upload/key_template.h"
 #include "daemon/upload/s3_url.h"
 
@@ -270,6 +271,13 @@ void ParseEndpoint(const toml::table &t, Config &c) {
   }
   if (const toml::node *n = s.Get("mode")) c.mode = ParseMode(*n);
   if (auto v = s.Integer("max_trace_seconds", 1, 24 * 3600)) c.max_trace_seconds = static_cast<int>(*v);
+  if (auto v = s.String("metrics_address")) {
+    std::string host;
+    int port = 0;
+    if (!v->empty() && !SplitHostPort(*v, &host, &port))
+      Fail(*t.get("metrics_address"), fmt::format("endpoint.metrics_address: \"{}\" is not HOST:PORT (e.g. \"0.0.0.0:9464\")", *v));
+    c.metrics_address = *v;
+  }
   s.RejectUnknown();
 }
 
@@ -299,6 +307,10 @@ WatchRule ParseWatch(const toml::table &t, std::size_t index) {
   r.name = s.Strings("name");
   r.cgroup = s.Strings("cgroup");
   r.unit = s.Strings("unit");
+  r.container = s.Strings("container");
+  r.pod = s.Strings("pod");
+  r.pod_namespace = s.Strings("namespace");
+  r.container_name = s.Strings("container_name");
   if (auto v = s.Positive("window_seconds", kMaxWindowSeconds)) r.window_seconds = *v;
   if (auto v = s.Positive("window_mb", kMaxMegabytes)) r.window_bytes = Megabytes(*v);
   r.events = s.Events("events");
@@ -319,8 +331,10 @@ WatchRule ParseWatch(const toml::table &t, std::size_t index) {
                                              "cpu_throttle_ms, sched_latency_ms)", index));
   }
   s.RejectUnknown();
-  if (r.exe.empty() && r.name.empty() && r.cgroup.empty() && r.unit.empty())
-    FailAt(t.source().begin, "[[watch]] needs at least one of exe, name, cgroup, unit");
+  if (r.exe.empty() && r.name.empty() && r.cgroup.empty() && r.unit.empty() && r.container.empty() && r.pod.empty() &&
+      r.pod_namespace.empty() && r.container_name.empty())
+    FailAt(t.source().begin,
+           "[[watch]] needs at least one of exe, name, cgroup, unit, container, pod, namespace, container_name");
   for (const std::string &e : r.exe)
     if (e[0] != '/' && e[0] != '*')
       FailAt(t.get("exe")->source().begin, fmt::format("watch.exe: \"{}\" is not an absolute path or glob", e));

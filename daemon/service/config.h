@@ -4,13 +4,14 @@
 //   [flight]     window_seconds, window_mb (per process), memory_mb (total cap),
 //                keep_exited, generation_ms, events, level, cpu_hz, syscall_min_ms,
 //                trace_version, ring_mb, state_sample_seconds
-//   [endpoint]   socket, owner, group, mode, max_trace_seconds
+//   [endpoint]   socket, owner, group, mode, max_trace_seconds, metrics_address
 //   [spool]      dir, max_files, max_mb (trigger files)
 //   [discovery]  exec_watch, rescan_seconds
 //   [upload]     endpoint, bucket, prefix, region, path_style, credential files, ca_file,
 //                tls_verify, node, key_template, part_mb, retry_*_seconds, max_mb_per_second
 //                (daemon/upload/upload_config.h, docs/upload.md)
-//   [[watch]]    exe / name / cgroup / unit (string or array of globs) and optional
+//   [[watch]]    exe / name / cgroup / unit / container / pod / namespace / container_name
+//                (string or array of globs) and optional
 //                per-entry window_seconds, window_mb, events, level, state_sample_seconds,
 //                and a [watch.triggers]
 //                sub-table (stw_ms, syscall_ms, cpu_throttle_ms, sched_latency_ms,
@@ -84,6 +85,10 @@ struct WatchRule {
   std::vector<std::string> name;    // globs on the process name (comm) or the exe's basename
   std::vector<std::string> cgroup;  // cgroup v2 path: equal, a parent of it, or a glob
   std::vector<std::string> unit;    // systemd unit: a component of the cgroup path
+  // Containers and pods (daemon/container/identity.h): globs on the container id (or a 4+
+  // character prefix of it) or name; the pod's name or UID; its namespace; the container's
+  // name (Kubernetes' container name, else the runtime's).
+  std::vector<std::string> container, pod, pod_namespace, container_name;
   // Per-entry overrides of [flight].
   std::optional<double> window_seconds;
   std::optional<std::size_t> window_bytes;
@@ -124,6 +129,9 @@ struct Config {
   gid_t group_gid = 0;
   mode_t mode = 0666;  // who may connect; who may read what is decided per request (SO_PEERCRED)
   int max_trace_seconds = 300;
+  // HOST:PORT of a TCP listener for GET /metrics and /ready only (api.h
+  // HandleNetworkRequest); "" = none. Read at start (a reload keeps the running one).
+  std::string metrics_address;
 
   // [spool]: where triggers save their windows; bounded, oldest removed first.
   std::string spool_dir = "/var/lib/gotraced/spool";

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -81,6 +82,11 @@ std::optional<ProcInfo> ReadProcInfo(pid_t pid) {
   } else {
     p.kernel_thread = true;
   }
+  p.binary = p.exe;
+  struct stat self_ns {}, its_ns {};
+  if (!p.kernel_thread && (stat("/proc/self/ns/mnt", &self_ns) != 0 || stat((dir + "/ns/mnt").c_str(), &its_ns) != 0 ||
+                           self_ns.st_ino != its_ns.st_ino || self_ns.st_dev != its_ns.st_dev))
+    p.binary = dir + "/exe";
   p.comm = ReadFile(dir + "/comm");
   while (!p.comm.empty() && p.comm.back() == '\n') p.comm.pop_back();
   std::istringstream status(ReadFile(dir + "/status"));
@@ -99,13 +105,15 @@ std::optional<ProcInfo> ReadProcInfo(pid_t pid) {
     }
   }
   if (!have_uid) return std::nullopt;
-  std::istringstream cg(ReadFile(dir + "/cgroup"));
+  const std::string cgroup_text = ReadFile(dir + "/cgroup");
+  std::istringstream cg(cgroup_text);
   while (std::getline(cg, line)) {
     if (line.rfind("0::", 0) == 0) {
       p.cgroup = line.substr(3);
       break;
     }
   }
+  p.identity = container::IdentityFromProc(pid, cgroup_text, status.str(), p.exe, IdentitySourcesFromEnv());
   return p;
 }
 
@@ -120,6 +128,19 @@ std::vector<pid_t> ListPids() {
   }
   closedir(d);
   return out;
+}
+
+container::IdentitySources IdentitySourcesFromEnv() {
+  container::IdentitySources src;
+  if (const char *e = std::getenv("GOTRACED_HOST_ROOT"); e && *e && std::string_view(e) != "/") src.root = e;
+  return src;
+}
+
+bool MatchesContainer(const std::string &g, const container::Identity &id) {
+  if (!id.in_container()) return false;
+  // A container id is also given shortened (docker ps, crictl ps: 12 or 13 characters).
+  if (g.size() >= 4 && id.container_id.rfind(g, 0) == 0) return true;
+  return Glob(g, id.container_id) || (!id.container_name.empty() && Glob(g, id.container_name));
 }
 
 bool MatchesRule(const WatchRule &rule, const ProcInfo &p) {
@@ -156,6 +177,17 @@ bool MatchesRule(const WatchRule &rule, const ProcInfo &p) {
         return false;
       }))
     return false;
+  const container::Identity &id = p.identity;
+  auto glob_field = [&](const std::vector<std::string> &pats, const std::string &v, const std::string &alt = {}) {
+    return pats.empty() || any(pats, [&](const std::string &g) {
+             return (!v.empty() && Glob(g, v)) || (!alt.empty() && Glob(g, alt));
+           });
+  };
+  if (!rule.container.empty() && !any(rule.container, [&](const std::string &g) { return MatchesContainer(g, id); }))
+    return false;
+  if (!glob_field(rule.pod, id.pod_name, id.pod_uid)) return false;
+  if (!glob_field(rule.pod_namespace, id.pod_namespace)) return false;
+  if (!glob_field(rule.container_name, id.container_name)) return false;
   return true;
 }
 

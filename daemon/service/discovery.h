@@ -13,13 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "daemon/container/identity.h"
 #include "daemon/service/config.h"
 
 namespace gotraced::service {
 
 struct ProcInfo {
   pid_t pid = 0;
-  std::string exe;     // readlink /proc/PID/exe (" (deleted)" suffix removed)
+  std::string exe;     // readlink /proc/PID/exe (" (deleted)" suffix removed): the path as the process sees it
+  // The path to open the executable by: `exe` when the process shares our mount
+  // namespace, else /proc/PID/exe (a container's /app/svc is not the host's).
+  std::string binary;
   std::string comm;    // /proc/PID/comm
   std::string cgroup;  // cgroup v2 path ("0::" line of /proc/PID/cgroup), "" if none
   uid_t uid = 0;       // real uid
@@ -29,6 +33,9 @@ struct ProcInfo {
   // When it was read (CLOCK_MONOTONIC ns, an exec record's clock): an exec notification
   // stamped later is of the program read here, one stamped earlier made it.
   std::uint64_t read_ns = 0;
+  // NSpid, container, runtime, pod, node (daemon/container/identity.h); empty fields where
+  // the process is in no container or a runtime's state is not readable.
+  container::Identity identity;
 };
 
 // nullopt if the process is gone (or not readable).
@@ -39,6 +46,13 @@ std::uint64_t ProcessStartTime(pid_t pid);
 bool ProcessAlive(pid_t pid, std::uint64_t start_time);
 // Every numeric entry of /proc (thread-group ids).
 std::vector<pid_t> ListPids();
+
+// Where the container runtimes' state is: $GOTRACED_HOST_ROOT as a prefix of their host
+// paths (a container that mounts the host's / at /host sets it), else the paths themselves.
+container::IdentitySources IdentitySourcesFromEnv();
+// A container selector (`container = ...`, --container): the id or a prefix of it (4+
+// characters, as `docker ps` and `crictl ps` shorten it), else a glob on the id or the name.
+bool MatchesContainer(const std::string &glob, const container::Identity &id);
 
 bool MatchesRule(const WatchRule &rule, const ProcInfo &p);
 // Index of the first matching rule, or -1.

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "daemon/service/tcp_listen.h"
+
 namespace gotraced::service {
 
 // ---- ResponseWriter ------------------------------------------------------------------
@@ -110,6 +112,24 @@ bool Endpoint::Start(std::string *error) {
     listen_fd_ = -1;
     return false;
   };
+  if (!options_.tcp_address.empty()) {
+    std::string err;
+    listen_fd_ = ListenTcp(options_.tcp_address, &tcp_port_, &err);
+    if (listen_fd_ < 0) return fail(err);
+  } else if (std::string err; !ListenUnix(&err)) {
+    return fail(err);
+  }
+  if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return fail(fmt::format("pipe: {}", std::strerror(errno)));
+  stopping_ = false;
+  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  return true;
+}
+
+bool Endpoint::ListenUnix(std::string *error) {
+  auto fail = [&](std::string msg) {
+    *error = std::move(msg);
+    return false;
+  };
   sockaddr_un addr;
   if (!FillAddr(options_.path, &addr)) return fail(fmt::format("socket path \"{}\" is empty or too long", options_.path));
   std::error_code ec;
@@ -138,9 +158,6 @@ bool Endpoint::Start(std::string *error) {
   if (::chmod(options_.path.c_str(), options_.mode) != 0)
     return fail(fmt::format("chmod {} {:o}: {}", options_.path, options_.mode, std::strerror(errno)));
   if (::listen(listen_fd_, 64) != 0) return fail(fmt::format("listen {}: {}", options_.path, std::strerror(errno)));
-  if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return fail(fmt::format("pipe: {}", std::strerror(errno)));
-  stopping_ = false;
-  accept_thread_ = std::thread([this] { AcceptLoop(); });
   return true;
 }
 
@@ -160,7 +177,7 @@ void Endpoint::Stop() {
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] { return active_.load() == 0; });
   lock.unlock();
-  ::unlink(options_.path.c_str());
+  if (options_.tcp_address.empty()) ::unlink(options_.path.c_str());
 }
 
 void Endpoint::AcceptLoop() {

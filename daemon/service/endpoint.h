@@ -72,6 +72,9 @@ class Endpoint {
     int max_connections = 32;
     int read_timeout_ms = 5000;
     int write_timeout_ms = 30000;
+    // Listen on TCP at this HOST:PORT instead of the Unix socket `path` (tcp_listen.h):
+    // peers then have no credentials (uid -1), which the handler must know.
+    std::string tcp_address;
   };
   using Handler = std::function<void(const http::Request &, const Peer &, ResponseWriter &)>;
   // Called after every request: status, peer, request line ("" if unparsed), detail.
@@ -90,11 +93,13 @@ class Endpoint {
   void Stop();
 
   const std::string &path() const { return options_.path; }
+  int tcp_port() const { return tcp_port_; }  // the bound port of a TCP endpoint
   // Responses sent, by status code.
   std::map<int, std::uint64_t> responses() const;
   int active_connections() const { return active_.load(); }
 
  private:
+  bool ListenUnix(std::string *error);  // binds and listens on options_.path (listen_fd_)
   void AcceptLoop();
   void Serve(int fd);
   void Count(int status);
@@ -103,6 +108,7 @@ class Endpoint {
   Handler handler_;
   Logger logger_;
   int listen_fd_ = -1;
+  int tcp_port_ = 0;
   int wake_pipe_[2] = {-1, -1};
   std::thread accept_thread_;
   std::atomic<bool> stopping_{false};

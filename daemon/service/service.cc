@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "daemon/procmem/mono_clock.h"
 #include "daemon/service/api.h"
 
 namespace gotraced::service {
@@ -161,6 +162,21 @@ bool Service::Start(std::string *error) {
   uploader_.Configure(std::move(up), cfg.spool_dir);
   idle_rss_ = SelfRss();
   spdlog::info("endpoint listening on {} (owner {}:{}, mode {:04o})", cfg.socket, cfg.owner, cfg.group, cfg.mode);
+  if (!cfg.metrics_address.empty()) {
+    Endpoint::Options mo;
+    mo.tcp_address = cfg.metrics_address;
+    mo.max_connections = 8;
+    metrics_endpoint_ = std::make_unique<Endpoint>(
+        mo, [this](const http::Request &req, const Peer &, ResponseWriter &w) { HandleNetworkRequest(*this, req, w); },
+        nullptr);
+    if (!metrics_endpoint_->Start(error)) {
+      *error = "endpoint.metrics_address: " + *error;
+      endpoint_->Stop();
+      return false;
+    }
+    spdlog::info("metrics and readiness on tcp {} (port {}): GET /metrics, /ready", cfg.metrics_address,
+                 metrics_endpoint_->tcp_port());
+  }
   if (cfg.exec_watch) {
     watcher_ = std::make_unique<ExecWatcher>();
     std::string err;
@@ -251,7 +267,7 @@ bool Service::MemoryAdmits(const Config &cfg, const ProcInfo &info, std::size_t 
   if (!cfg.synthetic) {
     estimate += 2 * ring_bytes;
     struct stat st {};
-    if (::stat(info.exe.c_str(), &st) == 0) estimate += static_cast<std::size_t>(st.st_size);
+    if (::stat(info.binary.c_str(), &st) == 0) estimate += static_cast<std::size_t>(st.st_size);
   }
   std::size_t live = 0, attaching = 0;
   {
@@ -331,7 +347,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   t->rec = store_.Create(info.pid, WindowFor(cfg, rule));
   RecordingOptions ro;
   ro.pid = info.pid;
-  ro.exe = info.exe;
+  ro.exe = info.binary;
   ro.sink = t->rec.get();
   ro.version = cfg.trace_version;
   ro.ring_bytes = cfg.RingBytes(t->level);
@@ -347,7 +363,9 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.cpu_hz = cfg.cpu_hz;
   ro.syscall_min = std::chrono::nanoseconds(static_cast<std::int64_t>(cfg.syscall_min_ms * 1e6));
   ro.start_time = info.start_time;
-  spdlog::info("attaching to pid {} ({}) [watch rule at line {}]", info.pid, info.exe, t->rule_line);
+  const std::string where = container::Describe(info.identity);
+  spdlog::info("attaching to pid {} ({}{}{}) [watch rule at line {}]", info.pid, info.exe, where.empty() ? "" : ", ",
+               where, t->rule_line);
   {
     std::lock_guard<std::mutex> lock(mu_);
     targets_.push_back(t);
@@ -407,8 +425,10 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
     std::lock_guard<std::mutex> lock(mu_);
     counters_.attached++;
   }
-  spdlog::info("tracing pid {} ({}, {}, trace format {})", ro.pid, ro.exe, rec->Stats().go_version,
+  spdlog::info("tracing {} ({}, trace format {})", container::TargetLog(t->info.identity), rec->Stats().go_version,
                rec->Stats().trace_format);
+  // Who the trace is of, at its start (what a reader of the file alone cannot know).
+  rec->Note(procmem::MonoNowNs(), "gotraced: target", container::TargetLog(t->info.identity));
   auto last_stats = SteadyClock::now();
   // Below level full: keep the next escalation's recording loaded (standby.h). It is
   // made on a thread of its own: a load takes 130-300 ms, which this loop's drains and
@@ -473,7 +493,7 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
 
 bool Service::PrepareStandby(Target &t) {
   const Config cfg = config();
-  const RecordingOptions ro = FullRecordingOptions(cfg, t.info.pid, t.info.exe, t.events, t.info.start_time, false);
+  const RecordingOptions ro = FullRecordingOptions(cfg, t.info.pid, t.info.binary, t.events, t.info.start_time, false);
   const std::string key = FullRecordingKey(ro);
   {
     std::lock_guard<std::mutex> lock(t.mu);
@@ -714,6 +734,7 @@ void Service::Stop() {
   for (const auto &t : all) t->stop = true;
   for (const auto &t : all)
     if (t->thread.joinable()) t->thread.join();
+  if (metrics_endpoint_) metrics_endpoint_->Stop();
   if (endpoint_) endpoint_->Stop();
   watcher_.reset();
   uploader_.Stop();  // a transfer in progress is cancelled; its manifest keeps it pending

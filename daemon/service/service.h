@@ -135,6 +135,7 @@ class Service {
   ServiceCounters counters() const;
   const FlightStore &store() const { return store_; }
   const Endpoint *endpoint() const { return endpoint_.get(); }
+  const Endpoint *metrics_endpoint() const { return metrics_endpoint_.get(); }
   std::uint64_t exec_events_lost() const { return watcher_ ? watcher_->lost() : 0; }
   // One line for systemd's STATUS=.
   std::string StatusLine() const;
@@ -182,6 +183,7 @@ class Service {
 
   FlightStore store_;
   std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<Endpoint> metrics_endpoint_;  // [endpoint] metrics_address (TCP), if set
   std::unique_ptr<ExecWatcher> watcher_;
   std::map<pid_t, std::chrono::steady_clock::time_point> pending_;  // exec'd pids to look at
   std::chrono::steady_clock::time_point next_rescan_{}, next_budget_{};

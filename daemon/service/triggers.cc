@@ -109,7 +109,7 @@ bool FullDetail(Service &svc, const std::shared_ptr<Target> &t, double seconds, 
   // The always-on recording checked this binary: no self-check. The standby loaded ahead
   // (standby.h) when there is one: full detail from ~20 ms after the moment, not ~130.
   const RecordingOptions ro =
-      FullRecordingOptions(cfg, t->info.pid, t->info.exe, t->events, t->info.start_time, false);
+      FullRecordingOptions(cfg, t->info.pid, t->info.binary, t->events, t->info.start_time, false);
   bool ahead = false;
   FullRecording full = TakeFullRecording(cfg, t.get(), ro, &ahead);
   std::shared_ptr<FlightRecorder> rec = full.rec;
@@ -246,8 +246,12 @@ void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::Trig
   const Config cfg = svc.config();
   Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes,
               [&svc](const std::string &n, std::uint64_t b, bool pending) { svc.NoteEvicted(n, b, pending); });
-  const std::string base = fmt::format("{}-{}-{}-{}", std::filesystem::path(t->info.exe).filename().string(),
-                                       t->info.pid, UtcStamp(), session::TriggerKindName(hit.kind));
+  // <namespace>_<pod>_<container>- first for a process in a pod (container::FileStem), so
+  // a spool listing or an object store's prefix search finds a pod's files.
+  const std::string stem = container::FileStem(t->info.identity);
+  const std::string base = fmt::format("{}{}{}-{}-{}-{}", stem, stem.empty() ? "" : "-",
+                                       std::filesystem::path(t->info.exe).filename().string(), t->info.pid, UtcStamp(),
+                                       session::TriggerKindName(hit.kind));
   auto note = [&](bool ok, const std::string &name, const std::string &err) {
     std::lock_guard<std::mutex> lock(mu_);
     if (ok) {

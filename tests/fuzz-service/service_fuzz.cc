@@ -1,5 +1,6 @@
-// Fuzzes the parsers of `gotraced serve` (daemon/service, daemon/upload), and the JSON it
-// writes from untrusted strings: the first byte picks one.
+// Fuzzes the parsers of `gotraced serve` (daemon/service, daemon/upload), the JSON it
+// writes from untrusted strings, and the container identity it reads from any container's
+// files (daemon/container): the first byte picks one.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -7,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/container/cgroup_path.h"
+#include "daemon/container/oci_state.h"
+#include "daemon/container/proc_status.h"
 #include "daemon/service/config.h"
 #include "daemon/service/http.h"
 #include "daemon/service/processes_json.h"
@@ -19,7 +23,7 @@ using namespace gotraced::service;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view in(reinterpret_cast<const char *>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 10) {
     case 0: {  // request head, as the endpoint reads it
       std::size_t end = http::FindHeadEnd(in);
       http::Request r;
@@ -63,9 +67,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       (void)gotraced::upload::ParseS3Url(in, &err);
       break;
     }
-    default: {  // configuration file
+    case 3: {  // configuration file
       std::string err;
       (void)ParseConfig(in, "fuzz.toml", &err);
+      break;
+    }
+    case 6: {  // /proc/PID/cgroup (a container's processes choose their cgroup names)
+      (void)gotraced::container::IdentityFromProcCgroup(in);
+      (void)gotraced::container::IdentityFromCgroupPath(in);
+      break;
+    }
+    case 7: {  // an OCI bundle's config.json (annotations come from the pod spec)
+      if (auto a = gotraced::container::ParseOciConfigAnnotations(in)) (void)gotraced::container::KubernetesFromAnnotations(*a);
+      break;
+    }
+    case 8: {  // runc's state.json
+      std::string bundle;
+      if (auto a = gotraced::container::ParseRuncStateLabels(in, &bundle))
+        (void)gotraced::container::KubernetesFromAnnotations(*a);
+      break;
+    }
+    default: {  // containers.json, docker's config.v2.json, /proc/PID/status
+      (void)gotraced::container::NameFromStorageContainers(in, "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708");
+      (void)gotraced::container::NameFromDockerConfig(in);
+      (void)gotraced::container::ParseNsPid(in);
       break;
     }
   }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Bounded libFuzzer run (GOTRACED_FUZZ_SERVICE_SECONDS, default 20 s) over the parsers of
-# gotraced serve: HTTP request heads, query numbers, the client's response decoder and the
+# gotraced serve: HTTP request heads, query numbers, the client's response decoder, the
 # TOML config, the JSON of GET /processes from any bytes, S3's XML answers and the upload
-# manifest (tests/fuzz-service). Uses the clang+ASan build dir of scripts/fuzz.sh.
+# manifest, and the container identity files (cgroup paths, OCI config.json, runc
+# state.json, containers.json, config.v2.json, NSpid) (tests/fuzz-service). Uses the
+# clang+ASan build dir of scripts/fuzz.sh.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
 secs=${GOTRACED_FUZZ_SERVICE_SECONDS:-20}
@@ -30,6 +32,12 @@ printf '\x04/srv/app\xff\xfe\xc3(\xe2\x82' >"$seeds/json"
 printf '\x05<?xml version="1.0"?><ListBucketResult><IsTruncated>true</IsTruncated><Contents><Key>a&amp;b</Key><Size>3</Size></Contents><NextContinuationToken>t</NextContinuationToken></ListBucketResult>' >"$seeds/s3list"
 printf '\x05<Error><Code>NoSuchBucket</Code><Message>m</Message></Error>' >"$seeds/s3error"
 printf '\x05{"file":"a.trace","key":"k","metadata":{"pid":"1"},"queued_unix_ns":1,"attempts":0}' >"$seeds/manifest"
+# Container identity (daemon/container): the unit tests' samples of every runtime.
+samples=tests/unit/container/samples
+for f in "$samples"/*.cgroup; do { printf '\x06'; cat "$f"; } >"$seeds/$(basename "$f")"; done
+for f in "$samples"/*-config.json; do { printf '\x07'; cat "$f"; } >"$seeds/$(basename "$f")"; done
+{ printf '\x08'; cat "$samples/runc-state.json"; } >"$seeds/runc-state"
+for f in podman-containers.json docker-config.v2.json status.txt; do { printf '\x09'; cat "$samples/$f"; } >"$seeds/$f"; done
 set +e
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fb/tests/fuzz-service/service_fuzz" -max_total_time="$secs" -timeout=10 \
   -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" \
