@@ -28,6 +28,10 @@ PKGS=(
   ccache  # CMakeLists.txt uses it when present: build dirs of one tree share compiled objects
   nlohmann-json3-dev  # every JSON gotraced writes or reads
   libcurl4-openssl-dev libssl-dev  # S3 upload (daemon/upload): libcurl's SigV4, libcrypto's SHA-256
+  # The Kubernetes suite (tests/suites/75-kubernetes.sh): the image from Debian packages
+  # (mmdebstrap), run with podman 4.3 on runc (crun refuses this machine's hybrid
+  # cgroups), promtool (Debian's prometheus package) to check /metrics.
+  podman runc mmdebstrap prometheus
 )
 # qemu-system-x86 from backports: bookworm's QEMU 7.2 double-faults 6.12 guests under TCG.
 BACKPORT_PKGS=(golang-1.21-go golang-1.22-go golang-1.23-go qemu-system-x86)
@@ -53,6 +57,10 @@ SRC
   apt-get update -qq || apt-get update
   apt-get install -y -qq --no-install-recommends "${PKGS[@]}" >/dev/null
   apt-get install -y -qq --no-install-recommends -t bookworm-backports "${BACKPORT_PKGS[@]}" >/dev/null
+  # Only promtool is wanted of the prometheus package: a server it started is stopped.
+  if [[ " ${missing[*]} " == *" prometheus "* && -d /run/systemd/system ]]; then
+    systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  fi
 fi
 
 # tracefs: uprobes and tracepoints are attached through it.
