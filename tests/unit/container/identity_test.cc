@@ -2,11 +2,13 @@
 // laid out under a temporary root as each runtime lays them out.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "daemon/container/identity.h"
+#include "tests/unit/common/test_dir.h"
 #include "tests/unit/container/samples.h"
 
 namespace gotraced::container {
@@ -19,12 +21,9 @@ namespace fs = std::filesystem;
 class FakeNode : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/gotraced-identity-XXXXXX";
-    ASSERT_TRUE(mkdtemp(tmpl));
-    root_ = tmpl;
+    root_ = dir_.path();  // the node's root: removed with the test's directory
     src_.root = root_;
   }
-  void TearDown() override { fs::remove_all(root_); }
   void Put(const std::string &rel, const std::string &text) {
     fs::path p = root_ + rel;
     fs::create_directories(p.parent_path());
@@ -33,6 +32,7 @@ class FakeNode : public ::testing::Test {
   Identity Of(const char *cgroup_sample) {
     return IdentityFromProc(4284, Sample(cgroup_sample), Sample("status.txt"), "/app/svc", src_);
   }
+  testutil::TestDir dir_;
   std::string root_;
   IdentitySources src_;
 };
