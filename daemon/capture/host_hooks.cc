@@ -188,7 +188,14 @@ gobin::Result<HostHooks *> HostHooks::Get() {
   if (!skel) return gobin::Error{fmt::format("opening the hook dispatcher: {}", std::strerror(errno))};
   if (int err = gt_host__load(skel); err != 0) {
     gt_host__destroy(skel);
-    return gobin::Error{fmt::format("loading the hook dispatcher (bpf/gt_host.bpf.c): {}", std::strerror(-err))};
+    // EPERM/EACCES here is the first BPF load of the process: say what it lacks, as the
+    // per-recording loads' refusal does (faults suite: another user without capabilities).
+    const bool refused = err == -EPERM || err == -EACCES;
+    return gobin::Error{fmt::format(
+        "loading the hook dispatcher (bpf/gt_host.bpf.c): {}{}", std::strerror(-err),
+        refused ? " (loading BPF programs needs root, or CAP_BPF and CAP_PERFMON; run it as root or give it "
+                  "CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)"
+                : "")};
   }
   auto *h = new HostHooks();
   h->impl_ = new Impl();
