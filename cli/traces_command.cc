@@ -67,13 +67,17 @@ std::optional<std::int64_t> ParseIso(const std::string &t) {
   return static_cast<std::int64_t>(timegm(&tmv));
 }
 
-int List(const TracesOptions &o) {
+// The three subcommands' common start: the store, or the reason logged.
+std::optional<Store> OpenStoreOrSay(const std::string &store) {
   std::string err;
-  std::optional<Store> st = OpenStore(o.store, &err);
-  if (!st) {
-    spdlog::error("{}", err);
-    return 1;
-  }
+  std::optional<Store> st = OpenStore(store, &err);
+  if (!st) spdlog::error("{}", err);
+  return st;
+}
+
+int List(const TracesOptions &o) {
+  std::optional<Store> st = OpenStoreOrSay(o.store);
+  if (!st) return 1;
   std::optional<std::chrono::nanoseconds> since;
   if (!o.since.empty() && !(since = ParseDuration(o.since))) {
     spdlog::error("--since {}: not a duration (examples: 1h, 30m)", o.since);
@@ -131,12 +135,8 @@ int List(const TracesOptions &o) {
 }
 
 int Get(const TracesOptions &o) {
-  std::string err;
-  std::optional<Store> st = OpenStore(o.store, &err);
-  if (!st) {
-    spdlog::error("{}", err);
-    return 1;
-  }
+  std::optional<Store> st = OpenStoreOrSay(o.store);
+  if (!st) return 1;
   upload::S3Client client(st->settings.s3);
   const std::string partial = o.out + ".partial";
   std::uint64_t bytes = 0;
@@ -152,12 +152,8 @@ int Get(const TracesOptions &o) {
 }
 
 int Uploads(const TracesOptions &o) {
-  std::string err;
-  std::optional<Store> st = OpenStore(o.store, &err);
-  if (!st) {
-    spdlog::error("{}", err);
-    return 1;
-  }
+  std::optional<Store> st = OpenStoreOrSay(o.store);
+  if (!st) return 1;
   upload::S3Client client(st->settings.s3);
   std::vector<upload::PendingUpload> ups;
   upload::S3Result r = client.ListMultipartUploads(st->prefix, &ups);
