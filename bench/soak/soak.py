@@ -3,7 +3,7 @@
 bench server (bench/http/server) driven at a fixed rate with a new connection per
 request (bench/http/client -new-conn: the server creates a goroutine per connection, so
 goroutines, fds and peer addresses come and go all the time). Called by
-scripts/bench-soak.sh and, short, by tests/suites/56-memory-soak.sh.
+scripts/bench-soak.sh and, short, by tests/suites/54-memory-soak.sh.
 
   soak.py --gotraced G --client C --server LABEL=PATH [--server ...] [--serve]
           [--seconds S] [--rate R] [--sample S] [--warm S] [--bound-mb M]

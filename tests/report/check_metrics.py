@@ -21,9 +21,18 @@ tolerance. The tolerances, and why:
 - Mutex wait: /sync/mutex/wait/total is sampled (runtime/proc.go: one goroutine
   transition in gTrackingPeriod = 8 is timed, then scaled by 8): +-50%, and it counts
   runtime-internal lock waits since 1.22. Not in Go 1.19 (the metric is 1.20+).
-- Scheduling latency: /sched/latencies is sampled the same way: the report's p99 within
-  x0.33..x3 of the histogram's p99 bucket bounds, and its max >= the runtime's highest
-  non-empty bucket's lower bound / 2 (the report sees every wait, the runtime 1 in 8).
+- Scheduling latency: /sched/latencies is sampled the same way (1 transition in 8 per
+  goroutine). The report's p50, p90 and p99 are each checked two ways and pass if either
+  holds: by value, within x0.33..x3 of the histogram's bucket bounds at that quantile; or
+  by rank, the share of the runtime's samples above the report's value is the quantile's
+  (1% for p99) within 4 binomial standard deviations of the runtime's sample count plus
+  0.5%. (Values under 1 us count as 1 us: below that the two clocks differ by their
+  own cost.) The rank check is what holds at a knee: this target's waits are bimodal (~1 us
+  handoffs, ~1-30 ms behind the hog), the long ones are 0.2-20% of all from run to run,
+  and a p99 near the knee moved 4x between two runs of the same binary while the two
+  distributions agreed (56-report failed so in CI). The value check is what holds where
+  the distribution is flat in rank. The max must be >= the runtime's highest non-empty
+  bucket's lower bound / 2 (the report sees every wait, the runtime 1 in 8).
 - Goroutines: the report's growth (the runtime's own goroutines left out, as
   /sched/goroutines does) within 5% + 10 of the metric's delta.
 """
@@ -56,12 +65,12 @@ def hist_quantile_bounds(counts, buckets, q):
 
 
 def check(name, ok, runtime, report, tol):
-    lines.append(f"  {'ok  ' if ok else 'BAD '} {name:<22} runtime {runtime:<28} report {report:<22} ({tol})")
+    lines.append(f"  {'ok  ' if ok else 'BAD '} {name:<22} runtime {str(runtime):<28} report {str(report):<22} ({tol})")
     if not ok:
         bad.append(name)
 
 
-ms = lambda s: f"{s * 1e3:.2f} ms"
+ms = lambda s: f"{s * 1e3:.2f} ms" if abs(s) >= 1e-4 else f"{s * 1e6:.2f} us"
 
 # GC cycles
 if "/gc/cycles/total:gc-cycles" in after:
@@ -91,13 +100,31 @@ else:
     lines.append("  --   mutex_wait             not in this Go's runtime/metrics (1.20+)")
 
 # Scheduling latency
+def exceedance(counts, buckets, v):
+    """The share of the histogram's samples above v, as bounds: the bucket holding v counts
+    as wholly below for the low bound and wholly above for the high one."""
+    n = sum(counts)
+    surely = sum(c for i, c in enumerate(counts) if buckets[i] > v)
+    maybe = sum(c for i, c in enumerate(counts) if buckets[i + 1] > v)
+    return surely / n, maybe / n
+
+
 hd = hist_delta("/sched/latencies:seconds")
+dist = r.get("sched_latency", {}).get("all", {})
 if hd:
     counts, buckets = hd
-    b = hist_quantile_bounds(counts, buckets, 0.99)
-    p99 = met["sched_latency_p99"] / 1e9
-    check("sched_latency_p99", b is not None and b[0] / 3 <= p99 <= max(b[1], 1e-6) * 3,
-          f"{ms(b[0])}..{ms(b[1])}" if b else "none", ms(p99), "bucket x0.33..x3")
+    n = sum(counts)
+    for q, key in ((0.50, "p50_ns"), (0.90, "p90_ns"), (0.99, "p99_ns")):
+        b = hist_quantile_bounds(counts, buckets, q)
+        v = dist.get(key, met["sched_latency_p99"] if key == "p99_ns" else 0) / 1e9
+        by_value = b is not None and b[0] / 3 <= v <= max(b[1], 1e-6) * 3
+        tol = 4 * (q * (1 - q) / max(n, 1)) ** 0.5 + 0.005
+        lo, hi = exceedance(counts, buckets, v) if n else (0, 1)
+        by_rank = n > 0 and lo <= (1 - q) + tol and hi >= (1 - q) - tol
+        check(f"sched_latency_p{round(q * 100)}", by_value or by_rank,
+              f"{ms(b[0])}..{ms(b[1])}" if b else "none",
+              f"{ms(v)} ({100 * lo:.2f}..{100 * hi:.2f}% above)",
+              f"x0.33..x3, or {100 * (1 - q):.0f}% +-{100 * tol:.2f}% of {n} samples above")
     top = max((i for i, c in enumerate(counts) if c > 0), default=None)
     mx = met["sched_latency_max"] / 1e9
     check("sched_latency_max", top is not None and mx >= buckets[top] / 2, f">= {ms(buckets[top])}" if top is not None else "none",

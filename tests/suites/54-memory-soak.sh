@@ -11,7 +11,7 @@
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
-SUITE=56-memory-soak
+SUITE=54-memory-soak
 GOTRACED=$BUILD/cli/gotraced
 # shellcheck source=../lib/suite.sh
 source "$ROOT/tests/lib/suite.sh"
