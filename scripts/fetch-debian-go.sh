@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the Debian trixie Go toolchains (and one real program built with one of them)
 # that bookworm has no package for, WITHOUT installing them: the packages are downloaded
-# (apt-get download) through a private apt configuration (its own sources list, lists and
-# cache under the cache dir; the host's apt sources and state are never touched, as
-# tests/kernels/fetch-kernels.sh does for the kernels) and unpacked with dpkg -x into a
+# (apt-get download) through a private apt configuration (scripts/lib/private-apt.sh, shared with
+# tests/kernels/fetch-kernels.sh: the host's apt sources and state are never touched) and unpacked with dpkg -x into a
 # directory per package version. Pinned: each entry below is one exact Debian version;
 # changing a pin fetches the new one beside the old. Idempotent: when every pinned version
 # is unpacked it returns without touching the network.
@@ -21,10 +20,9 @@
 set -uo pipefail
 CACHE=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}
 APTD=$CACHE/apt
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-MIRROR=${GOTRACED_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-SECURITY=${GOTRACED_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 APT_TIMEOUT=${GOTRACED_GO_APT_TIMEOUT:-300}
+# shellcheck source=lib/private-apt.sh
+source "$(dirname "$0")/lib/private-apt.sh"
 
 # LINK DIR_NAME PATH_IN_DIR PACKAGE=VERSION...  (the pins: one line per link)
 PINS=(
@@ -47,34 +45,16 @@ all_present() {
 }
 all_present && exit 0
 
-mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial" "$APTD/sources.list.d" \
-  "$APTD/preferences.d" "$CACHE/pkgs" "$CACHE/debs" || exit 1
+mkdir -p "$CACHE/pkgs" "$CACHE/debs" || exit 1
 exec 9>"$CACHE/fetch.lock"
 flock -w 600 9 || { log "another fetch has held $CACHE/fetch.lock for 10 minutes"; exit 1; }
 all_present && exit 0 # the fetch we waited for did it
 
-cat >"$APTD/sources.list" <<EOF
-deb [signed-by=$KEYRING] $MIRROR trixie main
-deb [signed-by=$KEYRING] $SECURITY trixie-security main
-deb [signed-by=$KEYRING] $MIRROR trixie-backports main
-EOF
-# SourceParts and PreferencesParts point at empty dirs of our own, so the host's
-# sources.list.d and pins do not leak in (tests/kernels/fetch-kernels.sh, the same).
-APT_OPTS=(
-  -o "Dir::Etc::SourceList=$APTD/sources.list"
-  -o "Dir::Etc::SourceParts=$APTD/sources.list.d"
-  -o "Dir::Etc::PreferencesParts=$APTD/preferences.d"
-  -o "Dir::State::Lists=$APTD/lists"
-  -o "Dir::Cache=$APTD/cache"
-  -o "APT::Architecture=amd64"
-  -o "Acquire::Languages=none"
-  -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
-  -o "APT::Sandbox::User=root" # the debs land in our cache dir, which _apt cannot write
-)
+private_apt_setup "$APTD" trixie trixie-security trixie-backports || exit 1
 
 # The lists are fetched only when a pin is missing, i.e. once per pin change.
 log "apt-get update (private lists in $APTD)"
-if ! timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q update >"$APTD/update.log" 2>&1; then
+if ! private_apt_update "$APTD/update.log"; then
   log "apt-get update of $APTD/sources.list failed: $(grep -E '^(W|E):' "$APTD/update.log" | head -3 | tr '\n' ' ')"
   exit 1
 fi
@@ -87,7 +67,7 @@ fetch_pin() {
   present "$link" "$dir" "$path" && return 0
   log "$link: downloading $*"
   rm -rf "$CACHE/debs"/*.deb "$CACHE/pkgs/$dir.tmp"
-  if ! (cd "$CACHE/debs" && timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q download "$@") >"$CACHE/debs/download.log" 2>&1; then
+  if ! (cd "$CACHE/debs" && timeout "$APT_TIMEOUT" apt-get "${PRIVATE_APT[@]}" -q download "$@") >"$CACHE/debs/download.log" 2>&1; then
     log "$link: apt-get download $* failed: $(grep -E '^(E|W|Err):' "$CACHE/debs/download.log" | head -3 | tr '\n' ' ')"
     return 1
   fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fetches Debian's own kernels for the kernel matrix WITHOUT installing them: the image
-# packages are downloaded (apt-get download) through a private apt configuration (its own
-# sources list, lists and cache under the cache dir; the host's apt sources and state are
-# never touched) and only boot/vmlinuz-* is unpacked from them (dpkg-deb, dpkg's own
+# packages are downloaded (apt-get download) through a private apt configuration (scripts/lib/private-apt.sh:
+# its own sources list, lists and cache under the cache dir; the host's apt sources and
+# state are never touched) and only boot/vmlinuz-* is unpacked from them (dpkg-deb, dpkg's own
 # unpacker). Unpacked kernels are kept in the cache and reused across runs.
 #
 #   tests/kernels/fetch-kernels.sh [--out DIR] LINE...   LINE: 6.1 | 6.12 | 6.16+ | 7.x | 7.0 | 7.1 | 7.2
@@ -23,9 +23,8 @@
 set -uo pipefail
 CACHE=${GOTRACED_KERNEL_CACHE:-/var/cache/gotraced-kernels}
 APTD=$CACHE/apt
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-MIRROR=${GOTRACED_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-SECURITY=${GOTRACED_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
+# shellcheck source=../../scripts/lib/private-apt.sh
+source "$(dirname "$0")/../../scripts/lib/private-apt.sh"
 # Lists younger than this are not refreshed (each refresh downloads ~15 MB of indexes).
 MAX_LIST_AGE_MIN=${GOTRACED_KERNEL_LIST_AGE_MIN:-360}
 # Each apt-get run is bounded, so an unreachable mirror fails the matrix in bounded time.
@@ -35,8 +34,7 @@ log() { echo "[fetch-kernels] $*" >&2; }
 OUTD=$CACHE/lines
 if [[ ${1:-} == --out ]]; then OUTD=$2; shift 2; fi
 
-mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial" "$APTD/sources.list.d" \
-  "$APTD/preferences.d" "$CACHE/kernels" "$CACHE/debs" "$OUTD"
+mkdir -p "$CACHE/kernels" "$CACHE/debs" "$OUTD"
 lines=("$@")
 ((${#lines[@]})) || lines=(6.1 6.12 6.16+ 7.x)
 for l in "${lines[@]}"; do rm -f "$OUTD/$l.env" "$OUTD/$l.err"; done
@@ -49,27 +47,7 @@ if ! flock -w 300 9; then
   exit 1
 fi
 
-cat >"$APTD/sources.list" <<EOF
-deb [signed-by=$KEYRING] $MIRROR bookworm main
-deb [signed-by=$KEYRING] $SECURITY bookworm-security main
-deb [signed-by=$KEYRING] $MIRROR bookworm-backports main
-deb [signed-by=$KEYRING] $MIRROR trixie-backports main
-EOF
-# SourceParts and PreferencesParts point at empty dirs of our own, so the host's
-# sources.list.d and pins do not leak in; Dir::State::status is the host's (read only:
-# apt-cache needs one, and download/update never write it).
-APT_OPTS=(
-  -o "Dir::Etc::SourceList=$APTD/sources.list"
-  -o "Dir::Etc::SourceParts=$APTD/sources.list.d"
-  -o "Dir::Etc::PreferencesParts=$APTD/preferences.d"
-  -o "Dir::State::Lists=$APTD/lists"
-  -o "Dir::Cache=$APTD/cache"
-  -o "Dir::Cache::pkgcache=pkgcache.bin" # kept (docker images turn it off: each
-  -o "Dir::Cache::srcpkgcache=srcpkgcache.bin" # apt-cache call then re-reads all lists)
-  -o "APT::Architecture=amd64"
-  -o "Acquire::Languages=none"
-  -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false" # appstream metadata: unused
-)
+private_apt_setup "$APTD" bookworm bookworm-security bookworm-backports trixie-backports
 
 fail_all() { # REASON: every requested line fails with it
   for l in "${lines[@]}"; do echo "$1" >"$OUTD/$l.err"; done
@@ -81,8 +59,7 @@ fail_all() { # REASON: every requested line fails with it
 stamp=$APTD/updated.stamp
 if [[ ! -e $stamp ]] || [[ -n $(find "$stamp" -mmin +"$MAX_LIST_AGE_MIN" 2>/dev/null) ]]; then
   log "apt-get update (private lists in $APTD)"
-  if timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q update >"$APTD/update.log" 2>&1 &&
-    ! grep -qE '^(W|E): (Failed|Some index files failed)' "$APTD/update.log"; then
+  if private_apt_update "$APTD/update.log"; then
     touch "$stamp"
   elif [[ -e $stamp ]]; then
     log "WARNING: apt-get update failed, using the lists of $(date -r "$stamp" '+%F %T'): $(grep -E '^(W|E):' "$APTD/update.log" | head -3 | tr '\n' ' ')"
@@ -94,12 +71,12 @@ fi
 # 2. Candidates: every linux-image-*-amd64[-unsigned] with its version and suite.
 #    apt-cache madison prints "PKG | VERSION | URI SUITE/main amd64 Packages".
 madison=$APTD/madison.txt
-mapfile -t names < <(apt-cache "${APT_OPTS[@]}" pkgnames linux-image- 2>/dev/null |
+mapfile -t names < <(apt-cache "${PRIVATE_APT[@]}" pkgnames linux-image- 2>/dev/null |
   grep -E '^linux-image-[0-9][^ ]*-amd64(-unsigned)?$')
 if ((${#names[@]} == 0)); then
   fail_all "no linux-image-*-amd64 package in the private lists ($APTD/lists): see $APTD/update.log"
 fi
-apt-cache "${APT_OPTS[@]}" madison "${names[@]}" 2>/dev/null |
+apt-cache "${PRIVATE_APT[@]}" madison "${names[@]}" 2>/dev/null |
   awk -F' *[|] *' '{ split($3, u, " "); split(u[2], s, "/"); gsub(/^ +| +$/, "", $1); print $1, $2, s[1] }' >"$madison"
 
 line_suites() {
@@ -151,7 +128,7 @@ fetch_line() {
   read -r pkg ver suite <<<"$pick_out"
   # From 6.19 on the image package is a small one whose vmlinuz is in linux-binary-ABI
   # (Depends: ..., linux-binary-ABI (= VERSION), linux-modules-ABI ...).
-  binpkg=$(apt-cache "${APT_OPTS[@]}" show "$pkg=$ver" 2>/dev/null |
+  binpkg=$(apt-cache "${PRIVATE_APT[@]}" show "$pkg=$ver" 2>/dev/null |
     sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' | grep -oE 'linux-binary-[^ ]+' | head -1)
   local dlpkg=${binpkg:-$pkg}
   dir=$CACHE/kernels/${dlpkg}_$ver
@@ -160,7 +137,7 @@ fetch_line() {
     log "$line: downloading $dlpkg=$ver ($suite)"
     rm -rf "$dir" "$dir.tmp" "$CACHE/debs"/*.deb
     local rc=0
-    (cd "$CACHE/debs" && timeout "$APT_TIMEOUT" apt-get "${APT_OPTS[@]}" -q download "$dlpkg=$ver") >"$CACHE/debs/download.log" 2>&1 || rc=$?
+    (cd "$CACHE/debs" && timeout "$APT_TIMEOUT" apt-get "${PRIVATE_APT[@]}" -q download "$dlpkg=$ver") >"$CACHE/debs/download.log" 2>&1 || rc=$?
     if ((rc)); then
       echo "apt-get download $dlpkg=$ver ($suite) failed$( ((rc == 124)) && echo " (killed after ${APT_TIMEOUT}s)"): $(grep -E '^(E|W|Err):' "$CACHE/debs/download.log" | head -3 | tr '\n' ' ')" >"$OUTD/$line.err"
       return 1
