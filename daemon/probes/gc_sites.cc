@@ -67,9 +67,53 @@ std::optional<uint64_t> LegacyAssistBeginPc(const gobin::GoBinary &bin) {
   return found;
 }
 
+// STWEnd: startTheWorldWithSema writes STWDone after it has restarted the world
+// (netpoll, procresize, the idle Ms woken), right before `wakep()`, and stops the clock
+// of the runtime's own pause metrics there (proc.go, 1.19-1.27: traceGCSTWDone /
+// traceSTWDone / trace.STWDone, then wakep). Its entry is the start of that work, which
+// under load was 30-35% of the pause, 8% on a loaded machine (tests/report/check_metrics.py
+// measured it against /gc/pauses). The CALL of wakep, the only one in the function, is
+// the runtime's own moment; a CALL rel32 is emulated by the kernel. Nothing when the
+// shape differs (none, or two such calls): the entry site stays, and a note says so.
+std::optional<uint64_t> StwDoneCallSite(const gobin::GoBinary &bin) {
+  auto code = gobin::FunctionDisasm::Of(bin, "runtime.startTheWorldWithSema", 1 << 14);
+  const gobin::FunctionSym *wakep = bin.FindFunction("runtime.wakep");
+  if (!code || !wakep) return std::nullopt;
+  std::optional<uint64_t> found;
+  for (const gobin::DisasmInsn &in : code->insns()) {
+    const cs_x86 &x = in.x86();
+    if (in->id != X86_INS_CALL || in->size != 5 || x.op_count != 1 || x.operands[0].type != X86_OP_IMM) continue;
+    if (static_cast<uint64_t>(x.operands[0].imm) != wakep->entry) continue;
+    if (found) return std::nullopt;
+    found = in->address;
+  }
+  return found;
+}
+
+void MoveStwDoneToWakepCall(const gobin::GoBinary &bin, ProbePlan &plan) {
+  for (ProbeSite &s : plan.sites) {
+    if (s.role != ProbeRole::kSTWDone) continue;
+    auto at = StwDoneCallSite(bin);
+    auto off = at ? bin.elf().VaddrToFileOffset(*at) : std::nullopt;
+    if (!off) {
+      plan.notes.push_back("runtime.startTheWorldWithSema: no single CALL of wakep, STWEnd at its entry "
+                           "(before the world restarts: STW spans come out short)");
+      return;
+    }
+    s.kind = SiteKind::kCall;
+    s.vaddr = *at;
+    s.file_offset = *off;
+    // Not after a stack check: no morestack double hit to drop.
+    s.flags &= ~uint32_t(GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12 | GT_CALL_GUARD_STACKGUARD1);
+    s.insn = "CALL runtime.wakep (right after STWDone)";
+    return;
+  }
+}
+
 }  // namespace
 
 void AddGcSites(const gobin::GoBinary &bin, ProbePlan &plan) {
+  MoveStwDoneToWakepCall(bin, plan);
   if (plan.go_minor <= 21) {
     if (auto pc = LegacyAssistBeginPc(bin)) plan.assist_begin_pc = *pc;
     else plan.notes.push_back("runtime.gcAssistAlloc: no call of traceEvent in traceGCMarkAssistStart, "

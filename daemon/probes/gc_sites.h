@@ -6,8 +6,10 @@
 
 namespace gotraced::probes {
 
-// Appends the kGCHeapGoal site (runtime.gcPaceScavenger) when its code has the expected
-// shape; otherwise a note says HeapGoal is not recorded. Never a single-stepped site.
+// Moves the kSTWDone site from startTheWorldWithSema's entry to its CALL of wakep (the
+// moment the runtime writes STWDone), and appends the kGCHeapGoal site
+// (runtime.gcPaceScavenger) when its code has the expected shape; otherwise a note says
+// what stays as it was. Never a single-stepped site.
 void AddGcSites(const gobin::GoBinary &bin, ProbePlan &plan);
 
 }  // namespace gotraced::probes

@@ -50,7 +50,7 @@ enum class ProbeRole : uint16_t {
                           // a cycle and has just written GCBegin (mgc.go gcStart)
   kGCDone = 10,           // runtime.gcMarkTermination entry+4 (GCEnd)
   kSTWStart = 11,         // runtime.stopTheWorldWithSema(reason) entry+4 (STWBegin)
-  kSTWDone = 12,          // runtime.startTheWorldWithSema entry+4 (STWEnd)
+  kSTWDone = 12,          // runtime.startTheWorldWithSema's CALL of wakep (STWEnd; gc_sites.cc)
   kSyscallReleaseP = 13,  // runtime.syscallingThread.releaseP entry (Go >= 1.26): sysmon /
                           // STW takes a P from a thread in a syscall (ProcSteal)
   // 30..39: user annotations (GT_REC_USER records; daemon/probes/user_sites.cc). The

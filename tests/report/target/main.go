@@ -103,11 +103,9 @@ func mutex() {
 
 var sink uint64
 
-func hog() {
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
+// wakers starts 4 goroutines that wake every 2 ms until stop is closed: each wake makes one
+// runnable, and it waits for a P (hog) or for a CPU (throttle).
+func wakers(wg *sync.WaitGroup, stop <-chan struct{}) {
 	for i := 0; i < 4; i++ {
 		wg.Add(1)
 		go func() {
@@ -121,16 +119,29 @@ func hog() {
 			}
 		}()
 	}
+}
+
+// spin burns CPU for d without a call the scheduler could switch at.
+func spin(d time.Duration) {
+	t := time.Now()
+	x := uint64(1)
+	for time.Since(t) < d {
+		for k := 0; k < 1000; k++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	sink += x
+}
+
+func hog() {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wakers(&wg, stop)
 	done := make(chan struct{})
 	go func() {
-		t := time.Now()
-		x := uint64(1)
-		for time.Since(t) < 400*time.Millisecond {
-			for k := 0; k < 1000; k++ {
-				x = x*6364136223846793005 + 1442695040888963407
-			}
-		}
-		sink = x
+		spin(400 * time.Millisecond)
 		close(done)
 	}()
 	<-done
@@ -156,31 +167,12 @@ func leak() {
 func throttle() {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(2 * time.Millisecond):
-				}
-			}
-		}()
-	}
+	wakers(&wg, stop)
 	for i := 0; i < 2; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := time.Now()
-			x := uint64(1)
-			for time.Since(t) < time.Second {
-				for k := 0; k < 1000; k++ {
-					x = x*6364136223846793005 + 1442695040888963407
-				}
-			}
-			sink += x
+			spin(time.Second)
 		}()
 	}
 	time.Sleep(time.Second)

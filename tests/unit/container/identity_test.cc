@@ -37,6 +37,18 @@ class FakeNode : public ::testing::Test {
   IdentitySources src_;
 };
 
+// The names an identity carries ("" where the node did not say).
+struct Names {
+  const char *runtime, *pod, *ns, *container, *qos;
+};
+void ExpectNames(const Identity &id, const Names &want) {
+  EXPECT_EQ(id.runtime, want.runtime);
+  EXPECT_EQ(id.pod_name, want.pod);
+  EXPECT_EQ(id.pod_namespace, want.ns);
+  EXPECT_EQ(id.container_name, want.container);
+  EXPECT_EQ(id.qos, want.qos);
+}
+
 TEST_F(FakeNode, ContainerdPod) {
   Put(std::string("/run/containerd/io.containerd.runtime.v2.task/k8s.io/") + kId + "/config.json",
       Sample("containerd-config.json"));
@@ -44,42 +56,28 @@ TEST_F(FakeNode, ContainerdPod) {
   EXPECT_EQ(id.host_pid, 4284);
   EXPECT_EQ(id.ns_pid, 1);
   EXPECT_EQ(id.exe, "/app/svc");
-  EXPECT_EQ(id.runtime, "containerd");  // the kubelet's cgroupfs path did not say; the state did
-  EXPECT_EQ(id.pod_name, "web-7d4b9c-xk2lp");
-  EXPECT_EQ(id.pod_namespace, "shop");
-  EXPECT_EQ(id.container_name, "api");
-  EXPECT_EQ(id.qos, "BestEffort");
+  // The runtime: the kubelet's cgroupfs path did not say; the state did.
+  ExpectNames(id, {"containerd", "web-7d4b9c-xk2lp", "shop", "api", "BestEffort"});
   EXPECT_EQ(Describe(id), "pod shop/web-7d4b9c-xk2lp container api (containerd 3f2a1b4c5d6e)");
   EXPECT_EQ(FileStem(id), "shop_web-7d4b9c-xk2lp_api");
 }
 
 TEST_F(FakeNode, ContainerdFromRuncStateOnly) {
   Put(std::string("/run/containerd/runc/k8s.io/") + kId + "/state.json", Sample("runc-state.json"));
-  Identity id = Of("containerd-systemd-v2.cgroup");
-  EXPECT_EQ(id.runtime, "containerd");
-  EXPECT_EQ(id.pod_name, "web-7d4b9c-xk2lp");
-  EXPECT_EQ(id.container_name, "api");
+  ExpectNames(Of("containerd-systemd-v2.cgroup"), {"containerd", "web-7d4b9c-xk2lp", "shop", "api", "Burstable"});
 }
 
 TEST_F(FakeNode, CrioPod) {
   Put(std::string("/run/containers/storage/overlay-containers/") + kId + "/userdata/config.json",
       Sample("crio-config.json"));
-  Identity id = Of("crio-systemd-guaranteed.cgroup");
-  EXPECT_EQ(id.runtime, "cri-o");
-  EXPECT_EQ(id.pod_name, "batch-0");
-  EXPECT_EQ(id.pod_namespace, "jobs");
-  EXPECT_EQ(id.container_name, "worker");
-  EXPECT_EQ(id.qos, "Guaranteed");
+  ExpectNames(Of("crio-systemd-guaranteed.cgroup"), {"cri-o", "batch-0", "jobs", "worker", "Guaranteed"});
 }
 
 TEST_F(FakeNode, PodmanWithAnnotationsAndWithout) {
   Put(std::string("/var/lib/containers/storage/overlay-containers/") + kId + "/userdata/config.json",
       Sample("podman-config.json"));
   Identity id = Of("podman-cgroupfs-hybrid.cgroup");
-  EXPECT_EQ(id.runtime, "podman");
-  EXPECT_EQ(id.pod_name, "pingpong-0");
-  EXPECT_EQ(id.pod_namespace, "demo");
-  EXPECT_EQ(id.container_name, "app");
+  ExpectNames(id, {"podman", "pingpong-0", "demo", "app", "Burstable"});
   EXPECT_EQ(id.pod_uid, "11111111-2222-4333-8444-555555555555");
   // Without Kubernetes annotations: the name podman gave it.
   Put(std::string("/var/lib/containers/storage/overlay-containers/") + kId + "/userdata/config.json", "{}");

@@ -77,25 +77,27 @@ TEST(CgroupPath, NotAContainerId) {
   EXPECT_TRUE(IdentityFromCgroupPath("/").empty());
 }
 
-TEST(OciState, ContainerdBundle) {
-  auto a = ParseOciConfigAnnotations(Sample("containerd-config.json"));
+struct BundleCase {
+  const char *file, *pod, *ns, *container, *uid;
+};
+
+class OciBundle : public ::testing::TestWithParam<BundleCase> {};
+
+TEST_P(OciBundle, KubernetesNamesFromAnnotations) {
+  const BundleCase &c = GetParam();
+  auto a = ParseOciConfigAnnotations(Sample(c.file));
   ASSERT_TRUE(a);
   KubernetesNames k = KubernetesFromAnnotations(*a);
-  EXPECT_EQ(k.pod_name, "web-7d4b9c-xk2lp");
-  EXPECT_EQ(k.pod_namespace, "shop");
-  EXPECT_EQ(k.container_name, "api");
-  EXPECT_EQ(k.pod_uid, kPodA);
+  EXPECT_EQ(k.pod_name, c.pod);
+  EXPECT_EQ(k.pod_namespace, c.ns);
+  EXPECT_EQ(k.container_name, c.container);
+  EXPECT_EQ(k.pod_uid, c.uid);
 }
 
-TEST(OciState, CrioBundle) {
-  auto a = ParseOciConfigAnnotations(Sample("crio-config.json"));
-  ASSERT_TRUE(a);
-  KubernetesNames k = KubernetesFromAnnotations(*a);
-  EXPECT_EQ(k.pod_name, "batch-0");
-  EXPECT_EQ(k.pod_namespace, "jobs");
-  EXPECT_EQ(k.container_name, "worker");
-  EXPECT_EQ(k.pod_uid, kPodB);
-}
+// containerd's CRI annotations (io.kubernetes.cri.*) and CRI-O's (io.kubernetes.pod.*).
+INSTANTIATE_TEST_SUITE_P(Runtimes, OciBundle,
+                         ::testing::Values(BundleCase{"containerd-config.json", "web-7d4b9c-xk2lp", "shop", "api", kPodA},
+                                           BundleCase{"crio-config.json", "batch-0", "jobs", "worker", kPodB}));
 
 TEST(OciState, PodmanBundle) {
   auto a = ParseOciConfigAnnotations(Sample("podman-config.json"));

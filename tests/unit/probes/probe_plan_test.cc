@@ -182,6 +182,24 @@ TEST_P(PlanTest, SweepSites) {
   EXPECT_GE(plan_.offsets.span_elemsize, 0);
 }
 
+// STWEnd where the runtime writes STWDone: startTheWorldWithSema's only CALL of wakep,
+// after the world restarted (gc_sites.cc), in every version.
+TEST_P(PlanTest, StwDoneAtTheCallOfWakep) {
+  const ProbeSite *s = Role(ProbeRole::kSTWDone);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->kind, SiteKind::kCall) << s->insn;
+  auto b = Bytes(s->vaddr, 5);
+  ASSERT_EQ(b.size(), 5u);
+  ASSERT_EQ(b[0], 0xe8);
+  const int32_t rel = int32_t(uint32_t(b[1]) | uint32_t(b[2]) << 8 | uint32_t(b[3]) << 16 | uint32_t(b[4]) << 24);
+  EXPECT_EQ(s->vaddr + 5 + int64_t(rel), bin_->FindFunction("runtime.wakep")->entry);
+  const gobin::FunctionSym *f = bin_->FindFunction("runtime.startTheWorldWithSema");
+  ASSERT_NE(f, nullptr);
+  EXPECT_GT(s->vaddr, f->entry);
+  EXPECT_LT(s->vaddr, f->end);
+  EXPECT_FALSE(s->flags & (GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12));
+}
+
 // Go <= 1.21: GCMarkAssistStart's stack starts at gcAssistAlloc's call of traceEvent,
 // whose logical frames are [traceGCMarkAssistStart (inlined), gcAssistAlloc] (gc_sites.cc).
 TEST_P(PlanTest, LegacyMarkAssistBeginPc) {
