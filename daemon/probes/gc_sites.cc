@@ -103,8 +103,10 @@ void MoveStwDoneToWakepCall(const gobin::GoBinary &bin, ProbePlan &plan) {
     s.kind = SiteKind::kCall;
     s.vaddr = *at;
     s.file_offset = *off;
-    // Not after a stack check: no morestack double hit to drop.
+    // Not after a stack check: no morestack double hit to drop. The record is the one
+    // wakep's entry would write (GT_SITE_AT_CALL: caller_pc = the call's return address).
     s.flags &= ~uint32_t(GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12 | GT_CALL_GUARD_STACKGUARD1);
+    s.flags |= GT_SITE_AT_CALL;
     s.insn = "CALL runtime.wakep (right after STWDone)";
     return;
   }

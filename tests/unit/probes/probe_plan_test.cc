@@ -198,6 +198,7 @@ TEST_P(PlanTest, StwDoneAtTheCallOfWakep) {
   EXPECT_GT(s->vaddr, f->entry);
   EXPECT_LT(s->vaddr, f->end);
   EXPECT_FALSE(s->flags & (GT_CALL_CHECK_MORESTACK | GT_CALL_CHECK_MORESTACK_R12));
+  EXPECT_TRUE(s->flags & GT_SITE_AT_CALL);
 }
 
 // Go <= 1.21: GCMarkAssistStart's stack starts at gcAssistAlloc's call of traceEvent,
@@ -312,7 +313,8 @@ TEST_P(PlanTest, SyscallTracepoints) {
   auto plan = PlanFor(*bin_, layout_, off);
   ASSERT_TRUE(plan.ok());
   EXPECT_FALSE(plan->syscall_tp);
-  for (const auto &s : plan->sites) EXPECT_FALSE(s.via_tracepoint || s.kind == SiteKind::kCall) << s.function;
+  for (const auto &s : plan->sites)  // (STWEnd is at a CALL whatever the syscall path: gc_sites.cc)
+    EXPECT_FALSE(s.via_tracepoint || (s.kind == SiteKind::kCall && s.role != ProbeRole::kSTWDone)) << s.function;
 }
 
 // The BPF side's P id cache (proto/bpf_config.h p_id_cache) is safe only while the
