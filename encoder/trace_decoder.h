@@ -75,4 +75,61 @@ std::string DecodeBatchData(Version v, std::span<const std::uint8_t> data, Decod
 // batch's running time `t`. "" or what is wrong.
 std::string DecodeNextEvent(Version v, std::span<const std::uint8_t> &d, std::uint64_t &t, DecodedEvent &e);
 
+// The same decoding for a reader's hot loop (report/v2_reader.cc: one call per event of
+// the file): no std::string on success, inlined. False if the event is invalid or
+// truncated, leaving `d` and `t` as they were: DecodeNextEvent on the same bytes then
+// says what is wrong, so the error path costs nothing while every event is good.
+namespace detail {
+// Per event type: the wire arguments after dt of a caller-timed event, -1 if the type may
+// not appear in an event batch; and the first version that has it.
+struct TimedShape {
+  std::int8_t args = -1;
+  Version min_version = Version::kGo122;
+};
+inline constexpr auto kTimedShapes = [] {
+  std::array<TimedShape, 256> a{};
+  for (int i = 0; i < kNumEventTypes; ++i) {
+    const auto t = static_cast<EventType>(i);
+    if (SpecOf(t).exists && IsCallerTimedEvent(t))
+      a[i] = {static_cast<std::int8_t>(SpecOf(t).nargs - 1), SpecOf(t).min_version};
+  }
+  return a;
+}();
+// ReadVarint's rules (varint.h) on raw pointers: at most 10 bytes, no 64-bit overflow.
+inline bool FastVarint(const std::uint8_t *&p, const std::uint8_t *end, std::uint64_t &v) {
+  if (p < end && *p < 0x80) {
+    v = *p++;
+    return true;
+  }
+  v = 0;
+  for (int i = 0; i < 10 && p + i < end; ++i) {
+    const std::uint8_t b = p[i];
+    if (i == 9 && b > 1) return false;
+    v |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      p += i + 1;
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace detail
+
+inline bool TryDecodeNextEvent(Version v, std::span<const std::uint8_t> &d, std::uint64_t &t, DecodedEvent &e) {
+  if (d.empty()) return false;
+  const detail::TimedShape shape = detail::kTimedShapes[d[0]];
+  if (shape.args < 0 || static_cast<int>(v) < static_cast<int>(shape.min_version)) return false;
+  const std::uint8_t *p = d.data() + 1, *end = d.data() + d.size();
+  std::uint64_t dt;
+  if (!detail::FastVarint(p, end, dt)) return false;
+  for (int i = 0; i < shape.args; ++i)
+    if (!detail::FastVarint(p, end, e.args[i])) return false;
+  e.type = static_cast<EventType>(d[0]);
+  e.nargs = static_cast<std::uint8_t>(shape.args);
+  t += dt;
+  e.time = t;
+  d = d.subspan(static_cast<std::size_t>(p - d.data()));
+  return true;
+}
+
 }  // namespace gotraced::encoder

@@ -44,7 +44,7 @@ class GrowthSection final : public Section {
 
  private:
   Context &c_;
-  std::unordered_set<std::uint64_t> at_start_, created_;  // live only
+  model::FlatSet<std::uint64_t> at_start_, created_;  // live only
   std::uint64_t created_n_ = 0, ended_ = 0;
   std::unordered_map<std::uint32_t, std::uint64_t> ended_groups_, ended_from_start_;
 };
@@ -82,7 +82,9 @@ void GrowthSection::Finish(Report &r) {
     auto &s = places[{gi.group, gi.block_reason, gi.block_stack}];
     const std::uint64_t blocked = c_.end_ns - std::min(c_.end_ns, gi.since_ns);
     ++s.same;
-    if (s.same == 1 || blocked > s.blocked_ns) {
+    // The longest blocked names the row; among equals the highest id, whatever the order
+    // Live() iterates in.
+    if (s.same == 1 || blocked > s.blocked_ns || (blocked == s.blocked_ns && g > s.g)) {
       s.g = g;
       s.blocked_ns = blocked;
       s.blocked_since_ns = gi.since_ns;

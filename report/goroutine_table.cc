@@ -34,13 +34,12 @@ std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t>
   return std::string(reason.empty() ? "unspecified" : reason);
 }
 
-std::uint32_t GoroutineTable::ReasonId(std::string_view reason, std::uint32_t stack) {
+std::uint32_t GoroutineTable::ReasonId(std::string_view reason, std::uint32_t reason_id, std::uint32_t stack) {
   // Cached per (wire reason, stack): a goroutine blocks at the same few places again and again.
-  const std::uint64_t key = std::hash<std::string_view>()(reason) * 0x9E3779B97F4A7C15ull ^ stack;
-  if (auto c = reason_of_.find(key); c != reason_of_.end() && c->second.first == reason)
-    return c->second.second;
+  const std::uint64_t key = std::uint64_t{reason_id} << 32 | stack;
+  if (const std::uint32_t *id = reason_of_.get(key)) return *id;
   const std::uint32_t id = ReasonIdOf(reason, stack);
-  reason_of_[key] = {std::string(reason), id};
+  reason_of_.emplace(key, id);
   return id;
 }
 
@@ -51,8 +50,9 @@ std::uint32_t GoroutineTable::ReasonIdOf(std::string_view reason, std::uint32_t 
   return it->second;
 }
 
-void GoroutineTable::Apply(const Event &e) {
+void GoroutineTable::Apply(const Event &e, GInfo *known) {
   if (e.kind == Kind::kCPUSample || e.g == 0) return;
+  auto get = [&]() -> GInfo & { return known ? *known : gs_[e.g]; };
   auto set = [&](GInfo &gi, GState s) {
     gi.state = s;
     gi.since_ns = e.ns;
@@ -68,7 +68,7 @@ void GoroutineTable::Apply(const Event &e) {
         gi.runnable_known = false;
         if (e.status == GState::kWaiting) gi.block_reason = 0;
         if (e.status == GState::kWaiting && e.stack)
-          gi.block_reason = ReasonId("", e.stack), gi.block_stack = e.stack;
+          gi.block_reason = ReasonId("", 0, e.stack), gi.block_stack = e.stack;
       }
       break;
     }
@@ -83,45 +83,45 @@ void GoroutineTable::Apply(const Event &e) {
       break;
     }
     case Kind::kGoStart:
-      set(gs_[e.g], GState::kRunning);
+      set(get(), GState::kRunning);
       break;
     case Kind::kGoStop: {
-      GInfo &gi = gs_[e.g];
+      GInfo &gi = get();
       Name(gi, e.stack, false);
       set(gi, GState::kRunnable);
       gi.runnable_known = true;
       break;
     }
     case Kind::kGoBlock: {
-      GInfo &gi = gs_[e.g];
+      GInfo &gi = get();
       Name(gi, e.stack, false);
       set(gi, GState::kWaiting);
       gi.block_stack = e.stack;
-      gi.block_reason = ReasonId(e.str, e.stack);
+      gi.block_reason = ReasonId(e.str, e.str_id, e.stack);
       break;
     }
     case Kind::kGoUnblock:
     case Kind::kSyscallEndBlocked: {
-      GInfo &gi = gs_[e.g];
+      GInfo &gi = get();
       set(gi, GState::kRunnable);
       gi.runnable_known = true;
       break;
     }
     case Kind::kSyscallBegin: {
-      GInfo &gi = gs_[e.g];
+      GInfo &gi = get();
       Name(gi, e.stack, false);
       set(gi, GState::kSyscall);
       gi.block_stack = e.stack;
       break;
     }
     case Kind::kSyscallEnd:
-      set(gs_[e.g], GState::kRunning);
+      set(get(), GState::kRunning);
       break;
     case Kind::kGoEnd:
       gs_.erase(e.g);
       break;
     default:
-      Name(gs_[e.g], e.stack, false);
+      Name(get(), e.stack, false);
       break;
   }
 }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemon/model/flat_map.h"
 #include "report/report.h"
 #include "report/stack_table.h"
 #include "report/trace_event.h"
@@ -34,14 +35,19 @@ class GoroutineTable {
   }
   // The goroutine an event is about, as it was before the event (created if new).
   GInfo &Get(std::uint64_t g) { return gs_[g]; }
+  // The live goroutine g, or nullptr: stable until g ends.
+  GInfo *Find(std::uint64_t g) { return gs_.get(g); }
   bool Known(std::uint64_t g) const { return gs_.count(g) != 0; }
-  // Applies the event's transition to its goroutine.
-  void Apply(const Event &e);
+  // Applies the event's transition to its goroutine; `gi`: Find(e.g) when the caller
+  // has it (one lookup per event), else nullptr.
+  void Apply(const Event &e, GInfo *gi = nullptr);
   const std::string &GroupName(std::uint32_t id) const { return names_[id < names_.size() ? id : 0]; }
   const std::string &ReasonName(std::uint32_t id) const { return reasons_[id < reasons_.size() ? id : 0]; }
-  // The reason of a wait, interned (0: unknown, before the trace).
-  std::uint32_t ReasonId(std::string_view reason, std::uint32_t stack);
-  const std::unordered_map<std::uint64_t, GInfo> &Live() const { return gs_; }
+  // The reason of a wait, interned (0: unknown, before the trace); reason_id: the
+  // reason's StackTable::InternString id (Event::str_id).
+  std::uint32_t ReasonId(std::string_view reason, std::uint32_t reason_id, std::uint32_t stack);
+  // Live goroutines (a flat map: no allocation per goroutine; iterated in slot order).
+  const model::FlatMap<std::uint64_t, GInfo> &Live() const { return gs_; }
   std::uint64_t seen() const { return seen_; }
 
  private:
@@ -52,13 +58,12 @@ class GoroutineTable {
   std::uint32_t GroupId(const std::string &name);
   const StackTable &stacks_;
   ReportOptions::GroupBy group_by_;  // one key today (the start function); issue 34 adds labels
-  std::unordered_map<std::uint64_t, GInfo> gs_;
+  model::FlatMap<std::uint64_t, GInfo> gs_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;
   std::vector<std::string> reasons_{"unknown (before the trace)"};
   std::unordered_map<std::string, std::uint32_t> reason_ids_;
-  std::unordered_map<std::uint64_t, std::pair<std::string, std::uint32_t>>
-      reason_of_;  // hash(wire reason, stack) -> it, id
+  model::FlatMap<std::uint64_t, std::uint32_t> reason_of_;  // reason_id << 32 | stack -> id
   std::uint64_t seen_ = 0;
 };
 

@@ -66,6 +66,7 @@ class LegacyReader {
   }
   void Emit(Event ev) {
     ++res_.events;
+    if (!ev.str.empty()) ev.str_id = stacks_.InternString(ev.str);  // per event: this format is read whole anyway
     sink_.On(ev);
   }
   std::string_view StwKind(std::uint64_t k) const;

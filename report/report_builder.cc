@@ -45,12 +45,13 @@ class Builder final : public EventSink {
   }
   void On(const Event &e) override {
     end_ns_ = std::max(end_ns_, e.ns);
-    // Sections see the goroutine as it was before the event (a copy: Apply may rehash).
+    // Sections see the goroutine as it was before the event (a copy: Apply changes it).
     GInfo copy;
+    GInfo *gi = nullptr;
     if (e.g != 0 && e.kind != Kind::kCPUSample)
-      if (auto it = gs_.Live().find(e.g); it != gs_.Live().end()) copy = it->second;
+      if ((gi = gs_.Find(e.g))) copy = *gi;
     for (Section *s : by_kind_[static_cast<int>(e.kind)]) s->On(e, copy);
-    gs_.Apply(e);
+    gs_.Apply(e, gi);
   }
   Report Finish(const ReadResult &rr, const ReportOptions &opt) {
     Report r;

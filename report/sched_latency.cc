@@ -23,7 +23,7 @@ class SchedLatencySection final : public Section {
   }
   void Finish(Report &r) override {
     r.sched.all = Dist::Of(all_);
-    r.sched.groups = GroupTable(groups_, c_.gs, true);
+    r.sched.groups = GroupTable(groups_.map(), c_.gs, true);
     for (const Wait &w : worst_.Sorted())
       r.sched.worst.push_back(Moment{.start_ns = w.start,
                                      .dur_ns = w.dur,
@@ -35,7 +35,7 @@ class SchedLatencySection final : public Section {
  private:
   Context &c_;
   Histogram all_;
-  std::unordered_map<std::uint32_t, Histogram> groups_;
+  GroupHistograms groups_;
   struct Wait {
     std::uint64_t start, dur, g;
     std::uint32_t group;

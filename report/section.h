@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemon/model/flat_map.h"
 #include "report/goroutine_table.h"
 #include "report/histogram.h"
 #include "report/report.h"
@@ -81,6 +82,25 @@ class TopN {
   }
   std::size_t n_;
   std::vector<std::pair<std::uint64_t, T>> items_;
+};
+
+// Per-group histograms, keyed by group id, with an array in front of the map (group ids
+// are dense: GoroutineTable::GroupName) so an event finds its group's histogram without a
+// hash; the map keeps the order GroupTable has always iterated in.
+class GroupHistograms {
+ public:
+  Histogram &operator[](std::uint32_t group) {
+    if (group < fast_.size() && fast_[group]) return *fast_[group];
+    Histogram &h = map_[group];  // node-based: the address stays
+    if (group >= fast_.size()) fast_.resize(group + 1, nullptr);
+    fast_[group] = &h;
+    return h;
+  }
+  const std::unordered_map<std::uint32_t, Histogram> &map() const { return map_; }
+
+ private:
+  std::unordered_map<std::uint32_t, Histogram> map_;
+  std::vector<Histogram *> fast_;
 };
 
 // Per-group histograms, sorted for a table.

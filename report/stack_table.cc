@@ -3,7 +3,7 @@
 namespace gotraced::report {
 
 std::uint32_t StackTable::InternFunc(std::string_view f) {
-  auto it = func_ids_.find(std::string(f));
+  auto it = func_ids_.find(f);
   if (it != func_ids_.end()) return it->second;
   const auto id = static_cast<std::uint32_t>(funcs_.size());
   funcs_.emplace_back(f);

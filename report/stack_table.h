@@ -26,6 +26,9 @@ class StackTable {
     return stack < stacks_.size() ? stacks_[stack] : stacks_[0];
   }
   const std::string &Func(std::uint32_t f) const { return f < funcs_.size() ? funcs_[f] : funcs_[0]; }
+  // Any string of the trace (a block reason, a region's type ...) in the same table as the
+  // function names: its id, 0 for "". Func(id) gives it back.
+  std::uint32_t InternString(std::string_view s) { return s.empty() ? 0 : InternFunc(s); }
   // The outermost function (a goroutine's start function), "" if none.
   const std::string &Outermost(std::uint32_t stack) const;
   // The call site a goroutine stopped at: the innermost frames not in the runtime or the
@@ -37,7 +40,11 @@ class StackTable {
  private:
   std::uint32_t InternFunc(std::string_view f);
   std::vector<std::string> funcs_;
-  std::unordered_map<std::string, std::uint32_t> func_ids_;
+  struct Hash {  // looks a string_view up without making a std::string of it
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> func_ids_;
   std::vector<std::vector<std::uint32_t>> stacks_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> stack_ids_;
 };

@@ -80,7 +80,7 @@ class StwGcSection final : public Section {
     s.gc_total_ns = gc_total_;
     s.gc_max_ns = gc_max_;
     s.heap_max = heap_max_;
-    s.mark_assist = GroupTable(assist_, c_.gs, false);
+    s.mark_assist = GroupTable(assist_.map(), c_.gs, false);
   }
 
  private:
@@ -92,7 +92,7 @@ class StwGcSection final : public Section {
   std::uint64_t stw_start_ = 0, gc_start_ = 0, cycles_ = 0, gc_total_ = 0, gc_max_ = 0, heap_max_ = 0;
   std::string stw_kind_;
   std::unordered_map<std::uint64_t, std::uint64_t> assists_;  // g -> since
-  std::unordered_map<std::uint32_t, Histogram> assist_;
+  GroupHistograms assist_;
 };
 
 }  // namespace

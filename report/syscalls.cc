@@ -23,10 +23,11 @@ class SyscallsSection final : public Section {
       return;
     const std::uint64_t d = e.ns - std::min(e.ns, before.since_ns);
     all_.Add(d);
-    auto site = sites_.find(before.block_stack);
-    if (site == sites_.end())
-      site = sites_.emplace(before.block_stack, c_.stacks.CallSite(before.block_stack)).first;
-    by_site_[site->second].Add(d);
+    // Stack ids are dense (StackTable): the stack's histogram by index, its call site named once.
+    const std::uint32_t s = before.block_stack;
+    if (s >= site_of_stack_.size()) site_of_stack_.resize(s + 1, nullptr);
+    if (!site_of_stack_[s]) site_of_stack_[s] = &by_site_[c_.stacks.CallSite(s)];
+    site_of_stack_[s]->Add(d);
   }
   void Finish(Report &r) override {
     r.syscalls.all = Dist::Of(all_);
@@ -38,8 +39,8 @@ class SyscallsSection final : public Section {
  private:
   Context &c_;
   Histogram all_;
-  std::unordered_map<std::uint32_t, std::string> sites_;
-  std::map<std::string, Histogram> by_site_;
+  std::map<std::string, Histogram> by_site_;  // node-based: the pointers below stay
+  std::vector<Histogram *> site_of_stack_;
 };
 
 }  // namespace

@@ -50,6 +50,9 @@ struct Event {
   GState status = GState::kUndetermined;  // kGoStatus
   std::uint64_t value = 0;                // kHeapAlloc
   std::string_view str, str2;             // valid during the call only
+  // str's id in the StackTable's strings (StackTable::InternString; 0: ""), interned by
+  // the reader once per string, so an analysis keys by it rather than hashing str.
+  std::uint32_t str_id = 0;
 };
 
 // One analysis of the report: it sees every event in time order.

@@ -41,7 +41,7 @@ GState StatusOf(std::uint64_t s) {
 
 class V2Reader {
  public:
-  V2Reader(std::istream &in, StackTable &stacks, EventSink &sink) : in_(in), stacks_(stacks), sink_(sink) {}
+  V2Reader(std::istream &in, StackTable &stacks, EventSink &sink) : in_(*in.rdbuf()), stacks_(stacks), sink_(sink) {}
   ReadResult Run();
 
  private:
@@ -60,18 +60,39 @@ class V2Reader {
   bool Varint(std::uint64_t &v);
   bool ReadBatch(std::uint64_t &gen);
   bool SkipExperimental();
+  bool Read(std::uint8_t *dst, std::size_t n) {
+    return in_.sgetn(reinterpret_cast<char *>(dst), static_cast<std::streamsize>(n)) ==
+           static_cast<std::streamsize>(n);
+  }
   void EndGeneration();
+  void IndexTables();
+  bool DecodeNext(Cursor &c);
   void Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &cur);
   std::uint32_t Stack(std::uint64_t id);
-  std::string_view Str(std::uint64_t id);
-  std::uint64_t Ns(std::uint64_t ticks);
+  std::uint32_t StackSlow(std::uint64_t id);
+  std::string_view Str(std::uint64_t id) {
+    if (id < strs_.size()) return strs_[id];
+    auto it = tables_.strings.find(id);
+    return it == tables_.strings.end() ? std::string_view() : std::string_view(it->second);
+  }
+  // The string's id in the StackTable (Event::str_id), interned once per id and generation.
+  std::uint32_t StrId(std::uint64_t id) {
+    if (id < str_ids_.size() && str_ids_[id] != kUnset) return str_ids_[id];
+    const std::uint32_t s = stacks_.InternString(Str(id));
+    if (id < str_ids_.size()) str_ids_[id] = s;
+    return s;
+  }
+  std::uint64_t Ns(std::uint64_t ticks) const {
+    return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_);
+  }
   void Emit(Event &ev);
   bool Fail(std::string msg) {
     if (res_.error.empty()) res_.error = std::move(msg);
     return false;
   }
 
-  std::istream &in_;
+  static constexpr std::uint32_t kUnset = ~std::uint32_t{0};
+  std::streambuf &in_;  // read through its buffer: no istream sentry per byte
   StackTable &stacks_;
   EventSink &sink_;
   ReadResult res_;
@@ -82,6 +103,13 @@ class V2Reader {
   std::vector<EventBatch> batches_;
   encoder::DecodedGeneration tables_;
   std::unordered_map<std::uint64_t, std::uint32_t> stack_ids_;  // this generation's -> StackTable's
+  // The generation's tables indexed by their dense ids (the runtime numbers strings and
+  // stacks from 1 in each generation: runtime/tracestring.go, tracestack.go), built once
+  // per generation so an event's lookup is an array index: ids past the bound (a
+  // malformed or foreign file) fall back to the maps.
+  std::vector<std::string_view> strs_;
+  std::vector<std::uint32_t> str_ids_, stack_cache_;  // kUnset: not looked up yet
+  double ns_per_tick_ = 1.0;
   std::vector<std::uint8_t> scratch_;
   // Across generations.
   std::unordered_map<std::uint64_t, std::uint64_t> running_;  // M -> the goroutine it runs (0: none)
@@ -92,7 +120,7 @@ class V2Reader {
 bool V2Reader::Varint(std::uint64_t &v) {
   v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
-    const int c = in_.get();
+    const int c = in_.sbumpc();
     if (c == std::char_traits<char>::eof()) return false;
     v |= static_cast<std::uint64_t>(c & 0x7f) << shift;
     if (!(c & 0x80)) return true;
@@ -110,19 +138,21 @@ bool V2Reader::ReadBatch(std::uint64_t &gen) {
   if (gen == 0) return Fail("generation number 0");
   if (gen_ != 0 && gen != gen_) EndGeneration();
   gen_ = gen;
-  scratch_.resize(len);
-  in_.read(reinterpret_cast<char *>(scratch_.data()), static_cast<std::streamsize>(len));
-  if (in_.gcount() != static_cast<std::streamsize>(len)) return Fail("truncated batch data");
+  // Read straight to the end of the generation's bytes; kept there if it is an event batch.
+  const std::size_t off = bytes_.size();
+  bytes_.resize(off + len);
+  if (!Read(bytes_.data() + off, len)) return Fail("truncated batch data");
   encoder::DecodedBatch b;
   b.m = m;
   b.base_time = base;
-  if (std::string err = encoder::DecodeBatchData(version_, scratch_, b, tables_, /*keep_events=*/false);
+  if (std::string err = encoder::DecodeBatchData(version_, std::span<const std::uint8_t>(bytes_).subspan(off),
+                                                 b, tables_, /*keep_events=*/false);
       !err.empty())
     return Fail(fmt::format("generation {}: {}", gen, err));
-  if (b.kind == encoder::BatchKind::kEvents && len > 0) {
-    batches_.push_back({m, base, bytes_.size(), len});
-    bytes_.insert(bytes_.end(), scratch_.begin(), scratch_.end());
-  }
+  if (b.kind == encoder::BatchKind::kEvents && len > 0)
+    batches_.push_back({m, base, off, len});
+  else
+    bytes_.resize(off);
   return true;
 }
 
@@ -132,21 +162,42 @@ bool V2Reader::SkipExperimental() {
   std::uint64_t exp, gen, m, t, len;
   if (!Varint(exp) || !Varint(gen) || !Varint(m) || !Varint(t) || !Varint(len))
     return Fail("truncated experimental batch");
-  in_.ignore(static_cast<std::streamsize>(len));
-  return in_.gcount() == static_cast<std::streamsize>(len) || Fail("truncated experimental batch");
+  while (len > 0) {
+    const std::size_t n = std::min<std::uint64_t>(len, 1 << 16);
+    scratch_.resize(n);
+    if (!Read(scratch_.data(), n)) return Fail("truncated experimental batch");
+    len -= n;
+  }
+  return true;
 }
 
-std::uint64_t V2Reader::Ns(std::uint64_t ticks) {
-  const double ns_per_tick = tables_.frequency ? 1e9 / static_cast<double>(tables_.frequency) : 1.0;
-  return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick);
-}
-
-std::string_view V2Reader::Str(std::uint64_t id) {
-  auto it = tables_.strings.find(id);
-  return it == tables_.strings.end() ? std::string_view() : std::string_view(it->second);
+// The generation's tables as arrays (strs_, str_ids_, stack_cache_) and its tick length.
+void V2Reader::IndexTables() {
+  ns_per_tick_ = tables_.frequency ? 1e9 / static_cast<double>(tables_.frequency) : 1.0;
+  auto bound = [](std::size_t n) { return 2 * n + 1024; };  // dense ids, with slack
+  strs_.clear();
+  for (const auto &[id, s] : tables_.strings) {
+    if (id >= bound(tables_.strings.size())) break;
+    if (id >= strs_.size()) strs_.resize(id + 1);
+    strs_[id] = s;
+  }
+  str_ids_.assign(strs_.size(), kUnset);
+  std::size_t nstacks = 0;
+  for (const auto &[id, f] : tables_.stacks)
+    if (id < bound(tables_.stacks.size())) nstacks = id + 1;
+  stack_cache_.assign(nstacks, kUnset);
 }
 
 std::uint32_t V2Reader::Stack(std::uint64_t id) {
+  if (id < stack_cache_.size()) {
+    std::uint32_t &s = stack_cache_[id];
+    if (s == kUnset) s = StackSlow(id);
+    return s;
+  }
+  return StackSlow(id);
+}
+
+std::uint32_t V2Reader::StackSlow(std::uint64_t id) {
   if (id == 0) return 0;
   if (auto it = stack_ids_.find(id); it != stack_ids_.end()) return it->second;
   std::vector<std::string_view> funcs;
@@ -162,21 +213,25 @@ void V2Reader::Emit(Event &ev) {
   sink_.On(ev);
 }
 
+bool V2Reader::DecodeNext(Cursor &c) {
+  if (encoder::TryDecodeNextEvent(version_, c.rest, c.t, c.e)) return true;
+  if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty())
+    return Fail(fmt::format("generation {}: {}", gen_, err));
+  return true;
+}
+
 // The generation's events in time order across Ms, then its CPU samples. A heap of
 // (time, batch) picks the next batch to read from; each batch decodes one event ahead.
 void V2Reader::EndGeneration() {
   ++res_.generations;
+  IndexTables();
   res_.max_generation_bytes = std::max<std::uint64_t>(res_.max_generation_bytes, bytes_.size());
   std::vector<Cursor> cursors(batches_.size());
   using Head = std::pair<std::uint64_t, std::size_t>;  // next event's time, batch
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
   auto advance = [&](std::size_t i) {
     Cursor &c = cursors[i];
-    if (c.rest.empty()) return;
-    if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty()) {
-      Fail(fmt::format("generation {}: {}", gen_, err));
-      return;
-    }
+    if (c.rest.empty() || !DecodeNext(c)) return;
     heap.emplace(c.e.time, i);
   };
   for (std::size_t i = 0; i < batches_.size(); ++i) {
@@ -193,11 +248,7 @@ void V2Reader::EndGeneration() {
     Cursor &c = cursors[i];
     for (;;) {
       Translate(c.e, batches_[i].m, *c.running);
-      if (c.rest.empty()) break;
-      if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty()) {
-        Fail(fmt::format("generation {}: {}", gen_, err));
-        break;
-      }
+      if (c.rest.empty() || !DecodeNext(c)) break;
       if (!heap.empty() && Head{c.e.time, i} > heap.top()) {
         heap.emplace(c.e.time, i);
         break;
@@ -214,22 +265,25 @@ void V2Reader::EndGeneration() {
   bytes_.clear();
   batches_.clear();
   stack_ids_.clear();
+  strs_.clear();
+  str_ids_.clear();
+  stack_cache_.clear();
   tables_ = {};
   gen_ = 0;
 }
 
 ReadResult V2Reader::Run() {
   std::array<std::uint8_t, encoder::kHeaderLen> head{};
-  in_.read(reinterpret_cast<char *>(head.data()), head.size());
+  const bool whole = Read(head.data(), head.size());
   auto v = encoder::ParseHeader(head);
-  if (in_.gcount() != static_cast<std::streamsize>(head.size()) || !v) {
+  if (!whole || !v) {
     res_.error = "not a Go execution trace of a version this reader knows (go1.19 ... go1.26)";
     return res_;
   }
   version_ = *v;
   res_.version = fmt::format("go1.{}", static_cast<int>(version_));
   for (;;) {
-    const int b = in_.get();
+    const int b = in_.sbumpc();
     if (b == std::char_traits<char>::eof()) break;
     std::uint64_t gen = 0;
     if (b == static_cast<int>(EventType::kEndOfGeneration) && version_ >= encoder::Version::kGo126) {
@@ -253,7 +307,7 @@ ReadResult V2Reader::Run() {
 void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &cur) {
   const std::uint64_t abs = Ns(e.time);
   if (!have_t0_) t0_ = abs, have_t0_ = true;
-  Event ev;
+  Event ev;  // zeroed by stores, not `rep stos` (report/CMakeLists.txt)
   ev.ns = abs > t0_ ? abs - t0_ : 0;
   last_ns_ = std::max(last_ns_, ev.ns);
   ev.m = m;
@@ -290,6 +344,7 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
       if (cur) {
         ev.kind = e.type == EventType::kGoSwitch ? Kind::kGoBlock : Kind::kGoEnd;
         ev.str = "coroutine";
+        ev.str_id = stacks_.InternString(ev.str);
         Emit(ev);
       }
       ev = Event{.kind = Kind::kGoStart, .ns = ev.ns, .g = a(0), .m = m};
@@ -304,6 +359,7 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
     case EventType::kGoBlock:  // [reason, stack]
       ev.kind = e.type == EventType::kGoStop ? Kind::kGoStop : Kind::kGoBlock;
       ev.str = Str(a(0));
+      ev.str_id = StrId(a(0));
       ev.stack = Stack(a(1));
       cur = 0;
       break;
@@ -327,6 +383,7 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
     case EventType::kSTWBegin:
       ev.kind = Kind::kSTWBegin;
       ev.str = Str(a(0));
+      ev.str_id = StrId(a(0));
       ev.stack = Stack(a(1));
       break;
     case EventType::kSTWEnd:
@@ -361,10 +418,12 @@ void V2Reader::Translate(const DecodedEvent &e, std::uint64_t m, std::uint64_t &
     case EventType::kUserRegionEnd:  // [task, name, stack]
       ev.kind = e.type == EventType::kUserRegionBegin ? Kind::kRegionBegin : Kind::kRegionEnd;
       ev.str = Str(a(1));
+      ev.str_id = StrId(a(1));
       break;
     case EventType::kUserLog:  // [task, key, value, stack]
       ev.kind = Kind::kLog;
       ev.str = Str(a(1));
+      ev.str_id = StrId(a(1));
       ev.str2 = Str(a(2));
       break;
     default:
