@@ -14,8 +14,8 @@ namespace gotraced::report {
 namespace {
 
 struct Acc {
+  std::uint64_t worst = 0, worst_g = 0, worst_start = 0;  // before h: on the line of its sums
   Histogram h;
-  std::uint64_t worst = 0, worst_g = 0, worst_start = 0;
   void Add(std::uint64_t d, std::uint64_t g, std::uint64_t start) {
     h.Add(d);
     if (d >= worst) worst = d, worst_g = g, worst_start = start;

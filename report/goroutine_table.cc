@@ -14,9 +14,17 @@ void GoroutineTable::Name(GInfo &gi, std::uint32_t stack, bool start_stack) {
   if (fr.empty()) return;
   // A GoCreate's new stack is one frame, the start function; any other stack's start
   // function is its outermost frame.
-  const std::string &fn = stacks_.Func(start_stack ? fr.front() : fr.back());
-  gi.group = GroupId(fn);
-  gi.system = (fn.starts_with("runtime.") && fn != "runtime.main") || fn.starts_with("runtime/trace.");
+  const std::uint32_t f = start_stack ? fr.front() : fr.back();
+  // Per function id, once (a server starts the same few functions thousands of times).
+  if (f >= group_of_func_.size()) group_of_func_.resize(f + 1, {kUnset, false});
+  auto &[group, system] = group_of_func_[f];
+  if (group == kUnset) {
+    const std::string &fn = stacks_.Func(f);
+    group = GroupId(fn);
+    system = (fn.starts_with("runtime.") && fn != "runtime.main") || fn.starts_with("runtime/trace.");
+  }
+  gi.group = group;
+  gi.system = system;
 }
 
 std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames,

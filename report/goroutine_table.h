@@ -56,6 +56,8 @@ class GoroutineTable {
   // function), else the outermost frame of the first stack it shows.
   void Name(GInfo &gi, std::uint32_t stack, bool start_stack);
   std::uint32_t GroupId(const std::string &name);
+  static constexpr std::uint32_t kUnset = ~std::uint32_t{0};
+  std::vector<std::pair<std::uint32_t, bool>> group_of_func_;  // function id -> group, system
   const StackTable &stacks_;
   ReportOptions::GroupBy group_by_;  // one key today (the start function); issue 34 adds labels
   model::FlatMap<std::uint64_t, GInfo> gs_;

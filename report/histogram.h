@@ -53,8 +53,9 @@ class Histogram {
     const std::uint64_t sub = i % kSub;
     return ((kSub + sub + 1) << (e - 4)) - 1;
   }
-  std::array<std::uint32_t, 61 * kSub> buckets_{};
+  // The sums first: an Add touches their cache line and its bucket's, not a third.
   std::uint64_t count_ = 0, sum_ = 0, max_ = 0;
+  std::array<std::uint32_t, 61 * kSub> buckets_{};
 };
 
 }  // namespace gotraced::report

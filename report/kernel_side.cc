@@ -51,32 +51,49 @@ class KernelSideImpl final : public KernelSideSection {
   struct Key {
     std::uint64_t g;
     std::uint32_t group;
-    std::string type;
+    std::uint32_t type;  // types_: ids, not strings, so a lookup compares integers
     auto operator<=>(const Key &) const = default;
   };
   struct Interval {
     std::uint64_t start, end;
     std::uint32_t type;
   };
-  std::uint32_t TypeId(const std::string &t) {
-    auto [it, added] = type_ids_.try_emplace(t, static_cast<std::uint32_t>(types_.size()));
-    if (added) types_.push_back(t);
-    return it->second;
+  std::uint32_t TypeId(std::string_view t) {
+    if (auto it = type_ids_.find(t); it != type_ids_.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(types_.size());
+    types_.emplace_back(t);
+    syscall_region_.push_back(types_.back().starts_with(model::kKernelSyscallLog));
+    type_ids_.emplace(types_.back(), id);
+    return id;
   }
+  // A region event's type: its kernel cause's type id (peer port folded), or kNotKernel;
+  // worked out once per string (Event::str_id), not per event.
+  static constexpr std::uint32_t kNotKernel = ~std::uint32_t{0}, kUnknown = kNotKernel - 1;
+  std::uint32_t RegionType(const Event &e) {
+    if (e.str_id >= region_type_.size()) region_type_.resize(e.str_id + 1, kUnknown);
+    std::uint32_t &t = region_type_[e.str_id];
+    if (t == kUnknown) t = model::IsKernelRegion(e.str) ? TypeId(FoldPeerPort(e.str)) : kNotKernel;
+    return t;
+  }
+  struct SvHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   Context &c_;
-  std::unordered_map<std::uint64_t, std::vector<std::pair<std::string, std::uint64_t>>>
-      open_;  // g -> open regions
-  std::unordered_map<std::uint64_t, std::pair<std::string, std::uint64_t>> last_end_;
+  model::FlatMap<std::uint64_t, std::vector<std::pair<std::uint32_t, std::uint64_t>>>
+      open_;  // g -> open regions (type, start)
+  model::FlatMap<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> last_end_;  // g -> type, when
   std::map<Key, Acc> per_g_;
   std::map<Key, std::map<std::string, std::uint64_t>> parts_;
   std::map<Key, std::pair<std::uint64_t, std::uint64_t>> bytes_;  // bytes, calls
-  std::map<std::string, std::string> syscall_of_;                 // region type -> syscall name
+  std::map<std::uint32_t, std::string> syscall_of_;               // region type -> syscall name
   std::vector<Interval> intervals_;
   std::vector<std::string> types_;
-  std::unordered_map<std::string, std::uint32_t> type_ids_;
+  std::vector<bool> syscall_region_;  // per type: a "kernel: syscall ..." one
+  std::unordered_map<std::string, std::uint32_t, SvHash, std::equal_to<>> type_ids_;
+  std::vector<std::uint32_t> region_type_;  // str_id -> RegionType
   std::uint64_t regions_ = 0;
-  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, Acc>>
-      go_syscall_;  // g -> group, Go's syscall time
+  model::FlatMap<std::uint64_t, std::pair<std::uint32_t, Acc>> go_syscall_;  // g -> group, Go's syscall time
   std::map<Key, std::vector<report::KernelSide::Cause::PerG>>
       ended_top_;                                                 // (0, group, type) -> ended goroutines
   std::unordered_map<std::uint32_t, std::uint64_t> ended_count_;  // group -> folded goroutines
@@ -86,18 +103,20 @@ class KernelSideImpl final : public KernelSideSection {
 
 void KernelSideImpl::On(const Event &e, const GInfo &before) {
   if (e.g == 0) return;
-  if (e.kind == Kind::kRegionBegin && model::IsKernelRegion(e.str)) {
-    ++regions_;
-    open_[e.g].emplace_back(FoldPeerPort(e.str), e.ns);
-  } else if (e.kind == Kind::kRegionEnd && model::IsKernelRegion(e.str)) {
+  if (e.kind == Kind::kRegionBegin || e.kind == Kind::kRegionEnd) {
+    const std::uint32_t type = RegionType(e);
+    if (type == kNotKernel) return;
+    if (e.kind == Kind::kRegionBegin) {
+      ++regions_;
+      open_[e.g].emplace_back(type, e.ns);
+      return;
+    }
     auto &open = open_[e.g];
-    const std::string type = FoldPeerPort(e.str);
     for (std::size_t k = open.size(); k > 0; --k) {
       if (open[k - 1].first != type) continue;
       const std::uint64_t start = std::min(open[k - 1].second, e.ns);
       per_g_[{e.g, before.group, type}].Add(e.ns - start);
-      if (intervals_.size() < kMaxIntervals && !type.starts_with(model::kKernelSyscallLog))
-        intervals_.push_back({start, e.ns, TypeId(type)});
+      if (intervals_.size() < kMaxIntervals && !syscall_region_[type]) intervals_.push_back({start, e.ns, type});
       open.erase(open.begin() + static_cast<std::ptrdiff_t>(k - 1));
       last_end_[e.g] = {type, e.ns};
       break;
@@ -106,13 +125,14 @@ void KernelSideImpl::On(const Event &e, const GInfo &before) {
   } else if (e.kind == Kind::kLog && e.str == model::kKernelSyscallLog) {
     SyscallLog l;
     if (!ParseSyscallLog(e.str2, &l)) return;
-    const Key key{e.g, before.group, l.type};
+    const std::uint32_t type = TypeId(l.type);
+    const Key key{e.g, before.group, type};
     auto &dst = parts_[key];
     for (auto &[k, v] : l.parts) dst[k] += v;
     // A log with no region just before it (the model writes the region's end, then the
     // log): a legacy-format syscall that lost its P (model_kernel_syscall.cc), counted
     // from the log, to the goroutine's return to a P as a region would be.
-    if (auto le = last_end_.find(e.g); le == last_end_.end() || le->second.first != l.type) {
+    if (auto le = last_end_.find(e.g); le == last_end_.end() || le->second.first != type) {
       const auto wait = l.parts.find("waiting for a P");
       per_g_[key].Add(l.total_ns + (wait == l.parts.end() ? 0 : wait->second));
       ++regions_;
@@ -122,7 +142,7 @@ void KernelSideImpl::On(const Event &e, const GInfo &before) {
       auto &b = bytes_[key];
       b.first += l.bytes;
       ++b.second;
-      syscall_of_[l.type] = l.name;
+      syscall_of_[type] = l.name;
     }
   } else if ((e.kind == Kind::kSyscallEnd || e.kind == Kind::kSyscallEndBlocked) &&
              before.state == GState::kSyscall) {
@@ -144,13 +164,13 @@ void KernelSideImpl::Fold(std::uint64_t g) {
   std::uint32_t had_group = 0;
   if (auto it = go_syscall_.find(g); it != go_syscall_.end()) {
     auto &[group, acc] = it->second;
-    Key key{0, group, std::string(kGoSyscallCause)};
+    Key key{0, group, TypeId(kGoSyscallCause)};
     per_g_[key].Merge(acc);
     Remember(key, {g, acc.total, acc.count});
     had = true, had_group = group;
     go_syscall_.erase(it);
   }
-  for (auto it = per_g_.lower_bound(Key{g, 0, {}}); it != per_g_.end() && it->first.g == g;) {
+  for (auto it = per_g_.lower_bound(Key{g, 0, 0}); it != per_g_.end() && it->first.g == g;) {
     Key to{0, it->first.group, it->first.type};
     per_g_[to].Merge(it->second);
     Remember(to, {g, it->second.total, it->second.count});
@@ -192,21 +212,22 @@ void KernelSideImpl::Finish(Report &r) {
     c.max_ns = std::max(c.max_ns, a.max);
   };
   for (auto &[key, acc] : per_g_) {
-    report::KernelSide::Cause &c = gcauses[key.group][key.type];
-    add(c, key.type, acc);
+    const std::string &type = types_[key.type];
+    report::KernelSide::Cause &c = gcauses[key.group][type];
+    add(c, type, acc);
     if (key.g != 0) c.goroutines.push_back({key.g, acc.total, acc.count});
     if (auto et = ended_top_.find(key); et != ended_top_.end())
       c.goroutines.insert(c.goroutines.end(), et->second.begin(), et->second.end());
-    add(totals[key.type], key.type, acc);
+    add(totals[type], type, acc);
     if (auto pp = parts_.find(key); pp != parts_.end())
-      for (auto &[k, v] : pp->second) c.breakdown[k] += v, totals[key.type].breakdown[k] += v;
+      for (auto &[k, v] : pp->second) c.breakdown[k] += v, totals[type].breakdown[k] += v;
     if (auto pb = bytes_.find(key); pb != bytes_.end()) {
       c.bytes += pb->second.first, c.calls_with_bytes += pb->second.second;
-      totals[key.type].bytes += pb->second.first, totals[key.type].calls_with_bytes += pb->second.second;
+      totals[type].bytes += pb->second.first, totals[type].calls_with_bytes += pb->second.second;
       auto &sb = groups[key.group].syscall_bytes[syscall_of_[key.type]];
       sb.first += pb->second.first, sb.second += pb->second.second;
     }
-    if (key.type != kGoSyscallCause) groups[key.group].total_ns += acc.total;
+    if (type != kGoSyscallCause) groups[key.group].total_ns += acc.total;
     if (key.g != 0) members[key.group][key.g] = true;
   }
   for (auto &[g, ga] : go_syscall_) {

@@ -16,6 +16,11 @@ std::uint32_t StackTable::Intern(const std::vector<std::string_view> &funcs) {
   std::vector<std::uint32_t> ids;
   ids.reserve(funcs.size());
   for (std::string_view f : funcs) ids.push_back(InternFunc(f));
+  return InternFrames(std::move(ids));
+}
+
+std::uint32_t StackTable::InternFrames(std::vector<std::uint32_t> ids) {
+  if (ids.empty()) return 0;
   auto [it, added] = stack_ids_.try_emplace(ids, static_cast<std::uint32_t>(stacks_.size()));
   if (added) stacks_.push_back(std::move(ids));
   return it->second;

@@ -22,6 +22,8 @@ class StackTable {
   }
   // funcs: innermost first. Returns 0 for an empty stack.
   std::uint32_t Intern(const std::vector<std::string_view> &funcs);
+  // The same from the functions' InternString ids.
+  std::uint32_t InternFrames(std::vector<std::uint32_t> ids);
   const std::vector<std::uint32_t> &Frames(std::uint32_t stack) const {
     return stack < stacks_.size() ? stacks_[stack] : stacks_[0];
   }

@@ -200,10 +200,12 @@ std::uint32_t V2Reader::Stack(std::uint64_t id) {
 std::uint32_t V2Reader::StackSlow(std::uint64_t id) {
   if (id == 0) return 0;
   if (auto it = stack_ids_.find(id); it != stack_ids_.end()) return it->second;
-  std::vector<std::string_view> funcs;
+  // Frames by their functions' string ids, interned once per string and generation: a
+  // generation's stacks repeat the same few hundred function names.
+  std::vector<std::uint32_t> funcs;
   if (auto it = tables_.stacks.find(id); it != tables_.stacks.end())
-    for (const auto &f : it->second) funcs.push_back(Str(f.func));
-  const std::uint32_t s = stacks_.Intern(funcs);
+    for (const auto &f : it->second) funcs.push_back(StrId(f.func));
+  const std::uint32_t s = stacks_.InternFrames(std::move(funcs));
   stack_ids_.emplace(id, s);
   return s;
 }
