@@ -12,6 +12,7 @@
 
 #include "daemon/procmem/mono_clock.h"
 #include "daemon/service/api.h"
+#include "daemon/service/spool.h"
 
 namespace gotraced::service {
 
@@ -136,15 +137,22 @@ bool Service::PrepareUpload(const Config &cfg, std::optional<upload::UploadSetti
   return true;
 }
 
-bool Service::QueueUpload(const std::string &file, const upload::TraceFacts &facts) {
-  std::string err;
-  if (uploader_.Queue(file, facts, &err)) return true;
-  if (config().upload) spdlog::error("upload: {} stays in the spool, not queued: {}", file, err);
-  return false;
-}
-
-void Service::NoteEvicted(const std::string &file, std::uint64_t bytes, bool pending) {
-  uploader_.NoteEvicted(file, bytes, pending);
+bool Service::SaveToSpool(const std::string &name, const std::vector<std::uint8_t> &bytes,
+                          const upload::TraceFacts *upload, std::string *error) {
+  const Config cfg = config();
+  Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes,
+              [this](const std::string &n, std::uint64_t b, bool pending) {
+                if (pending) uploader_.NoteEvicted(n, b, pending);
+              });
+  std::optional<upload::ManifestEntry> entry;
+  if (upload && cfg.upload) {
+    std::string why;
+    entry = uploader_.Entry(name, *upload, &why);
+    if (!entry) spdlog::error("upload: {} stays in the spool, not queued: {}", name, why);
+  }
+  if (!spool.Save(name, bytes, error, entry ? &*entry : nullptr)) return false;
+  if (entry) uploader_.Wake();
+  return true;
 }
 
 bool Service::Start(std::string *error) {

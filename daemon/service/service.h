@@ -142,11 +142,12 @@ class Service {
   void CountDenied();
   void CountReloadError();
 
-  // [upload]: queues a file just saved whole in the spool (no network). False when no
-  // upload is configured (nothing to do) or the manifest could not be written (logged).
-  bool QueueUpload(const std::string &file, const upload::TraceFacts &facts);
-  // The spool's eviction callback (spool.h): a pending file evicted is a loss, counted.
-  void NoteEvicted(const std::string &file, std::uint64_t bytes, bool pending);
+  // Saves `bytes` as `name` in the spool ([spool], spool.h), whole or not at all. With
+  // `upload` facts and an [upload] table, the file is pending upload from the moment it
+  // is there (its manifest saved with it; no network) and the uploader is woken. A pending
+  // file the spool's cap evicts is counted as lost (Uploader::NoteEvicted).
+  bool SaveToSpool(const std::string &name, const std::vector<std::uint8_t> &bytes,
+                   const upload::TraceFacts *upload, std::string *error);
   upload::UploadStats UploadStats() const { return uploader_.Stats(); }
 
   // Admission of an ad-hoc /trace (a process no [[watch]] rule traces): it costs what a

@@ -1,6 +1,7 @@
 #include "daemon/service/spool.h"
 
 #include "daemon/upload/manifest.h"
+#include "daemon/upload/spool_pending.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,6 +15,13 @@
 namespace gotraced::service {
 
 namespace fs = std::filesystem;
+
+namespace {
+upload::ManifestEntry WithFile(upload::ManifestEntry e, const std::string &name) {
+  e.file = name;
+  return e;
+}
+}  // namespace
 
 Spool::Spool(std::string dir, std::size_t max_files, std::size_t max_bytes, EvictFn on_evict)
     : dir_(std::move(dir)), max_files_(max_files), max_bytes_(max_bytes), on_evict_(std::move(on_evict)) {}
@@ -52,19 +60,7 @@ void Spool::MakeRoomLocked(std::size_t incoming) {
   }
 }
 
-bool Spool::Save(const std::string &name, const std::vector<std::uint8_t> &bytes, std::string *error) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) {
-    if (error) *error = fmt::format("spool {}: {}", dir_, ec.message());
-    return false;
-  }
-  if (bytes.size() > max_bytes_) {
-    if (error) *error = fmt::format("{} bytes exceed the spool's max_mb", bytes.size());
-    return false;
-  }
-  const std::string final_path = (fs::path(dir_) / name).string(), partial = final_path + ".partial";
+bool Spool::WritePartial(const std::string &partial, const std::vector<std::uint8_t> &bytes, std::string *error) {
   int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   auto fail = [&](const char *what) {
     const int e = errno;
@@ -89,11 +85,40 @@ bool Spool::Save(const std::string &name, const std::vector<std::uint8_t> &bytes
     fd = -1;
     return fail("close");
   }
-  fd = -1;
+  return true;
+}
+
+bool Spool::Save(const std::string &name, const std::vector<std::uint8_t> &bytes, std::string *error,
+                 const upload::ManifestEntry *pending) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) {
+    if (error) *error = fmt::format("spool {}: {}", dir_, ec.message());
+    return false;
+  }
+  if (bytes.size() > max_bytes_) {
+    if (error) *error = fmt::format("{} bytes exceed the spool's max_mb", bytes.size());
+    return false;
+  }
+  const std::string final_path = (fs::path(dir_) / name).string(), partial = final_path + ".partial";
+  if (!WritePartial(partial, bytes, error)) return false;
+  // The file enters the spool under the lock of its pending state (upload/spool_pending.h):
+  // manifest first, so neither the eviction nor the uploader ever sees the file without it.
+  std::lock_guard<std::mutex> lock(upload::SpoolLock(dir_));
+  if (pending && !upload::WriteManifest(dir_, WithFile(*pending, name), error)) {
+    ::unlink(partial.c_str());
+    return false;
+  }
   // Only now, with the new file whole on disk, are old ones removed to make room: a
   // write that fails (a full disk) costs no file already saved.
   MakeRoomLocked(bytes.size());
-  if (::rename(partial.c_str(), final_path.c_str()) != 0) return fail("rename");
+  if (::rename(partial.c_str(), final_path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(partial.c_str());
+    if (pending) ::unlink(upload::ManifestPath(dir_, name).c_str());
+    if (error) *error = fmt::format("rename {}: {}", partial, std::strerror(e));
+    return false;
+  }
   return true;
 }
 

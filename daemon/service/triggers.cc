@@ -9,7 +9,6 @@
 #include "daemon/service/flight_recorder.h"
 #include "daemon/service/recording.h"
 #include "daemon/service/service.h"
-#include "daemon/service/spool.h"
 #include "daemon/container/identity.h"
 #include "daemon/gobin/elf_file.h"
 
@@ -244,8 +243,6 @@ void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t, Record
 
 void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::TriggerHit hit) {
   const Config cfg = svc.config();
-  Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes,
-              [&svc](const std::string &n, std::uint64_t b, bool pending) { svc.NoteEvicted(n, b, pending); });
   // <namespace>_<pod>_<container>- first for a process in a pod (container::FileStem), so
   // a spool listing or an object store's prefix search finds a pod's files.
   const std::string stem = container::FileStem(t->info.identity);
@@ -269,11 +266,11 @@ void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::Trig
     const bool got = std::string_view(part) == "before" ? WindowNow(t, hit.ts, bytes, &err)
                                                         : FullDetail(svc, t, cfg_.after_seconds, bytes, &err);
     const std::string name = base + "." + part + ".trace";
-    if (got && spool.Save(name, bytes, &err)) {
+    const upload::TraceFacts facts = Facts(*t, hit, part, part == std::string_view("before") ? 0 : cfg_.after_seconds);
+    if (got && svc.SaveToSpool(name, bytes, &facts, &err)) {
       note(true, name, "");
-      if (cfg.upload) svc.QueueUpload(name, Facts(*t, hit, part, part == std::string_view("before") ? 0 : cfg_.after_seconds));
       spdlog::info("pid {}: trigger {}: saved {}/{} ({} bytes)", t->info.pid, session::TriggerKindName(hit.kind),
-                   spool.dir(), name, bytes.size());
+                   cfg.spool_dir, name, bytes.size());
     } else {
       note(false, name, err);
       spdlog::warn("pid {}: trigger {}: {} not saved: {}", t->info.pid, session::TriggerKindName(hit.kind), name, err);

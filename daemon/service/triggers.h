@@ -6,7 +6,7 @@
 //                      moment: the generation in progress is ended first),
 //   NAME.after.trace   after_seconds of a recording at level full beside the always-on one.
 // NAME = <exe>-<pid>-<UTC time>-<kind>. With [upload], each file saved is queued for the
-// uploader (Service::QueueUpload: its manifest, no network). A save runs on a thread of its own; while it runs
+// uploader (Service::SaveToSpool: its manifest saved with it, no network). A save runs on a thread of its own; while it runs
 // (and for min_interval_seconds after it began) further crossings are counted as
 // rate-limited, so a storm of them costs one save.
 #pragma once

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "build_info.h"
+#include "daemon/upload/spool_pending.h"
 #include "daemon/upload/upload_file.h"
 
 namespace gotraced::upload {
@@ -119,17 +120,15 @@ void Uploader::Configure(std::optional<UploadSettings> s, const std::string &spo
   if (s && !thread_.joinable() && !stop_.load()) thread_ = std::thread([this] { Run(); });
 }
 
-bool Uploader::Queue(const std::string &file, TraceFacts facts, std::string *error) {
+std::optional<ManifestEntry> Uploader::Entry(const std::string &file, TraceFacts facts, std::string *error) const {
   std::shared_ptr<const UploadSettings> s;
-  std::string dir;
   {
     std::lock_guard<std::mutex> lock(mu_);
     s = settings_;
-    dir = spool_dir_;
   }
   if (!s) {
     if (error) *error = "no [upload] configured";
-    return false;
+    return std::nullopt;
   }
   facts.node = s->node;
   ManifestEntry e;
@@ -137,13 +136,15 @@ bool Uploader::Queue(const std::string &file, TraceFacts facts, std::string *err
   e.key = ExpandKey(s->config.key_template, s->config.prefix, facts);
   e.metadata = Metadata(facts, GOTRACED_VERSION);
   e.queued_unix_ns = NowUnixNs();
-  if (!WriteManifest(dir, e, error)) return false;
+  return e;
+}
+
+void Uploader::Wake() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     wake_ = true;
   }
   cv_.notify_all();
-  return true;
 }
 
 void Uploader::NoteEvicted(const std::string &file, std::uint64_t bytes, bool pending) {
@@ -195,11 +196,11 @@ void Uploader::Run() {
     std::vector<std::string> broken;
     std::vector<ManifestEntry> entries = s ? ListManifests(dir, &broken) : std::vector<ManifestEntry>{};
     for (const std::string &b : broken) spdlog::warn("upload: unreadable manifest ignored: {}", b);
-    // A manifest whose file is gone (removed by hand, or evicted between listing and
-    // now: counted then) has nothing left to upload.
+    // A manifest whose file is gone (removed by hand; an evicted file's manifest went
+    // with it, under the same lock: spool_pending.h) has nothing left to upload.
     std::erase_if(entries, [&](const ManifestEntry &e) {
       if (FileSize((std::filesystem::path(dir) / e.file).string())) return false;
-      ::unlink(ManifestPath(dir, e.file).c_str());
+      DropIfOrphan(dir, e.file);
       return true;
     });
     RefreshPending(entries);
@@ -232,8 +233,7 @@ void Uploader::Run() {
       stats_.retries++;
     }
     if (Attempt(*s, client, *due, &fail)) {
-      ::unlink(path.c_str());
-      ::unlink(ManifestPath(dir, due->file).c_str());
+      RemoveConfirmed(dir, due->file);
       std::lock_guard<std::mutex> lock(mu_);
       stats_.uploaded++;
       stats_.bytes += size;
@@ -246,7 +246,7 @@ void Uploader::Run() {
     due->attempts++;
     due->last_error = fail.Describe();
     std::string err;
-    if (FileSize(path) && !WriteManifest(dir, *due, &err)) spdlog::warn("upload: {}", err);
+    if (!RewriteIfSpooled(dir, *due, &err)) spdlog::warn("upload: {}", err);
     std::lock_guard<std::mutex> lock(mu_);
     const unsigned n = ++failures_in_row_[due->file];
     const auto delay = Backoff(s->config, n);
@@ -277,20 +277,20 @@ bool Uploader::Attempt(const UploadSettings &s, S3Client &client, ManifestEntry 
     spdlog::info("upload: aborted the unfinished multipart upload of {} (its parts removed)", e.file);
     e.multipart_upload_id.clear();
     std::string err;
-    if (!WriteManifest(dir, e, &err)) spdlog::warn("upload: {}", err);
+    if (!RewriteIfSpooled(dir, e, &err)) spdlog::warn("upload: {}", err);
   }
   std::string err;
   UploadOutcome o = UploadFile(client, e.key, path, e.metadata, s.config.part_bytes, [&](const std::string &id) {
     // Known to the manifest before any part is sent: a crash from here on leaves an id
     // the next attempt aborts.
     e.multipart_upload_id = id;
-    if (!WriteManifest(dir, e, &err)) spdlog::warn("upload: {}", err);
+    if (!RewriteIfSpooled(dir, e, &err)) spdlog::warn("upload: {}", err);
   });
   if (!o.result.ok) {
     *fail = o.result;
     if (e.multipart_upload_id != o.unfinished_upload_id) {
       e.multipart_upload_id = o.unfinished_upload_id;  // aborted (""), or left for the next attempt
-      if (!WriteManifest(dir, e, &err)) spdlog::warn("upload: {}", err);
+      if (!RewriteIfSpooled(dir, e, &err)) spdlog::warn("upload: {}", err);
     }
     if (!o.unfinished_upload_id.empty() && o.result.code != "Cancelled")
       spdlog::warn("upload: aborting the multipart upload of {} failed; the next attempt aborts it", e.file);

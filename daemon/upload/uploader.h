@@ -1,9 +1,10 @@
 // The background uploader of serve (docs/upload.md): spool first, upload after, never
 // lose a file silently.
 //
-//   Queue      a file saved whole in the spool gets its manifest (manifest.h: key,
-//              metadata); from then on it is pending. Queue touches no network: the
-//              trigger path never waits on the store.
+//   Entry      the manifest (manifest.h: key, metadata) of a file about to be saved; the
+//              spool writes it with the file (spool_pending.h), so the file is pending
+//              from the moment it is in the spool. No network: the trigger path never
+//              waits on the store. Wake then starts its upload.
 //   thread     uploads the pending files oldest first: one PUT up to part_bytes, else a
 //              multipart upload (create, parts, complete; abort on failure, and an
 //              upload id left by a crash is aborted before the next try, so no orphan
@@ -74,9 +75,11 @@ class Uploader {
 
   // New settings (nullopt: uploads off; pending files wait) and the spool they work on.
   void Configure(std::optional<UploadSettings> s, const std::string &spool_dir);
-  // Writes the manifest of a file just saved whole in the spool. False (*error) when no
-  // upload is configured or the manifest could not be written.
-  bool Queue(const std::string &file, TraceFacts facts, std::string *error);
+  // The manifest of `file`, to be saved with it (Spool::Save). nullopt (*error) when no
+  // upload is configured.
+  std::optional<ManifestEntry> Entry(const std::string &file, TraceFacts facts, std::string *error) const;
+  // A pending file was saved: look at the spool now.
+  void Wake();
   // The spool's eviction removed `file` (and its manifest, when pending).
   void NoteEvicted(const std::string &file, std::uint64_t bytes, bool pending);
   UploadStats Stats() const;
