@@ -77,6 +77,9 @@ __noinline int gt_gstatus_body(struct scratch *s, __u32 groups) {
   } else {
     r->waitreason = r->m_block_reason = r->m_trace_skip = 0;
   }
+  // gp is in the GP view's copy (g.labels lies inside GT_GWIN in every supported layout):
+  // no extra read of the target.
+  r->labels = (groups & GT_READ_LABELS) ? gv_read(s, GT_VIEW_GP, cfg.g_labels, 8) : 0;
   r->probe_id = site_probe_id(s);
   r->caller_spill[0] = s->spill[0];
   r->caller_spill[1] = s->spill[1];

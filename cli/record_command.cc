@@ -78,6 +78,7 @@ struct RecordOptions {
   bool no_gc = false;
   bool no_sweeps = false;
   bool no_user = false;
+  bool no_labels = false;
   bool no_syscalls = false;  // level low only
   bool kernel_view = true;
   std::int64_t cpu_hz = 0;
@@ -283,6 +284,7 @@ int RunRecord(const RecordOptions &o) {
   so.events.gc = !o.no_gc;
   so.events.sweeps = !o.no_sweeps;
   so.events.user = !o.no_user;
+  so.events.labels = !o.no_labels;
   so.events.kernel = o.kernel_view;
   so.events.cpu_hz = static_cast<std::uint32_t>(o.cpu_hz);
   so.events.syscalls = !o.no_syscalls;
@@ -440,6 +442,9 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                "do not record GC sweep ranges (their probes fire at every span an allocation takes from an mcentral and every span swept: the costliest GC probes)");
   app.add_flag("--no-user", o->no_user,
                "do not record user tasks, regions and logs (no runtime/trace annotation probes are attached)");
+  app.add_flag("--no-labels", o->no_labels,
+               "do not write goroutines' pprof labels (a \"gotraced: labels\" log when a goroutine starts running "
+               "with another label set; docs/trace-contents.md)");
   app.add_flag("--kernel-view,!--no-kernel-view", o->kernel_view,
                "write what the kernel did to running goroutines' threads as \"kernel: ...\" regions on the "
                "goroutines: off CPU preempted, throttled by the cgroup's CPU quota, blocked or asleep outside a Go "

@@ -98,6 +98,10 @@ struct gt_bpf_config {
   // 1: the kernel view's off-CPU records (sched_switch, sched_wakeup).
   gt_u8 sched_view;
   gt_u8 pad4[2];
+  // runtime.g's labels (unsafe.Pointer, every supported Go), read at casgstatus hits whose
+  // groups have GT_READ_LABELS; -1: not read (--no-labels).
+  gt_s32 g_labels;
+  gt_u8 pad5[4];
 };
 
 // gt_go_ctx.p_status of a hit that took p.id from the thread's cache (p_id_cache).
@@ -110,3 +114,4 @@ struct gt_bpf_config {
 #define GT_READ_BLOCK 0x2    // waitreason, m_block_reason, m_trace_skip
 #define GT_READ_SYSCALL 0x4  // gp_syscallsp, gp_m, ctx.m_oldp, ctx.m_syscalltick, ctx.p_syscalltick
 #define GT_READ_SPILL 0x8    // caller_spill
+#define GT_READ_LABELS 0x10  // labels (gp->labels: the pprof label set's pointer)

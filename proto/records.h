@@ -43,7 +43,8 @@ typedef int64_t gt_s64;
 // Version of this layout; the daemon refuses a BPF object built with another.
 // 1: hello only. 2: Go runtime capture (gstatus/call/sched/syscall/task records).
 // 3: sched_switch records are the kernel view's (OFF/ON halves).
-#define GT_PROTO_VERSION 3
+// 4: gt_gstatus_record.labels (the g's pprof label pointer, issue 34).
+#define GT_PROTO_VERSION 4
 
 // Most frames a stack tail carries. Go's tracer keeps at most traceStackSize = 128
 // (runtime/tracestack.go, 1.21+: trace.go), including the skipped ones.
@@ -168,6 +169,7 @@ struct gt_stack_tail {
 //   SYSCALL (old or new == _Gsyscall): gp_m, gp_syscallsp, ctx.m_oldp,
 //           ctx.m_syscalltick, ctx.p_syscalltick
 //   SPILL   (_Gwaiting -> _Grunnable): caller_spill
+//   LABELS  (new == _Grunning): labels
 struct gt_gstatus_record {
   struct gt_record_header h;
   struct gt_go_ctx ctx;
@@ -199,6 +201,11 @@ struct gt_gstatus_record {
   // spills there: runtime.ready(gp, traceskip, next) stores traceskip in slot 1 before
   // calling casgstatus (ProbePlan::ready_traceskip_spilled), which is GoUnblock's skip.
   gt_u64 caller_spill[2];
+  // gp->labels (runtime2.go `labels unsafe.Pointer // profiler labels`): the pointer
+  // runtime/pprof's SetGoroutineLabels stored, copied as is (0: none, or not read). What
+  // it points to (a map, or a sorted slice from Go 1.24) is read by the daemon
+  // (daemon/procmem/label_set.h), cached by pointer.
+  gt_u64 labels;
   // struct gt_stack_tail + pcs follow when has_stack.
 };
 

@@ -49,6 +49,7 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
   c->m_vdso_sp = o.m_vdso_sp;
   c->m_vdso_pc = o.m_vdso_pc;
   c->m_ncgo = o.m_ncgo;
+  c->g_labels = o.g_labels;
   c->tls_g_off = plan.tls_g_offset;
   c->gstatus_groups_set = 1;
   // m.curg, m.p, m.oldp, m.id within one 64-byte window? (bpf/gotrace.bpf.c read_go_ctx)

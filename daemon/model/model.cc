@@ -92,6 +92,7 @@ void Model::ForgetEnded(Goid g) {
   kernel_.resume.erase(g);
   gc_.labelled.erase(g);
   gc_.stw_stale.erase(g);
+  labels_.last.erase(g);
 }
 
 ModelFootprint Model::footprint() const {
@@ -111,6 +112,7 @@ ModelFootprint Model::footprint() const {
   f.gc_assist = gc_.assist.size();
   f.gc_stw_stale = gc_.stw_stale.size();
   f.seen_in_first_gen = seen_in_first_gen_.size();
+  f.labelled = labels_.last.size();
   return f;
 }
 
@@ -173,6 +175,7 @@ ModelStats Model::stats() const {
   ModelStats s = stats_;
   s.goroutines_live = st_.gs.size();
   s.queued = queued_;
+  s.label_logs = labels_.logs;
   return s;
 }
 
@@ -280,6 +283,8 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kGoidResolved: break;  // taken by Push, never queued
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
+  // Sets freed in this cycle may be reused at a cached pointer (model_labels.cc).
+  if (r.kind == RecordKind::kGCEnd && opt_.labels) opt_.labels->Forget();
   last_ts_ = std::max(last_ts_, r.ts);
 }
 

@@ -36,8 +36,10 @@
 
 #include "daemon/model/flat_map.h"
 #include "daemon/model/kernel_view.h"
+#include "daemon/model/label_source.h"
 #include "daemon/model/model_gc.h"
 #include "daemon/model/model_kernel.h"
+#include "daemon/model/model_labels.h"
 #include "daemon/model/model_user.h"
 #include "daemon/model/record.h"
 #include "daemon/model/record_queue.h"
@@ -64,6 +66,8 @@ struct ModelOptions {
   // The kernel view is on (--kernel-view): goroutine syscalls get their regions
   // (model_kernel_syscall.cc; the off-CPU regions need records only it captures).
   bool kernel_view = true;
+  // The target's pprof label sets (model_labels.cc); null: no "gotraced: labels" logs.
+  LabelSource *labels = nullptr;
 };
 
 struct ModelStats {
@@ -94,6 +98,7 @@ struct ModelStats {
   std::uint64_t sparse_observations = 0;  // sparse mode: GC/STW/procs events wrapped in a G of their own
   std::uint64_t state_samples = 0;        // sparse mode: goroutine state samples written (model_sparse.cc)
   std::uint64_t state_samples_dropped = 0;  // ... left out: no P was idle to write one on
+  std::uint64_t label_logs = 0;             // "gotraced: labels" logs written (model_labels.cc)
 };
 
 // How many entries the model's per-goroutine, per-P and per-M tables hold (tests: memory
@@ -109,6 +114,7 @@ struct ModelFootprint {
   std::size_t kernel_open = 0, kernel_syscalls = 0, kernel_resume = 0;
   std::size_t gc_labelled = 0, gc_assist = 0, gc_stw_stale = 0;
   std::size_t seen_in_first_gen = 0;    // cleared when the first generation ends
+  std::size_t labelled = 0;             // goroutines whose last label set is kept
 };
 
 class Model {
@@ -173,6 +179,7 @@ class Model {
   void OnGoDestroySyscall(const Record &r);
   void OnGoSwitch(const Record &r);
   void OnUser(const Record &r);  // tasks, regions, logs (model_user.cc)
+  void GoStartLabels(const Record &r, Goid g);  // after a GoStart (model_labels.cc)
   // GC, STW, heap metrics, mark workers and assists (model_gc.cc).
   void OnGc(const Record &r);
   void GcGenerationStart(std::uint64_t ts);
@@ -289,6 +296,7 @@ class Model {
   std::uint64_t last_ts_ = 0;       // latest ts applied
   GcModelState gc_;  // model_gc.h
   UserModelState user_;  // model_user.h
+  LabelModelState labels_;  // model_labels.h
   KernelModelState kernel_;  // model_kernel.h
   bool loss_pending_ = false;
   bool cut_pending_ = false;  // a cut waits for an STW range to end (StwHoldsCut)

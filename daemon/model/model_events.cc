@@ -192,6 +192,7 @@ void Model::OnGoStart(const Record &r) {
     return;
   }
   EmitGoStart(r.m, r.ts, g);
+  GoStartLabels(r, g);  // model_labels.cc
 }
 
 // traceLocker.GoEnd (goexit1) / GoStop (goschedImpl, goyield_m: GoSched, GoPreempt) /

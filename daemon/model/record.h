@@ -42,7 +42,8 @@ enum class RecordKind : std::uint8_t {
   kProcSteal,    // this M took P target_p, in a syscall on M victim_m (retake, exitsyscall)
   // Goroutines (GoCreate, GoStart, GoEnd, GoSched/GoPreempt/GoStop, GoPark, GoUnpark).
   kGoCreate,     // curg (or g0) created target_g; value = g.startpc; flag = created parked
-  kGoStart,      // this M started running target_g (execute)
+  kGoStart,      // this M started running target_g (execute); flag = value is its g.labels
+                 // (the pprof label set's pointer, 0: none), read at that casgstatus
   kGoEnd,        // curg exits (goexit1)
   kGoStop,       // curg yields/preempted: runnable again; reason = stop reason string
   kGoBlock,      // curg parks; reason = block reason string (traceBlockReasonStrings)

@@ -218,6 +218,10 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
     return;
   }
   Record r = FromRow(*row, v, gs.goid);
+  if (r.kind == RecordKind::kGoStart && cfg_.plan != nullptr && cfg_.plan->offsets.g_labels >= 0) {
+    r.value = gs.labels;  // the pprof label set it starts with (model_labels.cc)
+    r.flag = true;
+  }
   using gstatus::Handler;
   switch (row->handler) {
     case Handler::kNone:  // Action::kEmit: the row is the whole record

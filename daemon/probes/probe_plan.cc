@@ -173,6 +173,7 @@ BpfOffsets OffsetsFrom(const gobin::RuntimeLayout &l) {
   o.span_nelems = Off(l.mspan.nelems);
   o.span_alloc_count = Off(l.mspan.allocCount);
   o.span_elemsize = Off(l.mspan.elemsize);
+  o.g_labels = Off(l.g.labels);
   o.p_goidcacheend = Off(l.p.goidcacheend);
   o.m_vdso_sp = Off(l.m.vdso_sp);
   o.m_vdso_pc = Off(l.m.vdso_pc);
@@ -289,6 +290,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
   if (!layout.Complete(&missing))
     return gobin::Error{fmt::format("runtime struct offsets incomplete for go1.{}: {}", v.minor, missing)};
   plan.offsets = OffsetsFrom(layout);
+  if (!opts.labels) plan.offsets.g_labels = -1;
   plan.stack_prefers_syscall = v.minor >= 23;  // runtime/tracestack.go "case (3)" since 1.23
   plan.ready_traceskip_spilled = ReadySpillsTraceskip(bin);
   if (auto off = TlsGOffset(bin))
@@ -321,6 +323,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
       if (o == kGwaiting || n == kGwaiting) g |= GT_READ_BLOCK;
       if (o == kGsyscall || n == kGsyscall) g |= GT_READ_SYSCALL;
       if (o == kGwaiting && n == kGrunnable) g |= GT_READ_SPILL;
+      if (n == kGrunning && opts.labels) g |= GT_READ_LABELS;  // the g's pprof labels
       plan.gstatus_groups[o][n] = g;
     }
 

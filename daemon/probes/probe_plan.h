@@ -127,6 +127,7 @@ struct BpfOffsets {
   int32_t g_sync_safe_point = -1;
   int32_t span_npages = -1, span_nelems = -1, span_alloc_count = -1, span_elemsize = -1;
   int32_t m_vdso_sp = -1, m_vdso_pc = -1, m_ncgo = -1;
+  int32_t g_labels = -1;  // -1 also when PlanOptions::labels is off
 };
 
 struct ProbePlan {
@@ -236,6 +237,9 @@ struct PlanOptions {
   // Capture level low (sched_probes off): goroutine syscalls from the tracepoints. false:
   // none, no syscall tracepoint attached.
   bool low_syscalls = true;
+  // pprof labels (issue 34): casgstatus to _Grunning records g.labels (GT_READ_LABELS),
+  // the daemon reads the set it points to. Off: --no-labels.
+  bool labels = true;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

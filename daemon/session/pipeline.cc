@@ -63,6 +63,7 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
   mo.stack_pool = &stack_pool_;
   mo.sparse = cfg.sparse;  // capture level "low" (model_sparse.cc)
   mo.kernel_view = cfg.kernel_view;
+  mo.labels = cfg.labels;
   model_ = std::make_unique<model::Model>(*writer_, sym_.get(), mo);
 
   model::DecoderConfig dc;

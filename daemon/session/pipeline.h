@@ -77,6 +77,9 @@ struct PipelineConfig {
   // The kernel view's names of the target's fds (model::FdNamer; caller-owned, may be null).
   model::FdNamer *fd_namer = nullptr;
   bool kernel_view = true;  // --kernel-view (model::ModelOptions::kernel_view)
+  // The target's pprof label sets (procmem/label_reader.h; caller-owned, may be null: no
+  // "gotraced: labels" logs).
+  model::LabelSource *labels = nullptr;
 };
 
 class RecordPipeline {

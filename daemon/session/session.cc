@@ -36,6 +36,7 @@
 #include "daemon/session/state_sampler.h"
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
+#include "daemon/procmem/label_reader.h"
 #include "daemon/procmem/mono_clock.h"
 
 namespace gotraced::session {
@@ -185,6 +186,7 @@ struct Session::Impl {
   std::size_t files_logged = 1;
   std::unique_ptr<TriggerScan> triggers;  // serve's triggers (trigger_scan.h); outlives the pipeline
   std::unique_ptr<FdTargets> fds;        // the kernel view's fd names (fd_targets.h)
+  std::unique_ptr<procmem::LabelReader> labels;  // pprof label sets (procmem/label_reader.h)
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::unique_ptr<StateSampler> sampler;  // level low's goroutine state samples (state_sampler.h)
   std::uint64_t lost_seen = 0;
@@ -352,6 +354,7 @@ bool Session::Prepare(std::string *error) {
   co.snapshot = !I.options.launched;
   co.self_check = !I.options.launched && I.options.self_check;
   co.plan.user_probes = I.options.events.user;  // tasks, regions, logs (docs/probe-plan.md §3.10)
+  co.plan.labels = I.options.events.labels;  // g.labels at each start (model_labels.cc)
   co.plan.gc_probes = I.options.events.gc;  // GC, STW, heap metrics (docs/probe-plan.md §3.9)
   co.plan.sweep_probes = I.options.events.sweeps;
   co.plan.sched_switch = I.options.events.kernel;  // the kernel view (docs/kernel-view.md)
@@ -456,6 +459,10 @@ bool Session::Start(std::string *error) {
   if (pc.kernel_view) {
     I.fds = std::make_unique<FdTargets>(I.options.pid);
     pc.fd_namer = I.fds.get();
+  }
+  if (I.options.events.labels && !sparse) {
+    I.labels = std::make_unique<procmem::LabelReader>(pid(), minor);
+    pc.labels = I.labels.get();
   }
   if (I.options.events.gc) {
     std::string why;
@@ -598,6 +605,11 @@ bool Session::Stop(std::string *error) {
   if (ds.cpu_samples_unprofiled)
     spdlog::info("gotraced: {} CPU samples of threads that never ran a goroutine (sysmon) left out, as the runtime does",
                  ds.cpu_samples_unprofiled);
+  if (I.labels) {
+    const procmem::LabelReaderStats &ls = I.labels->stats();
+    spdlog::info("gotraced: {} pprof label logs; {} label sets read ({} unreadable, {} cut), {} from the cache",
+                 ms.label_logs, ls.reads, ls.failed, ls.cut, ls.hits);
+  }
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
   if (ds.m_thread_changes)
     spdlog::info("gotraced: {} records showed an M on another thread than before (cgo's extra Ms or a reused M; "

@@ -88,6 +88,9 @@ struct SessionOptions {
     // takes from an mcentral plus one per span swept (docs/probe-plan.md §3.9).
     bool sweeps = true;
     bool user = true;         // runtime/trace tasks, regions, logs
+    // pprof labels: a "gotraced: labels" log when a goroutine starts running with a label
+    // set other than its last one (daemon/model/model_labels.cc).
+    bool labels = true;
     // The kernel view (docs/kernel-view.md): off-CPU intervals of running goroutines'
     // threads as "kernel: ..." regions (sched_switch + sched_wakeup).
     bool kernel = true;

@@ -38,16 +38,17 @@ void TableSymbolizer::StartFrame(std::uint64_t start_pc, std::vector<encoder::Fr
   out.push_back({start_pc, Name(start_pc, "main.start"), "/src/app/main.go", start_pc % 1000});
 }
 
-static ModelOptions TestModelOptions(bool sparse) {
+static ModelOptions TestModelOptions(bool sparse, LabelSource *labels) {
   ModelOptions o;
   o.sparse = sparse;
+  o.labels = labels;
   if (std::getenv("GOTRACED_MODEL_DEBUG")) o.on_repair = [](const std::string &s) { std::cerr << "repair: " << s << "\n"; };
   return o;
 }
 
-Harness::Harness(encoder::Version v, bool sparse)
+Harness::Harness(encoder::Version v, bool sparse, LabelSource *labels)
     : writer(sink, encoder::WriterOptions{.version = v, .tick_divisor = 1}),
-      model(writer, &sym, TestModelOptions(sparse)) {}
+      model(writer, &sym, TestModelOptions(sparse, labels)) {}
 
 void Harness::Push(Record r) {
   last_ts = std::max(last_ts, r.ts);

@@ -49,7 +49,8 @@ inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const s
 // One model writing into memory.
 struct Harness {
   // sparse: the model's capture level "low" mode (model_sparse.cc).
-  explicit Harness(encoder::Version v = encoder::Version::kGo126, bool sparse = false);
+  // labels: the model's LabelSource (model_labels.cc), or none.
+  explicit Harness(encoder::Version v = encoder::Version::kGo126, bool sparse = false, LabelSource *labels = nullptr);
   encoder::MemorySink sink;
   encoder::TraceWriter writer;
   TableSymbolizer sym;

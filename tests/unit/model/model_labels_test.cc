@@ -1,0 +1,105 @@
+// pprof labels in the model (daemon/model/model_labels.cc): GoStart records carrying a
+// g.labels pointer, a LabelSource that knows a few sets; the "gotraced: labels" logs as
+// Go's own parser reads them.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "tests/unit/model/model_test_util.h"
+
+namespace gotraced::model::testing {
+namespace {
+
+struct FakeLabels final : LabelSource {
+  std::map<std::uint64_t, std::string> sets;
+  int reads = 0, forgets = 0;
+  std::string_view Text(std::uint64_t ptr) override {
+    ++reads;
+    auto it = sets.find(ptr);
+    return it == sets.end() ? std::string_view() : std::string_view(it->second);
+  }
+  void Forget() override { ++forgets; }
+};
+
+Record Start(std::uint64_t ts, ThreadId m, ProcId p, Goid g, std::uint64_t labels) {
+  Record r = RGoStart(ts, m, p, g);
+  r.value = labels;
+  r.flag = true;
+  return r;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> LabelLogs(const CheckResult &res) {
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  for (const auto &e : TraceEvents(res))
+    if (e.value("kind", "") == "Log" && e.value("category", "") == "gotraced: labels")
+      out.emplace_back(e.value("g", 0ull), e.value("message", ""));
+  return out;
+}
+
+// A log at a start with a new set only: the same pointer again, another pointer holding
+// the same set, and a start without a pointer read (flag off) say nothing; a return to no
+// labels says "" once; an unlabelled goroutine never gets a log.
+TEST(ModelLabels, LogOnlyWhenTheSetChanges) {
+  FakeLabels fl;
+  fl.sets = {{0xa0, "route=/a"}, {0xa8, "route=/a"}, {0xb0, "route=/b tenant=1"}};
+  Harness h(encoder::Version::kGo126, false, &fl);
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(110, 1, 0, kNoG, 1),
+      RGoCreate(111, 1, 0, kNoG, 2),
+      Start(120, 1, 0, 1, 0xa0),  // log route=/a
+      RGoStop(130, 1, 0, 1),
+      Start(140, 1, 0, 1, 0xa0),  // same pointer
+      RGoStop(150, 1, 0, 1),
+      Start(160, 1, 0, 1, 0xa8),  // same set
+      RGoStop(170, 1, 0, 1),
+      RGoStart(180, 1, 0, 1),     // not read
+      RGoStop(190, 1, 0, 1),
+      Start(200, 1, 0, 1, 0xb0),  // log route=/b tenant=1
+      RGoStop(210, 1, 0, 1),
+      Start(220, 1, 0, 1, 0),     // log ""
+      RGoStop(230, 1, 0, 1),
+      Start(240, 1, 0, 1, 0),     // nothing
+      RGoStop(250, 1, 0, 1),
+      Start(260, 1, 0, 2, 0),     // never labelled
+      RGc(RecordKind::kGCBegin, 265, 1, 0, 2),
+      RGc(RecordKind::kGCEnd, 266, 1, 0, 2),
+      RGoEnd(270, 1, 0, 2),
+  });
+  CheckResult res = h.Finish("labels_change");
+  EXPECT_ACCEPTED(res);
+  using L = std::vector<std::pair<std::uint64_t, std::string>>;
+  EXPECT_EQ(LabelLogs(res), (L{{1, "route=/a"}, {1, "route=/b tenant=1"}, {1, ""}}));
+  EXPECT_EQ(h.model.stats().label_logs, 3u);
+  EXPECT_EQ(fl.forgets, 1);  // the GC cycle's end
+  EXPECT_EQ(h.model.footprint().labelled, 0u);
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
+// A labelled goroutine's first start in a new generation is logged again (a window of
+// generations still names its set); its entry goes with the goroutine.
+TEST(ModelLabels, EachGenerationNamesTheSetAgain) {
+  FakeLabels fl;
+  fl.sets = {{0xa0, "route=/a"}};
+  Harness h(encoder::Version::kGo126, false, &fl);
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(110, 1, 0, kNoG, 1),
+      Start(120, 1, 0, 1, 0xa0),
+      RGoStop(130, 1, 0, 1),
+  });
+  h.model.CutGeneration(200);
+  h.PushAll({Start(220, 1, 0, 1, 0xa0), RGoStop(230, 1, 0, 1), Start(240, 1, 0, 1, 0xa0)});
+  h.model.Advance(241);
+  EXPECT_EQ(h.model.footprint().labelled, 1u);
+  h.PushAll({RGoEnd(250, 1, 0, 1)});
+  CheckResult res = h.Finish("labels_generations");
+  EXPECT_ACCEPTED(res);
+  using L = std::vector<std::pair<std::uint64_t, std::string>>;
+  EXPECT_EQ(LabelLogs(res), (L{{1, "route=/a"}, {1, "route=/a"}}));
+  EXPECT_EQ(h.model.footprint().labelled, 0u);
+}
+
+}  // namespace
+}  // namespace gotraced::model::testing
