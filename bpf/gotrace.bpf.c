@@ -39,6 +39,7 @@
 #include "bpf/gt_kernel_syscall.bpf.h"
 #include "bpf/gt_sys_hooks.bpf.h"
 #include "bpf/gt_cpu.bpf.h"
+#include "bpf/gt_sys_sample.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

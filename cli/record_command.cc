@@ -85,6 +85,7 @@ struct RecordOptions {
   std::string level = "full";
   std::string state_sample;  // "" = session::kDefaultStateSample
   std::string syscall_min;  // level low only; "" = the level's default (SessionOptions)
+  std::string syscalls_by = "tracepoint";  // level low only: sample | tracepoint
   std::vector<std::string> command;
   ContainerSelector select;  // --container / --pod / --namespace
 };
@@ -291,6 +292,7 @@ int RunRecord(const RecordOptions &o) {
   so.level = *level;
   so.state_sample = state_sample;
   if (syscall_min) so.syscall_min = *syscall_min;
+  so.syscall_sample = o.syscalls_by == "sample";
   session::Session session(so);
 
   std::string err;
@@ -381,7 +383,11 @@ int RunRecord(const RecordOptions &o) {
                  stats.state_sample_ms_max, stats.state_sample_ms_total);
   if (o.no_syscalls)
     std::fprintf(stderr, "gotraced: level low: no syscalls (--no-syscalls): no syscall tracepoint was attached\n");
-  if (stats.syscall_min_ns)
+  if (stats.syscall_sample_period_ns)
+    std::fprintf(stderr, "gotraced: level low: syscalls by sampling the target's threads every %s (%llu sweeps): "
+                 "no program ran on any syscall\n",
+                 FormatDurationNs(stats.syscall_sample_period_ns).c_str(), (unsigned long long)stats.syscall_sweeps);
+  else if (stats.syscall_min_ns)
     std::fprintf(stderr, "gotraced: level low: only syscalls of %s or longer are in the trace; %llu shorter ones of the "
                  "target's threads were not written (--syscall-min 0 writes all)\n",
                  FormatDurationNs(stats.syscall_min_ns).c_str(), (unsigned long long)stats.short_syscalls);
@@ -469,6 +475,11 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_option("--syscall-min", o->syscall_min,
                  "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all): a short "
                  "syscall then costs two tracepoint runs that read nothing of the target");
+  app.add_option("--syscalls-by", o->syscalls_by,
+                 "level low: find the syscalls of --syscall-min or longer by sampling the target's threads every "
+                 "quarter of it (sample: nothing per syscall) or with a program on every syscall (tracepoint)")
+      ->check(CLI::IsMember({"sample", "tracepoint"}))
+      ->capture_default_str();
   app.add_option("--container", o->select.container,
                  "record every Go process of this container (its id, a 4+ character prefix of it, or its name; "
                  "Kubernetes' container name or the runtime's); one file each: give --out-dir");

@@ -66,6 +66,7 @@ enum gt_record_kind {
   GT_REC_CPU_SAMPLE = 10,   // struct gt_cpu_sample_record: a CPU-clock perf sample of a target thread
   GT_REC_KSYS_ENTER = 13,   // struct gt_syscall_record: the kernel view's goroutine syscall entry
   GT_REC_KSYS_EXIT = 14,    // struct gt_syscall_record: ... and its exit (bpf/gt_kernel_syscall.bpf.h)
+  GT_REC_SYS_SAMPLE = 15,   // struct gt_sys_sample_record: a sampled goroutine syscall (bpf/gt_sys_sample.bpf.h)
   GT_REC_KIND_COUNT
 };
 
@@ -324,6 +325,23 @@ struct gt_syscall_record {
   gt_u64 arg1;    // SYS_ENTER: args[1]; SYS_EXIT: 0
 };
 
+// GT_REC_SYS_SAMPLE: the syscall sampler (bpf/gt_sys_sample.bpf.h, capture level low).
+// Every few ms the daemon runs a task iterator over the target's threads; each thread
+// found in a syscall made from Go text whose g (TLS) is in _Gsyscall writes one record,
+// and the sweep ends with one record of tid 0. The same syscall seen in consecutive
+// sweeps (same thread, g, number and voluntary-switch count) is one long syscall; the
+// decoder (daemon/model/record_decoder_sys_sample.cc) makes it a syscall event.
+struct gt_sys_sample_record {
+  struct gt_record_header h;  // tid: the thread in the syscall (0: end of a sweep); ts: read
+  gt_s64 nr;       // pt_regs orig_ax: the syscall number (x86-64)
+  gt_u64 arg0;     // pt_regs di: its first argument (an fd for read, write, epoll_pwait...)
+  gt_u64 g;        // the thread's g, from its TLS
+  gt_u64 goid;     // g.goid
+  gt_u64 nvcsw;    // task->nvcsw: voluntary context switches, unchanged while one sleep lasts
+  gt_u32 state;    // task->__state (0: running, 1: interruptible sleep, 2: uninterruptible)
+  gt_u32 gstatus;  // g.atomicstatus
+};
+
 // GT_REC_TASK_EXIT / GT_REC_EXEC / GT_REC_TASK_NEW.
 struct gt_task_record {
   struct gt_record_header h;
@@ -425,5 +443,6 @@ static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
 static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
 static_assert(sizeof(struct gt_cpu_sample_record) == 88, "cpu sample layout");
 static_assert(sizeof(struct gt_sched_switch_record) == 64, "sched switch layout");
+static_assert(sizeof(struct gt_sys_sample_record) == 72, "sys sample layout");
 #endif
 #endif

@@ -37,6 +37,7 @@
 #include "daemon/procmem/mono_clock.h"
 #include "daemon/procmem/process_memory.h"
 #include "proto/bpf_config.h"
+#include "daemon/capture/syscall_sampler.h"
 #include "gotrace.skel.h"
 
 namespace gotraced::capture {
@@ -54,6 +55,8 @@ struct Capture::Impl {
   uint32_t slot = GT_HOST_NONE;
   std::unique_ptr<probes::AttachedProbes> uprobes;
   std::unique_ptr<CpuSampler> cpu_sampler;  // --cpu-hz
+  std::unique_ptr<SyscallSampler> sys_sampler;  // level low's syscalls by sampling (plan.syscall_sample)
+  uint64_t sample_period_ns = 0, sample_sweeps = 0;  // its period and its sweeps once stopped
   std::unique_ptr<RingConsumer> consumer;
   procmem::RuntimeSnapshot snapshot;
   std::optional<procmem::RuntimeGlobalAddrs> globals;  // runtime_globals(), found on first use
@@ -89,6 +92,8 @@ struct Capture::Impl {
     // uprobes' release takes ~70 ms; ~500 repairs at the end of a --pid recording).
     const auto t0 = Clock::now();
     cpu_sampler.reset();
+    if (sys_sampler) sample_sweeps = sys_sampler->sweeps();
+    sys_sampler.reset();
     if (host && slot != GT_HOST_NONE) host->Leave(slot);
     const auto t1 = Clock::now();
     if (uprobes) uprobes->DetachAll();
@@ -288,6 +293,8 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     bpf_program__set_autoload(skel->progs.gt_sched_next, opts.plan.sched_switch);
     bpf_program__set_autoload(skel->progs.gt_sched_wakeup, opts.plan.sched_switch);
     if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
+    // The syscall sampler (its fallback, the syscall programs above, is loaded too).
+    bpf_program__set_autoload(skel->progs.gt_sys_sample, I.plan.syscall_sample);
     // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
     // target without user annotations or sweeps does not load their programs.
     // Where the kernel has uprobe multi links (6.6), each program gets one link for all
@@ -371,9 +378,24 @@ std::string Capture::Attach() {
     // After the uprobes: a syscall seen before the scheduling events of its goroutine
     // would be one of a goroutine the model does not know runs there (at --pid, ~500
     // repairs in the ~20 ms the uprobes took to attach).
-    for (uint32_t h : {GT_HOOK_SYS_ENTER, GT_HOOK_SYS_EXIT}) late.required[h] = true;
-    late.prog[GT_HOOK_SYS_ENTER] = I.skel->progs.gt_sys_enter;
-    late.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
+    // With the sampler, no program on the syscalls at all; the tracepoints are its
+    // fallback where the kernel refuses the iterator.
+    if (I.plan.syscall_sample) {
+      auto ss = SyscallSampler::Start(I.skel->progs.gt_sys_sample, opts.pid, I.plan.syscall_sample_period_ns);
+      if (ss) {
+        I.sys_sampler = std::move(*ss);
+        I.sample_period_ns = I.sys_sampler->period_ns();
+        spdlog::debug("gotraced: pid {}: syscalls by sampling every {} us", opts.pid,
+                      I.sys_sampler->period_ns() / 1000);
+      } else {
+        I.warnings.push_back(fmt::format("syscalls by the tracepoints: {}", ss.error()));
+      }
+    }
+    if (!I.sys_sampler) {
+      for (uint32_t h : {GT_HOOK_SYS_ENTER, GT_HOOK_SYS_EXIT}) late.required[h] = true;
+      late.prog[GT_HOOK_SYS_ENTER] = I.skel->progs.gt_sys_enter;
+      late.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
+    }
   }
   bool cpu_own = false;
   if (opts.cpu_hz > 0) {
@@ -427,6 +449,17 @@ std::string Capture::Attach() {
           bad = true;
           verdict = fmt::format("CPU sample with P {} goroutine {} (sched.goidgen {}): wrong g/m offsets?", cs->p_id,
                                 cs->curg_goid, I.snapshot.goidgen);
+        } else {
+          ok = true;
+        }
+        return;
+      }
+      if (const gt_sys_sample_record *ss = r.sys_sample(); no_cas && !ok && !bad && ss && ss->h.tid != 0) {
+        // The syscall sampler's (its g read from the thread's TLS, in _Gsyscall).
+        if (ss->goid == 0 || (I.snapshot.goidgen && ss->goid > I.snapshot.goidgen + 1000000)) {
+          bad = true;
+          verdict = fmt::format("sampled syscall of g {:#x} goid {} (sched.goidgen {}): wrong g offsets?", ss->g,
+                                ss->goid, I.snapshot.goidgen);
         } else {
           ok = true;
         }
@@ -550,6 +583,8 @@ CaptureStats Capture::stats() const {
     s.read_faults += c.read_faults;
     s.short_syscalls += c.short_syscalls;
   }
+  s.syscall_sample_period_ns = impl_->sample_period_ns;
+  s.syscall_sweeps = impl_->sys_sampler ? impl_->sys_sampler->sweeps() : impl_->sample_sweeps;
   s.target_exited = impl_->exited;
   s.before_armed = impl_->before_armed;
   return s;

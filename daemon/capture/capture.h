@@ -69,6 +69,9 @@ struct CaptureStats {
   uint64_t read_faults = 0;      // bpf_probe_read_user failures on the hot path
   uint64_t short_syscalls = 0;   // level low: syscalls under the plan's syscall_min_ns, not written
   uint64_t before_armed = 0;     // records stamped before the last probe was attached, dropped
+  // Level low's syscalls by sampling (syscall_sampler.h): its period and sweeps so far
+  // (0: the syscalls come from the tracepoints, or there are none).
+  uint64_t syscall_sample_period_ns = 0, syscall_sweeps = 0;
   bool target_exited = false;
 };
 

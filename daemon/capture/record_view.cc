@@ -22,6 +22,7 @@ const char *RecordKindName(uint16_t kind) {
     case GT_REC_TASK_NEW: return "TASK_NEW";
     case GT_REC_USER: return "USER";
     case GT_REC_CPU_SAMPLE: return "CPU_SAMPLE";
+    case GT_REC_SYS_SAMPLE: return "SYS_SAMPLE";
     default: return "?";
   }
 }
@@ -41,6 +42,7 @@ size_t RecordBodySize(uint16_t kind) {
     case GT_REC_TASK_NEW: return sizeof(gt_task_record);
     case GT_REC_USER: return sizeof(gt_user_record);
     case GT_REC_CPU_SAMPLE: return sizeof(gt_cpu_sample_record);
+    case GT_REC_SYS_SAMPLE: return sizeof(gt_sys_sample_record);
     default: return 0;
   }
 }
@@ -90,6 +92,9 @@ const gt_hello_record *RecordView::hello() const {
 }
 const gt_cpu_sample_record *RecordView::cpu_sample() const {
   return valid_ && header().kind == GT_REC_CPU_SAMPLE ? reinterpret_cast<const gt_cpu_sample_record *>(data_) : nullptr;
+}
+const gt_sys_sample_record *RecordView::sys_sample() const {
+  return valid_ && header().kind == GT_REC_SYS_SAMPLE ? reinterpret_cast<const gt_sys_sample_record *>(data_) : nullptr;
 }
 const gt_user_record *RecordView::user() const {
   return valid_ && header().kind == GT_REC_USER ? reinterpret_cast<const gt_user_record *>(data_) : nullptr;
@@ -160,6 +165,9 @@ std::string RecordView::Describe() const {
   } else if (auto *cs = cpu_sample()) {
     out += fmt::format(" ip={:#x} sp={:#x} bp={:#x} r14={:#x} sp_words=[{:#x} {:#x}]{}", cs->ip, cs->sp, cs->bp, cs->r14,
                        cs->sp_words[0], cs->sp_words[1], cs->kernel ? " kernel" : "");
+  } else if (auto *ss = sys_sample()) {
+    out += fmt::format(" nr={} arg0={} g={:#x} goid={} nvcsw={} state={} gstatus={}", ss->nr, ss->arg0, ss->g, ss->goid,
+                       ss->nvcsw, ss->state, ss->gstatus);
   } else if (auto *hl = hello()) {
     out += fmt::format(" value={}", hl->value);
   }

@@ -40,6 +40,7 @@ class RecordView {
   const gt_hello_record *hello() const;
   const gt_user_record *user() const;         // USER (runtime/trace annotation sites)
   const gt_cpu_sample_record *cpu_sample() const;
+  const gt_sys_sample_record *sys_sample() const;  // SYS_SAMPLE (the syscall sampler)
   // The Go context of a GSTATUS, CALL or USER record, else nullptr.
   const gt_go_ctx *go_ctx() const;
 

@@ -140,6 +140,7 @@ void RecordDecoder::ResolveCreate(std::uint64_t gp, Goid goid, std::uint64_t ts,
 void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Record> &out) {
   if (v.kind() == GT_REC_SCHED_SWITCH) return DecodeKernelSwitch(v, out);  // kernel_view_decoder.cc
   if (v.kind() == GT_REC_KSYS_ENTER || v.kind() == GT_REC_KSYS_EXIT) return DecodeKernelSyscall(v, out);
+  if (v.kind() == GT_REC_SYS_SAMPLE) return DecodeSysSample(v, out);
   if (v.kind() == GT_REC_GSTATUS || v.kind() == GT_REC_CALL) {
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->m != 0) {
       auto [it, fresh] = m_thread_.try_emplace(c->m, v.tid());
@@ -367,6 +368,31 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       if (DecodeGcCall(v, site->role, pcs, out)) return;  // record_decoder_gc.cc
       ++stats_.ignored;
       return;
+  }
+}
+
+void RecordDecoder::DecodeSysSample(const capture::RecordView &v, std::vector<Record> &out) {
+  const gt_sys_sample_record *s = v.sys_sample();
+  if (s == nullptr) return;
+  if (!sys_sample_)
+    sys_sample_.emplace(cfg_.plan ? cfg_.plan->syscall_min_ns : 0, cfg_.plan ? cfg_.plan->syscall_sample_period_ns : 0);
+  sampled_.clear();
+  sys_sample_->Add(*s, sampled_);
+  stats_.sample_sweeps = sys_sample_->sweeps();
+  stats_.sample_short = sys_sample_->short_syscalls();
+  for (const SampledSyscall &c : sampled_) {
+    // Both halves at once, as the tracepoint path's one record per syscall (the model's
+    // sparse mode: GoCreateSyscall, GoDestroySyscall); the begin is older than this record.
+    Record b;
+    b.ts = c.begin;
+    b.m = c.tid;
+    b.kind = RecordKind::kGoSyscallBegin;
+    b.g = static_cast<Goid>(c.goid);
+    Record e = b;
+    e.ts = c.end;
+    e.kind = RecordKind::kGoSyscallEnd;
+    Emit(out, std::move(b));
+    Emit(out, std::move(e));
   }
 }
 

@@ -27,6 +27,7 @@
 #include "daemon/model/kernel_view.h"
 #include "daemon/model/record.h"
 #include "daemon/model/stack_pool.h"
+#include "daemon/model/sys_sample_tracker.h"
 #include "daemon/probes/probe_plan.h"
 
 namespace gotraced::model {
@@ -92,6 +93,9 @@ struct DecoderStats {
   // those a non-zero count means a record was built from another hit's data: the BPF
   // side's scratch shared between two preempting hits (docs/preemption.md).
   std::uint64_t m_thread_changes = 0;
+  // The syscall sampler (capture level low, sys_sample_tracker.h): sweeps read, and the
+  // syscalls seen in them that ended under the threshold.
+  std::uint64_t sample_sweeps = 0, sample_short = 0;
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
 
@@ -148,6 +152,11 @@ class RecordDecoder {
   // ... its goroutine syscall records (Go <= 1.25, GT_REC_KSYS_*), and the name of a
   // syscall's fd at decode time (FdName, "" when none is asked for).
   void DecodeKernelSyscall(const capture::RecordView &v, std::vector<Record> &out);
+  // The syscall sampler's records (GT_REC_SYS_SAMPLE): a begin and an end per syscall
+  // that lasted the plan's syscall_min_ns (sys_sample_tracker.h).
+  void DecodeSysSample(const capture::RecordView &v, std::vector<Record> &out);
+  std::optional<SysSampleTracker> sys_sample_;
+  std::vector<SampledSyscall> sampled_;  // scratch
   std::string FdName(std::int64_t nr, std::uint64_t arg0);
   // User annotations (record_decoder_user.cc).
   void DecodeUser(const capture::RecordView &v, std::vector<Record> &out);

@@ -400,6 +400,9 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     if (opts.low_syscalls) {  // level low; else no syscall at all
       UseSyscallTracepointsOnly(bin, plan);  // syscall_sites.cc
       plan.syscall_min_ns = opts.syscall_min_ns;
+      plan.syscall_sample = plan.syscall_pair && opts.syscall_sample && opts.syscall_min_ns > 0;
+      if (plan.syscall_sample)
+        plan.syscall_sample_period_ns = std::clamp<uint64_t>(opts.syscall_min_ns / 4, 250'000, 100'000'000);
     }
   } else if (opts.syscalls_from_tracepoints &&
            (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))

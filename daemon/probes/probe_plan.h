@@ -182,6 +182,13 @@ struct ProbePlan {
   // With syscall_pair: the shortest syscall written (PlanOptions::syscall_min_ns; BPF
   // cfg.sys_min_us, rounded up to a microsecond). 0: all.
   uint64_t syscall_min_ns = 0;
+  // With syscall_pair: the syscalls come from the syscall sampler (a task iterator every
+  // few ms: bpf/gt_sys_sample.bpf.h, capture/syscall_sampler.h) instead of the sys_enter /
+  // sys_exit programs, which are loaded as its fallback (PlanOptions::syscall_sample).
+  bool syscall_sample = false;
+  // ... every this long: a quarter of syscall_min_ns (a syscall of the threshold is seen by
+  // 3-4 sweeps), between 250 us and 100 ms.
+  uint64_t syscall_sample_period_ns = 0;
   // The kernel view's goroutine syscall records (bpf/gt_kernel_syscall.bpf.h): the plan's
   // syscalls come from uprobes (Go <= 1.25) and the kernel view is on; go_text and sys_skip
   // are its filter's ranges too (syscall_sites.h UseKernelViewSyscalls).
@@ -240,6 +247,10 @@ struct PlanOptions {
   // pprof labels (issue 34): casgstatus to _Grunning records g.labels (GT_READ_LABELS),
   // the daemon reads the set it points to. Off: --no-labels.
   bool labels = true;
+  // Capture level low with a threshold (syscall_min_ns > 0): find the long syscalls by
+  // sampling the target's threads (ProbePlan::syscall_sample) rather than by a program on
+  // every syscall. `--syscalls-by sample|tracepoint`, serve's `syscalls_by`.
+  bool syscall_sample = false;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

@@ -221,6 +221,15 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (auto v = s.Integer("cpu_hz", 1, 1000)) c.cpu_hz = static_cast<std::uint32_t>(*v);
   if (auto v = s.Seconds0("state_sample_seconds", kMaxWindowSeconds)) c.state_sample = *v;
   if (auto v = s.NonNegative("syscall_min_ms", 3600e3)) c.syscall_min_ms = *v;
+  if (const toml::node *n = t.get("syscalls_by")) {
+    auto text = s.String("syscalls_by");
+    if (text && *text == "sample")
+      c.syscalls_by_sample = true;
+    else if (text && *text == "tracepoint")
+      c.syscalls_by_sample = false;
+    else
+      Fail(*n, fmt::format("flight.syscalls_by: \"{}\" is not one of sample, tracepoint", text ? *text : ""));
+  }
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");
     auto v = TraceVersionFromText(*text);

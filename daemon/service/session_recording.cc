@@ -34,6 +34,7 @@ class SessionRecording final : public Recording {
     so.level = o.level;
     so.state_sample = o.state_sample;
     so.syscall_min = o.syscall_min;
+    so.syscall_sample = o.syscall_sample;
     so.self_check = o.self_check;
     so.triggers = o.triggers;
     so.on_trigger = o.on_trigger;

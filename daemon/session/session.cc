@@ -279,6 +279,8 @@ struct Session::Impl {
       stats.state_sample_ms_total = ss.total_ms;
     }
     stats.short_syscalls = cs.short_syscalls;
+    stats.syscall_sample_period_ns = cs.syscall_sample_period_ns;
+    stats.syscall_sweeps = cs.syscall_sweeps;
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -367,6 +369,7 @@ bool Session::Prepare(std::string *error) {
     if (I.options.triggers.syscall_ns) min_ns = std::min(min_ns, I.options.triggers.syscall_ns);
     co.plan.syscall_min_ns = min_ns;
     co.plan.low_syscalls = I.options.events.syscalls;
+    co.plan.syscall_sample = I.options.syscall_sample;
   }
   if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
     return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "

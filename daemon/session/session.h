@@ -115,6 +115,10 @@ struct SessionOptions {
   // (SessionStats::short_syscalls). A syscall trigger's threshold below it lowers it to
   // that. 0: every goroutine syscall. Ignored by the other levels.
   std::chrono::nanoseconds syscall_min = std::chrono::milliseconds(1);
+  // Level low with syscall_min > 0: find those syscalls by sampling the target's threads
+  // every syscall_min / 4 (capture/syscall_sampler.h) instead of a program on every
+  // syscall (the sys_enter/sys_exit tracepoints, the fallback). `--syscalls-by`.
+  bool syscall_sample = false;
 
   // --pid: wait (up to 1 s) for a first record that proves the struct offsets right
   // (capture.h self_check). Off for serve's escalations: the always-on recording of the
@@ -145,6 +149,8 @@ struct SessionStats {
   // lasted). 0 with no threshold.
   std::uint64_t short_syscalls = 0;
   std::uint64_t syscall_min_ns = 0;
+  // Level low's syscalls by sampling: the period (0: by the tracepoints) and sweeps made.
+  std::uint64_t syscall_sample_period_ns = 0, syscall_sweeps = 0;
   bool target_exited = false;
   // The target called execve: the program traced is gone (its pid runs another one).
   // The recording ends at the exec; records after it are not the traced program's.
