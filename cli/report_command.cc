@@ -14,7 +14,7 @@ namespace gotraced::cli {
 
 void RegisterReport(CLI::App &app) {
   struct Opts {
-    std::string file, fail_on;
+    std::string file, fail_on, by_label;
     bool json = false;
     std::size_t top = 5;
   };
@@ -27,6 +27,9 @@ void RegisterReport(CLI::App &app) {
   sub->add_option("file", o->file, "the trace")->required();
   sub->add_flag("--json", o->json, "print JSON with every figure instead of text");
   sub->add_option("--top", o->top, "rows per table")->capture_default_str();
+  sub->add_option("--by-label", o->by_label,
+                  "group goroutines by the value of this pprof label (gotraced's \"gotraced: labels\" logs: the set "
+                  "a goroutine started running with) instead of their start function");
   sub->add_option(
       "--fail-on", o->fail_on,
       "exit 3 if a figure crosses a threshold: 'sched_latency_p99>5ms,stw_max>10ms,goroutine_growth>1000' "
@@ -38,7 +41,11 @@ void RegisterReport(CLI::App &app) {
       SetExitCode(1);
       return;
     }
-    const report::ReportOptions opt{.top = o->top};
+    report::ReportOptions opt{.top = o->top};
+    if (!o->by_label.empty()) {
+      opt.group_by = report::ReportOptions::GroupBy::kLabel;
+      opt.label_key = o->by_label;
+    }
     const report::Report r = report::BuildReport(in, opt);
     if (!r.error.empty()) {
       std::fprintf(stderr, "gotraced report: %s: %s%s\n", o->file.c_str(), r.error.c_str(),

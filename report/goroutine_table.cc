@@ -1,6 +1,10 @@
 #include "report/goroutine_table.h"
 
+#include "daemon/procmem/label_text.h"
+
 namespace gotraced::report {
+
+using procmem::ParseLabelText;
 
 std::uint32_t GoroutineTable::GroupId(const std::string &name) {
   auto [it, added] = name_ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
@@ -8,8 +12,17 @@ std::uint32_t GoroutineTable::GroupId(const std::string &name) {
   return it->second;
 }
 
+void GoroutineTable::Relabel(GInfo &gi, std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> labels;
+  ParseLabelText(text, &labels);  // a text cut short keeps the labels before the cut
+  gi.group = 0;
+  for (const auto &[k, v] : labels)
+    if (k == label_key_) gi.group = GroupId(k + "=" + v);
+}
+
 void GoroutineTable::Name(GInfo &gi, std::uint32_t stack, bool start_stack) {
-  if (gi.group != 0 || stack == 0 || group_by_ != ReportOptions::GroupBy::kStartFunction) return;
+  const bool by_label = group_by_ == ReportOptions::GroupBy::kLabel;
+  if ((by_label ? gi.named : gi.group != 0) || stack == 0) return;
   const auto &fr = stacks_.Frames(stack);
   if (fr.empty()) return;
   // A GoCreate's new stack is one frame, the start function; any other stack's start
@@ -23,8 +36,9 @@ void GoroutineTable::Name(GInfo &gi, std::uint32_t stack, bool start_stack) {
     group = GroupId(fn);
     system = (fn.starts_with("runtime.") && fn != "runtime.main") || fn.starts_with("runtime/trace.");
   }
-  gi.group = group;
+  if (!by_label) gi.group = group;
   gi.system = system;
+  gi.named = true;
 }
 
 std::string BlockClass(std::string_view reason, const std::vector<std::uint32_t> &frames,
@@ -82,9 +96,14 @@ void GoroutineTable::Apply(const Event &e, GInfo *known) {
     }
     case Kind::kGoCreate:
     case Kind::kGoCreateBlocked: {
+      // By label: a new goroutine has its creator's labels (runtime/proc.go newproc1:
+      // newg.labels = curg.labels) until its own log says otherwise.
+      const GInfo *creator = group_by_ == ReportOptions::GroupBy::kLabel && e.from ? gs_.get(e.from) : nullptr;
+      const std::uint32_t inherited = creator ? creator->group : 0;
       GInfo &gi = gs_[e.g];
       ++seen_;
       gi = GInfo{};
+      gi.group = inherited;
       Name(gi, e.stack, true);
       set(gi, e.kind == Kind::kGoCreate ? GState::kRunnable : GState::kWaiting);
       gi.runnable_known = e.kind == Kind::kGoCreate;
@@ -127,6 +146,10 @@ void GoroutineTable::Apply(const Event &e, GInfo *known) {
       break;
     case Kind::kGoEnd:
       gs_.erase(e.g);
+      break;
+    case Kind::kLog:
+      if (group_by_ == ReportOptions::GroupBy::kLabel && e.str == "gotraced: labels") Relabel(get(), e.str2);
+      Name(get(), e.stack, false);
       break;
     default:
       Name(get(), e.stack, false);

@@ -25,13 +25,15 @@ struct GInfo {
       0;  // kWaiting: GoroutineTable::ReasonName (the reason refined by the stack: BlockClass)
   bool runnable_known = false;  // since_ns is a real runnable start (not a trace-start status)
   bool system = false;          // the runtime's own (runtime.* start function but runtime.main)
+  bool named = false;           // its start function was looked at (Name)
 };
 
 class GoroutineTable {
  public:
   GoroutineTable(const StackTable &stacks, const ReportOptions &opt)
-      : stacks_(stacks), group_by_(opt.group_by) {
-    names_.emplace_back("?");
+      : stacks_(stacks), group_by_(opt.group_by), label_key_(opt.label_key) {
+    // By label: group 0 is the goroutines without that label.
+    names_.emplace_back(group_by_ == ReportOptions::GroupBy::kLabel ? label_key_ + " unset" : "?");
   }
   // The goroutine an event is about, as it was before the event (created if new).
   GInfo &Get(std::uint64_t g) { return gs_[g]; }
@@ -59,7 +61,10 @@ class GoroutineTable {
   static constexpr std::uint32_t kUnset = ~std::uint32_t{0};
   std::vector<std::pair<std::uint32_t, bool>> group_of_func_;  // function id -> group, system
   const StackTable &stacks_;
-  ReportOptions::GroupBy group_by_;  // one key today (the start function); issue 34 adds labels
+  ReportOptions::GroupBy group_by_;
+  std::string label_key_;  // kLabel
+  // kLabel: a "gotraced: labels" log names the goroutine's set from now on.
+  void Relabel(GInfo &gi, std::string_view text);
   model::FlatMap<std::uint64_t, GInfo> gs_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;

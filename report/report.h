@@ -18,8 +18,12 @@
 namespace gotraced::report {
 
 struct ReportOptions {
-  enum class GroupBy { kStartFunction };  // issue 34 adds pprof labels
+  // A goroutine's group: its start function, or (kLabel) the value of its pprof label
+  // label_key, from gotraced's "gotraced: labels" logs (docs/trace-contents.md): the set
+  // it started running with, so one goroutine moves between groups as its labels change.
+  enum class GroupBy { kStartFunction, kLabel };
   GroupBy group_by = GroupBy::kStartFunction;
+  std::string label_key;  // kLabel
   std::size_t top = 5;  // rows per table, findings per area
 };
 
@@ -146,6 +150,7 @@ struct Finding {
 
 struct Report {
   std::string version;
+  std::string grouped_by = "start function";  // or "label KEY"
   std::uint64_t duration_ns = 0, events = 0, goroutines = 0, generations = 0;
   std::uint64_t max_generation_bytes = 0;
   std::vector<Finding> findings;  // biggest first

@@ -56,6 +56,7 @@ class Builder final : public EventSink {
   Report Finish(const ReadResult &rr, const ReportOptions &opt) {
     Report r;
     r.version = rr.version;
+    if (opt.group_by == ReportOptions::GroupBy::kLabel) r.grouped_by = "label " + opt.label_key;
     r.error = rr.error;
     r.events = rr.events;
     r.generations = rr.generations;

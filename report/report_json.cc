@@ -75,6 +75,7 @@ std::string ReportJson(const Report &r) {
   const Goroutines &g = r.goroutines_section;
   Json o = {
       {"version", r.version},
+      {"grouped_by", r.grouped_by},
       {"duration_ns", r.duration_ns},
       {"events", r.events},
       {"goroutines", r.goroutines},

@@ -147,6 +147,7 @@ void Kernel(std::string &o, const Report &r, std::size_t top) {
 std::string ReportText(const Report &r, const ReportOptions &opt) {
   std::string o = fmt::format("{} trace, {} long, {} events, {} goroutines\n", r.version, Dur(r.duration_ns),
                               r.events, r.goroutines);
+  if (r.grouped_by != "start function") o += fmt::format("goroutines grouped by {}\n", r.grouped_by);
   o += r.findings.empty() ? "\nfindings: none above the thresholds (1 ms waits, 10 ms totals)\n"
                           : "\nfindings:\n";
   for (std::size_t i = 0; i < r.findings.size(); ++i)

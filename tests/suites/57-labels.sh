@@ -77,6 +77,41 @@ for v in "${versions[@]}"; do
   fi
 done
 
+# gotraced report --by-label route (report/goroutine_table.cc): the requests' goroutines
+# grouped by their route, in the text and in --json.
+v=go1.26
+if [[ -f $WORK/$v/requests.trace ]]; then
+  dir=$WORK/$v
+  if ! "$GOTRACED" report --by-label route "$dir/requests.trace" >"$dir/by-label.txt" 2>"$dir/by-label.err" ||
+    ! "$GOTRACED" report --by-label route --json "$dir/requests.trace" >"$dir/by-label.json" 2>>"$dir/by-label.err"; then
+    echo "FAIL $SUITE report --by-label: $(head -n1 "$dir/by-label.err")"
+    fail=1
+  elif out=$(python3 - "$dir/by-label.json" "$dir/by-label.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+routes = {"route=/api/orders", "route=/api/users", "route=/healthz", "route=/api/orders/{id}"}
+errs = []
+if r.get("grouped_by") != "label route":
+    errs.append(f"grouped_by {r.get('grouped_by')!r}")
+sched = {g["group"]: g["dist"]["count"] for g in r["sched_latency"]["groups"]}
+if not routes <= set(sched):
+    errs.append(f"scheduling latency groups {sorted(sched)} lack a route")
+if "goroutines grouped by label route" not in text or "route=/api/orders" not in text:
+    errs.append("the text does not show the grouping")
+if errs:
+    print("; ".join(errs))
+    sys.exit(1)
+print("scheduling latency per route: " + ", ".join(f"{k} {sched[k]} waits" for k in sorted(routes)))
+PY
+  ); then
+    echo "ok $SUITE report --by-label route: $out"
+  else
+    echo "FAIL $SUITE report --by-label route: $out"
+    fail=1
+  fi
+fi
+
 # Unusual content: a map version and a slice version (procmem/label_set.h).
 for v in go1.21 go1.26; do
   if [[ ! -x $WORK/$v/labelstarget ]] && ! build_target "$v"; then
