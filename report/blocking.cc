@@ -43,23 +43,16 @@ class BlockingSection final : public Section {
     // Keyed by ids while reading (reason, stack); named and merged by call site at Finish.
     const std::uint64_t reason = syscall ? kSyscallId : before.block_reason;
     const std::uint64_t key = (reason << 32) | before.block_stack;
-    std::uint32_t *i = index_.get(key);
-    if (!i) {
-      i = &index_.emplace(key, static_cast<std::uint32_t>(accs_.size())).first->second;
-      accs_.emplace_back(key, Acc{});
-    }
+    const std::uint32_t *i = index_.get(key);
+    if (!i) i = &index_.emplace(key, SiteOf(key)).first->second;
     accs_[*i].second.Add(d, e.g, before.since_ns);
   }
   void Finish(Report &r) override {
     std::map<std::string, Acc> reasons;
     std::map<std::pair<std::string, std::string>, Acc> sites;
     for (auto &[key, a] : accs_) {
-      const std::uint64_t rid = key >> 32;
-      const std::string reason =
-          rid == kSyscallId ? "syscall" : c_.gs.ReasonName(static_cast<std::uint32_t>(rid));
-      const std::string site = c_.stacks.CallSite(static_cast<std::uint32_t>(key & 0xffffffff));
-      reasons[reason].Merge(a);
-      sites[{reason, site}].Merge(a);
+      reasons[key.first].Merge(a);
+      sites[key].Merge(a);
     }
     auto row = [](std::string reason, std::string site, const Acc &a) {
       return report::Blocking::Row{std::move(reason), std::move(site), Dist::Of(a.h), a.worst_g,
@@ -75,10 +68,21 @@ class BlockingSection final : public Section {
  private:
   static constexpr std::uint64_t kSyscallId = 0xffffffff;
   Context &c_;
-  // (reason id << 32 | stack) -> its accumulator: an open-addressing index into a deque
-  // (a few thousand keys, each a 3.9 KB histogram: no node per key, no rehash moving them).
+  // (reason id << 32 | stack) -> the accumulator of its (reason, call site), named once
+  // per key: a server blocks at thousands of stacks but a few dozen call sites, so the
+  // 3.9 KB histograms an event touches stay in cache.
+  std::uint32_t SiteOf(std::uint64_t key) {
+    const std::uint64_t rid = key >> 32;
+    std::pair<std::string, std::string> name{
+        rid == kSyscallId ? "syscall" : c_.gs.ReasonName(static_cast<std::uint32_t>(rid)),
+        c_.stacks.CallSite(static_cast<std::uint32_t>(key & 0xffffffff))};
+    auto [it, added] = site_ids_.try_emplace(name, static_cast<std::uint32_t>(accs_.size()));
+    if (added) accs_.emplace_back(std::move(name), Acc{});
+    return it->second;
+  }
   model::FlatMap<std::uint64_t, std::uint32_t> index_;
-  std::deque<std::pair<std::uint64_t, Acc>> accs_;
+  std::map<std::pair<std::string, std::string>, std::uint32_t> site_ids_;
+  std::deque<std::pair<std::pair<std::string, std::string>, Acc>> accs_;  // (reason, call site)
 };
 
 }  // namespace

@@ -215,7 +215,7 @@ void V2Reader::Emit(Event &ev) {
   sink_.On(ev);
 }
 
-bool V2Reader::DecodeNext(Cursor &c) {
+[[gnu::always_inline]] inline bool V2Reader::DecodeNext(Cursor &c) {
   if (encoder::TryDecodeNextEvent(version_, c.rest, c.t, c.e)) return true;
   if (std::string err = encoder::DecodeNextEvent(version_, c.rest, c.t, c.e); !err.empty())
     return Fail(fmt::format("generation {}: {}", gen_, err));
