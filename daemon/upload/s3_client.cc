@@ -1,7 +1,11 @@
 // S3 requests on libcurl. See s3_client.h.
 #include "daemon/upload/s3_client.h"
 
+// curl_easy_setopt as the plain variadic function, not the type-checking macro: it is
+// called through a pointer (Lib below).
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
@@ -17,6 +21,52 @@ namespace gotraced::upload {
 
 namespace {
 
+// libcurl and libcrypto, loaded when an upload first needs them rather than linked:
+// linked, they and the ~35 libraries they pull in cost every run of gotraced ~5 ms of
+// dynamic loading before main (LD_DEBUG=statistics; `gotraced report` of a small
+// trace spent half its time there: issue 33). Their sonames are the ones
+// scripts/install-deps.sh installs (libcurl4, libssl3).
+struct Libs {
+#define GT_FN(f) decltype(&::f) f = nullptr;
+  GT_FN(curl_global_init) GT_FN(curl_easy_init) GT_FN(curl_easy_cleanup) GT_FN(curl_easy_setopt)
+  GT_FN(curl_easy_perform) GT_FN(curl_easy_getinfo) GT_FN(curl_easy_strerror) GT_FN(curl_slist_append)
+  GT_FN(curl_slist_free_all)
+  GT_FN(EVP_Digest) GT_FN(EVP_sha256) GT_FN(EVP_MD_CTX_new) GT_FN(EVP_MD_CTX_free) GT_FN(EVP_DigestInit_ex)
+  GT_FN(EVP_DigestUpdate) GT_FN(EVP_DigestFinal_ex)
+#undef GT_FN
+};
+
+Libs LoadLibs() {
+  Libs l;
+  void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+  if (!curl || !crypto) {
+    std::fprintf(stderr, "gotraced: uploads need libcurl.so.4 and libcrypto.so.3: %s\n", dlerror());
+    std::abort();
+  }
+  auto sym = [](void *h, const char *name, auto &fn) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+    if (!fn) {
+      std::fprintf(stderr, "gotraced: %s: %s\n", name, dlerror());
+      std::abort();
+    }
+  };
+#define GT_SYM(h, f) sym(h, #f, l.f);
+  GT_SYM(curl, curl_global_init) GT_SYM(curl, curl_easy_init) GT_SYM(curl, curl_easy_cleanup)
+  GT_SYM(curl, curl_easy_setopt) GT_SYM(curl, curl_easy_perform) GT_SYM(curl, curl_easy_getinfo)
+  GT_SYM(curl, curl_easy_strerror) GT_SYM(curl, curl_slist_append) GT_SYM(curl, curl_slist_free_all)
+  GT_SYM(crypto, EVP_Digest) GT_SYM(crypto, EVP_sha256) GT_SYM(crypto, EVP_MD_CTX_new)
+  GT_SYM(crypto, EVP_MD_CTX_free) GT_SYM(crypto, EVP_DigestInit_ex) GT_SYM(crypto, EVP_DigestUpdate)
+  GT_SYM(crypto, EVP_DigestFinal_ex)
+#undef GT_SYM
+  return l;
+}
+
+const Libs &Lib() {
+  static const Libs libs = LoadLibs();  // once, thread-safe
+  return libs;
+}
+
 std::string Hex(const unsigned char *d, unsigned n) {
   std::string out;
   for (unsigned i = 0; i < n; i++) out += fmt::format("{:02x}", d[i]);
@@ -30,14 +80,14 @@ std::string Lower(std::string s) {
 
 void GlobalInit() {
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] { Lib().curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 struct CurlDeleter {
-  void operator()(CURL *c) const { curl_easy_cleanup(c); }
+  void operator()(CURL *c) const { Lib().curl_easy_cleanup(c); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist *l) const { curl_slist_free_all(l); }
+  void operator()(curl_slist *l) const { Lib().curl_slist_free_all(l); }
 };
 struct FileCloser {
   void operator()(std::FILE *f) const { std::fclose(f); }
@@ -48,7 +98,7 @@ struct FileCloser {
 std::string Sha256Hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned n = 0;
-  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
+  Lib().EVP_Digest(data.data(), data.size(), md, &n, Lib().EVP_sha256(), nullptr);
   return Hex(md, n);
 }
 
@@ -59,8 +109,8 @@ std::optional<std::string> FileSha256(const std::string &path, std::uint64_t off
     if (error) *error = fmt::format("{}: {}", path, std::strerror(errno));
     return std::nullopt;
   }
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::unique_ptr<EVP_MD_CTX, decltype(Lib().EVP_MD_CTX_free)> ctx(Lib().EVP_MD_CTX_new(), Lib().EVP_MD_CTX_free);
+  Lib().EVP_DigestInit_ex(ctx.get(), Lib().EVP_sha256(), nullptr);
   std::vector<char> buf(1 << 16);
   while (length > 0) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(length, buf.size()));
@@ -69,12 +119,12 @@ std::optional<std::string> FileSha256(const std::string &path, std::uint64_t off
       if (error) *error = fmt::format("{}: {}", path, std::ferror(f.get()) ? std::strerror(errno) : "shorter than expected");
       return std::nullopt;
     }
-    EVP_DigestUpdate(ctx.get(), buf.data(), got);
+    Lib().EVP_DigestUpdate(ctx.get(), buf.data(), got);
     length -= got;
   }
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned n = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &n);
+  Lib().EVP_DigestFinal_ex(ctx.get(), md, &n);
   return Hex(md, n);
 }
 
@@ -133,47 +183,47 @@ S3Result S3Client::Perform(Request &r) {
   } else {
     hash = Sha256Hex(r.body);
   }
-  std::unique_ptr<CURL, CurlDeleter> c(curl_easy_init());
+  std::unique_ptr<CURL, CurlDeleter> c(Lib().curl_easy_init());
   if (!c) return fail("CurlInitFailed", "curl_easy_init failed");
   CURL *h = c.get();
   const std::string url = RequestUrl(s_.endpoint, s_.bucket, s_.path_style, r.key, r.query);
   curl_slist *raw = nullptr;
-  raw = curl_slist_append(raw, ("x-amz-content-sha256: " + hash).c_str());
+  raw = Lib().curl_slist_append(raw, ("x-amz-content-sha256: " + hash).c_str());
   if (!s_.credentials.session_token.empty())
-    raw = curl_slist_append(raw, ("x-amz-security-token: " + s_.credentials.session_token).c_str());
-  for (const auto &[k, v] : r.meta) raw = curl_slist_append(raw, fmt::format("x-amz-meta-{}: {}", k, v).c_str());
-  if (!r.content_type.empty()) raw = curl_slist_append(raw, ("Content-Type: " + r.content_type).c_str());
+    raw = Lib().curl_slist_append(raw, ("x-amz-security-token: " + s_.credentials.session_token).c_str());
+  for (const auto &[k, v] : r.meta) raw = Lib().curl_slist_append(raw, fmt::format("x-amz-meta-{}: {}", k, v).c_str());
+  if (!r.content_type.empty()) raw = Lib().curl_slist_append(raw, ("Content-Type: " + r.content_type).c_str());
   // No "Expect: 100-continue" round trip before a body: the store answers errors at the end.
-  raw = curl_slist_append(raw, "Expect:");
+  raw = Lib().curl_slist_append(raw, "Expect:");
   std::unique_ptr<curl_slist, SlistDeleter> headers(raw);
   const std::string sigv4 = "aws:amz:" + s_.region + ":s3";
   char errbuf[CURL_ERROR_SIZE] = {0};
 
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4.c_str());
-  curl_easy_setopt(h, CURLOPT_USERNAME, s_.credentials.access_key.c_str());
-  curl_easy_setopt(h, CURLOPT_PASSWORD, s_.credentials.secret_key.c_str());
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, s_.connect_timeout_ms);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, s_.stall_seconds);
-  curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, s_.tls_verify ? 1L : 0L);
-  curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, s_.tls_verify ? 2L : 0L);
-  if (!s_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, s_.ca_file.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  Lib().curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  Lib().curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  Lib().curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+  Lib().curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4.c_str());
+  Lib().curl_easy_setopt(h, CURLOPT_USERNAME, s_.credentials.access_key.c_str());
+  Lib().curl_easy_setopt(h, CURLOPT_PASSWORD, s_.credentials.secret_key.c_str());
+  Lib().curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  Lib().curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, s_.connect_timeout_ms);
+  Lib().curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  Lib().curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, s_.stall_seconds);
+  Lib().curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, s_.tls_verify ? 1L : 0L);
+  Lib().curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, s_.tls_verify ? 2L : 0L);
+  if (!s_.ca_file.empty()) Lib().curl_easy_setopt(h, CURLOPT_CAINFO, s_.ca_file.c_str());
+  Lib().curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   if (s_.max_bytes_per_second)
-    curl_easy_setopt(h, CURLOPT_MAX_SEND_SPEED_LARGE, static_cast<curl_off_t>(s_.max_bytes_per_second));
+    Lib().curl_easy_setopt(h, CURLOPT_MAX_SEND_SPEED_LARGE, static_cast<curl_off_t>(s_.max_bytes_per_second));
   if (r.method == "PUT") {
-    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.from_file ? r.length : r.body.size()));
+    Lib().curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+    Lib().curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.from_file ? r.length : r.body.size()));
     if (!r.from_file) {
       r.in = nullptr;
       r.left = r.body.size();
     }
-    curl_easy_setopt(h, CURLOPT_READDATA, &r);
-    curl_easy_setopt(h, CURLOPT_READFUNCTION, +[](char *buf, std::size_t sz, std::size_t n, void *p) -> std::size_t {
+    Lib().curl_easy_setopt(h, CURLOPT_READDATA, &r);
+    Lib().curl_easy_setopt(h, CURLOPT_READFUNCTION, +[](char *buf, std::size_t sz, std::size_t n, void *p) -> std::size_t {
       auto *rq = static_cast<Request *>(p);
       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sz * n, rq->left));
       if (want == 0) return 0;
@@ -189,16 +239,16 @@ S3Result S3Client::Perform(Request &r) {
       return got;
     });
   } else if (r.method == "POST") {
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, r.body.c_str());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    Lib().curl_easy_setopt(h, CURLOPT_POST, 1L);
+    Lib().curl_easy_setopt(h, CURLOPT_POSTFIELDS, r.body.c_str());
+    Lib().curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   } else if (r.method == "HEAD") {
-    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    Lib().curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (r.method != "GET") {
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    Lib().curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   }
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, +[](char *d, std::size_t sz, std::size_t n, void *p) -> std::size_t {
+  Lib().curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
+  Lib().curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, +[](char *d, std::size_t sz, std::size_t n, void *p) -> std::size_t {
     auto *rq = static_cast<Request *>(p);
     const std::size_t len = sz * n;
     if (rq->sink && rq->http_status >= 200 && rq->http_status <= 299) {
@@ -210,8 +260,8 @@ S3Result S3Client::Perform(Request &r) {
     rq->response.append(d, len);
     return len;
   });
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, +[](char *d, std::size_t sz, std::size_t n, void *p) -> std::size_t {
+  Lib().curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
+  Lib().curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, +[](char *d, std::size_t sz, std::size_t n, void *p) -> std::size_t {
     auto *rq = static_cast<Request *>(p);
     const std::string_view line(d, sz * n);
     const std::size_t colon = line.find(':');
@@ -229,17 +279,17 @@ S3Result S3Client::Perform(Request &r) {
     return sz * n;
   });
   if (cancel_) {
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, cancel_);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION,
+    Lib().curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    Lib().curl_easy_setopt(h, CURLOPT_XFERINFODATA, cancel_);
+    Lib().curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION,
                      +[](void *p, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
                        return static_cast<const std::atomic<bool> *>(p)->load() ? 1 : 0;
                      });
   }
-  const CURLcode cc = curl_easy_perform(h);
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res.status);
+  const CURLcode cc = Lib().curl_easy_perform(h);
+  Lib().curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res.status);
   if (cc != CURLE_OK) {
-    const std::string msg = errbuf[0] ? errbuf : curl_easy_strerror(cc);
+    const std::string msg = errbuf[0] ? errbuf : Lib().curl_easy_strerror(cc);
     switch (cc) {
       case CURLE_COULDNT_CONNECT:
       case CURLE_COULDNT_RESOLVE_HOST: return fail("CouldNotConnect", fmt::format("{}: {}", s_.endpoint.Text(), msg));
