@@ -6,7 +6,7 @@
 // without the kernel, the ring or the target: the part of a recording's cost that is ours.
 //
 //   gotraced-replay --records FILE [--passes N] [--out TRACE] [--drain-ms 64]
-//                   [--generation-ms MS] [--flight DUMP --flight-from K]
+//                   [--generation-ms MS] [--flight DUMP --flight-from K] [--heap-every-s S]
 //
 // Each pass starts a fresh pipeline (the binary analysis is done once) and writes to a
 // sink that only counts bytes; --out writes the first pass's trace to a file as well (for
@@ -16,7 +16,14 @@
 // --flight: the first pass also feeds a flight recorder (service/flight_recorder.h) and
 // writes the dump its endpoint would serve when its oldest generation is K (for the
 // legacy formats: restart prelude + rebased generations; tests/suites/51-fidelity-legacy.sh).
+// --heap-every-s S: every S seconds of the recording's time (first pass), a line
+//   HEAP t=SECONDS in_use_mb=M goroutines=G ended=E threads=T queues=Q
+// (malloc's in-use bytes, mallinfo2, and the model's tables): what the daemon keeps as a
+// recording goes on, without the kernel, the ring or a loaded machine's noise (issue 30;
+// the records themselves are loaded before the first line, so in_use is their size plus
+// the pipeline's).
 #include <fmt/format.h>
+#include <malloc.h>
 #include <time.h>
 
 #include <cstdio>
@@ -64,6 +71,16 @@ std::string Meta(const session::RecordFile &f, const std::string &k, const std::
   return it == f.meta.end() ? def : it->second;
 }
 
+// One HEAP line (--heap-every-s): malloc's in-use bytes after a trim, and the model's tables.
+void PrintHeap(const session::RecordPipeline &p, std::uint64_t since_ns) {
+  malloc_trim(0);
+  const struct mallinfo2 mi = mallinfo2();
+  const model::ModelFootprint f = p.model().footprint();
+  std::printf("HEAP t=%.0f in_use_mb=%.2f goroutines=%zu ended=%zu threads=%zu queues=%zu\n",
+              static_cast<double>(since_ns) / 1e9, static_cast<double>(mi.uordblks) / 1e6, f.goroutines, f.ended,
+              f.threads, f.queues);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -76,6 +93,7 @@ int main(int argc, char **argv) {
   double sleep_ms = 0;
   std::string flight_path;
   std::uint64_t flight_from = 1;
+  double heap_every_s = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -87,6 +105,7 @@ int main(int argc, char **argv) {
     else if (a == "--generation-ms") generation_ms = std::atof(next().c_str());
     else if (a == "--flight") flight_path = next();
     else if (a == "--flight-from") flight_from = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--heap-every-s") heap_every_s = std::atof(next().c_str());
     else {
       std::fprintf(stderr, "usage: %s --records FILE [--passes N] [--out TRACE] [--drain-ms MS]\n", argv[0]);
       return 2;
@@ -149,12 +168,18 @@ int main(int argc, char **argv) {
     {
       session::RecordPipeline p(sink, pc);
       // A drain delivers what arrived in drain_ns: the model advances after each.
-      std::uint64_t next_drain = 0;
+      std::uint64_t next_drain = 0, first_ts = 0, next_heap = 0;
+      const auto heap_ns = static_cast<std::uint64_t>(heap_every_s * 1e9);
       for (std::size_t i = 0; i < nrec; ++i) {
         capture::RecordView v = file->view(i);
         if (!v.valid()) continue;
         if (v.ts() >= next_drain) {
           if (next_drain) p.Advance(false);
+          if (pass == 0 && heap_ns > 0 && v.ts() >= next_heap) {
+            if (first_ts == 0) first_ts = v.ts();
+            PrintHeap(p, v.ts() - first_ts);
+            next_heap = v.ts() + heap_ns;
+          }
           if (sleep_ms > 0) {
             const timespec ts{0, static_cast<long>(sleep_ms * 1e6)};
             nanosleep(&ts, nullptr);
