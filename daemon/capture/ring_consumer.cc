@@ -169,7 +169,15 @@ size_t RingConsumer::Release(uint64_t watermark, const Callback &cb) {
   }
   arena_.swap(arena);
   pending_.swap(rest);
+  ShedBurstCapacity();
   return n;
+}
+
+// The spares (what held this drain's records) keep their capacity for the next
+// compaction only while it is a quiet drain's: a burst's is given back at once.
+void RingConsumer::ShedBurstCapacity() {
+  if (arena_spare_.capacity() > kKeepBytes) std::vector<uint8_t>().swap(arena_spare_);
+  if (pending_spare_.capacity() * sizeof(Entry) > kKeepBytes / 2) std::vector<Entry>().swap(pending_spare_);
 }
 
 size_t RingConsumer::Drain(const Callback &cb) {

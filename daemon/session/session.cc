@@ -28,6 +28,7 @@
 #include "daemon/model/record_decoder.h"
 #include "daemon/session/fd_targets.h"
 #include "daemon/session/gobin_symbolizer.h"
+#include "daemon/session/heap_log.h"
 #include "daemon/session/initial_heap_goal.h"
 #include "daemon/session/model_counters.h"
 #include "daemon/session/pipeline.h"
@@ -200,6 +201,7 @@ struct Session::Impl {
 
   std::FILE *record_log = nullptr;  // GOTRACED_DEBUG_RECORDS=FILE: decoded records, one a line
   std::unique_ptr<RecordFileWriter> record_file;  // GOTRACED_RECORD_FILE=FILE: the raw records
+  std::unique_ptr<HeapLog> heap_log = HeapLog::FromEnv();  // GOTRACED_HEAP_LOG=SECONDS
 
   bool execed = false;  // the target's exec record was seen: nothing after it is the program's
 
@@ -542,6 +544,7 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     I.next_stats = now + kStatsEvery;
     if (!cs) cs = I.cap->stats();
     I.UpdateStats(*cs);
+    if (I.heap_log) I.heap_log->Maybe(now, I.pipe->model().footprint(), I.pipe->writer().stats());
   }
   return more;
 }
