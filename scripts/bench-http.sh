@@ -7,8 +7,10 @@
 # with the in-process runtime/trace and under gotraced --pid, in one run: achieved rate,
 # p50/p99 latency, the server's CPU, the daemon's CPU per event and its RSS (table per Go).
 #   scripts/bench-http.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N] [--json FILE]
-#                         [--levels | --kernel-view]
+#                         [--levels | --kernel-view | --labels]
 # --kernel-view: gotraced also with --no-kernel-view, and what the kernel view adds.
+# --labels: the server labelling every request (pprof.Do): untraced, gotraced --no-labels
+# and gotraced, and what the labels logs add (issue 34).
 # --smoke: go1.26 and caddy, 500 requests/s, 1 s window (that the bench runs, not its figures).
 # Also, per Go: the cost by source (events per request; per event the uprobe hits, their
 # trap (measured here by gotraced-uprobe-cost) and BPF time, the tracepoint runs and their

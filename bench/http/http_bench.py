@@ -40,12 +40,23 @@ LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:
 # --kernel-view: what the kernel view (docs/kernel-view.md, on by default) adds: gotraced
 # with it and with --no-kernel-view, side by side.
 KERNEL_VIEW_MODES = ("none", "runtime/trace", "gotraced", "gotraced:no-kernel-view")
+# --labels (issue 34): the server with a pprof label set per request ("+labels": its
+# -labels flag) untraced, and under gotraced without (--no-labels) and with its labels logs.
+LABEL_MODES = ("none", "none+labels", "gotraced:no-labels+labels", "gotraced+labels")
+
+
+def server_labels(mode):
+    return mode.endswith("+labels")
 
 
 def gotraced_args(mode):
     """Extra gotraced options of a mode: "gotraced" (full), "gotraced:LEVEL[+cpu]"."""
+    if mode.endswith("+labels"):
+        mode = mode[: -len("+labels")]
     if mode == "gotraced":
         return []
+    if mode == "gotraced:no-labels":
+        return ["--no-labels"]
     if mode == "gotraced:no-kernel-view":
         return ["--no-kernel-view"]
     level = mode.split(":", 1)[1]
@@ -67,7 +78,7 @@ def gotraced_args(mode):
 CADDY_BODY = '{"id":1,"square":1,"words":["alpha","beta","gamma","1"]}'
 
 
-def server_command(server, trace_path):
+def server_command(server, trace_path, labels=False):
     """The server's command line, its environment and the start of the line it prints once
     it listens (the address is that line's last word). bench/http/server: -addr, -trace,
     "listening ADDR". caddy: `caddy respond` (admin endpoint off, a free port, its
@@ -79,11 +90,12 @@ def server_command(server, trace_path):
         home = tempfile.mkdtemp(prefix="bench-http-caddy-")
         env = dict(os.environ, HOME=home, XDG_DATA_HOME=home, XDG_CONFIG_HOME=home)
         return [server, "respond", "--listen", "127.0.0.1:0", "--body", CADDY_BODY], env, "Server address: "
-    return [server, "-addr", "127.0.0.1:0"] + (["-trace", trace_path] if trace_path else []), None, "listening "
+    return ([server, "-addr", "127.0.0.1:0"] + (["-trace", trace_path] if trace_path else []) +
+            (["-labels"] if labels else []), None, "listening ")
 
 
-def start_server(server, trace_path):
-    cmd, env, ready = server_command(server, trace_path)
+def start_server(server, trace_path, labels=False):
+    cmd, env, ready = server_command(server, trace_path, labels)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if env else None, env=env, text=True)
     line = p.stdout.readline()
     if not line.startswith(ready):
@@ -94,7 +106,7 @@ def start_server(server, trace_path):
 
 def run_mode(a, server, mode, work, tag, closed=0):
     trace = os.path.join(work, "%s-%s.trace" % (tag, mode.replace("/", "_")))
-    srv, addr = start_server(server, trace if mode == "runtime/trace" else None)
+    srv, addr = start_server(server, trace if mode == "runtime/trace" else None, server_labels(mode))
     started = time.monotonic()
     gt = None
     if mode.startswith("gotraced"):
@@ -161,7 +173,7 @@ def run_mode(a, server, mode, work, tag, closed=0):
     srv.send_signal(signal.SIGTERM)
     srv.wait(timeout=30)
     lifetime = time.monotonic() - started
-    if mode != "none":
+    if mode != "none" and not mode.startswith("none+"):
         n = bu.tracecheck_events(a.tracecheck, trace, validate=mode.startswith("gotraced"))
         res["trace_events"] = n
         if n is None:
@@ -201,6 +213,27 @@ def kernel_view_delta(runs, rate):
           "ms/s %s, daemon CPU ms/s %s, p99 us %s; per request %s us of CPU; per added event %s us" %
           (len(d["ev_s"]), m("ev_s", "%+.0f"), m("srv_ms_s", "%+.1f"), m("dmn_ms_s", "%+.1f"), m("p99", "%+.0f"),
            m("us_req", "%+.2f"), m("us_ev", "%+.2f")))
+
+
+def labels_delta(runs):
+    """What the labels logs cost (issue 34: a goroutine start costs the same +-5% with them):
+    each rep's gotraced+labels run against the same rep's gotraced:no-labels+labels run, as
+    ratios of server CPU per request (the probes' cost is in the server) and daemon CPU."""
+    if "gotraced+labels" not in runs or "gotraced:no-labels+labels" not in runs:
+        return  # caddy: no labels of its own (scripts/bench-http.sh runs it with its default modes)
+    on, off = runs["gotraced+labels"], runs["gotraced:no-labels+labels"]
+    srv, dmn = [], []
+    for a, b in zip(on, off):
+        if None in (a.get("server_cpu_s"), b.get("server_cpu_s"), a.get("achieved"), b.get("achieved")):
+            continue
+        srv.append((a["server_cpu_s"] / a["achieved"]) / (b["server_cpu_s"] / b["achieved"]))
+        if a.get("daemon_cpu_s") and b.get("daemon_cpu_s"):
+            dmn.append(a["daemon_cpu_s"] / b["daemon_cpu_s"])
+    def m(xs):
+        return "-" if not xs else "%.3f (%.3f..%.3f; %s)" % (bu.median(xs), min(xs), max(xs),
+                                                            " ".join("%.3f" % x for x in xs))
+    print("  labels (gotraced vs --no-labels, server labelling every request; median, range and every rep): "
+          "server CPU per request x%s; daemon CPU x%s" % (m(srv), m(dmn)))
 
 
 def measure_trap_ns(a, failed):
@@ -285,17 +318,19 @@ def main():
     ap.add_argument("--levels", action="store_true", help="also gotraced at levels sched, low, low+cpu (serve's default)")
     ap.add_argument("--modes", help="comma-separated modes instead of a preset (e.g. none,gotraced:low)")
     ap.add_argument("--kernel-view", action="store_true", help="also gotraced --no-kernel-view: what the kernel view adds")
+    ap.add_argument("--labels", action="store_true",
+                    help="a pprof label set per request: untraced, gotraced --no-labels and gotraced (issue 34)")
     ap.add_argument("--closed", type=int, default=0,
                     help="also the maximum throughput: this many keep-alive connections sending back to back, per mode")
     ap.add_argument("--uprobe-cost", help="gotraced-uprobe-cost: measures one uprobe trap here, for the cost by source")
     ap.add_argument("--uprobe-target", help="the fidelity target gotraced-uprobe-cost probes")
     a = ap.parse_args()
-    modes = LEVEL_MODES if a.levels else KERNEL_VIEW_MODES if a.kernel_view else MODES
+    modes = LEVEL_MODES if a.levels else KERNEL_VIEW_MODES if a.kernel_view else LABEL_MODES if a.labels else MODES
     if a.modes:
         modes = tuple(a.modes.split(","))
         if "none" not in modes:  # every figure is against the untraced run of the same rep
             modes = ("none",) + modes
-        unknown = [m for m in modes if m not in LEVEL_MODES + KERNEL_VIEW_MODES]
+        unknown = [m for m in modes if m not in LEVEL_MODES + KERNEL_VIEW_MODES + LABEL_MODES]
         if unknown:
             raise SystemExit("http bench: unknown mode(s) %s (known: %s)" % (", ".join(unknown),
                                                                          ", ".join(LEVEL_MODES + KERNEL_VIEW_MODES[-1:])))
@@ -384,6 +419,8 @@ def main():
             print_max(label, a, modes, max_runs)
         if a.kernel_view:
             kernel_view_delta(runs, a.rate)
+        if a.labels:
+            labels_delta(runs)
         if g.get("start_ms") and g["start_ms"] > a.warmup * 1000:
             print("  note: gotraced's start-up (%.0f ms) outlasted the warm-up: its window holds start-up CPU" %
                   g["start_ms"])

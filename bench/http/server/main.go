@@ -4,15 +4,18 @@
 // does. Built with the machine's Go and with Go 1.19 (go.mod says 1.19: nothing newer is
 // used).
 //
-//	server -addr 127.0.0.1:0 [-trace FILE]
+//	server -addr 127.0.0.1:0 [-trace FILE] [-labels]
 //
 // Prints "listening ADDR" once it accepts connections. -trace runs runtime/trace in the
 // process for the server's whole life (the in-process comparison); SIGINT/SIGTERM stop
-// the trace, flush the file and exit 0.
+// the trace, flush the file and exit 0. -labels: each request runs under a pprof label
+// set (pprof.Do with route and the request's id modulo 16), as servers that tag requests
+// for profilers do (issue 34's cost bench: scripts/bench-http.sh --labels).
 package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -20,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
 	"syscall"
@@ -41,7 +45,16 @@ func handle(w http.ResponseWriter, r *http.Request) {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	traceOut := flag.String("trace", "", "write a runtime/trace of the whole run to this file")
+	labels := flag.Bool("labels", false, "run each request under a pprof label set")
 	flag.Parse()
+	var handler http.Handler = http.HandlerFunc(handle)
+	if *labels {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id, _ := strconv.Atoi(r.URL.Query().Get("id"))
+			set := pprof.Labels("route", r.URL.Path, "shard", strconv.Itoa(id%16))
+			pprof.Do(context.Background(), set, func(context.Context) { handle(w, r) })
+		})
+	}
 
 	var tf *os.File
 	var tw *bufio.Writer
@@ -62,7 +75,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(handle)}
+	srv := &http.Server{Handler: handler}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
