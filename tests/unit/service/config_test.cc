@@ -237,6 +237,21 @@ TEST(Config, EventsReachTheSession) {
   EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
 }
 
+// Level low's syscalls: by the tracepoints unless syscalls_by = "sample"; anything else
+// refused with the line.
+TEST(Config, SyscallsBy) {
+  std::string err;
+  auto d = ParseConfig("[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(d) << err;
+  EXPECT_FALSE(d->syscalls_by_sample);
+  auto s = ParseConfig("[flight]\nsyscalls_by = \"sample\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_TRUE(s->syscalls_by_sample);
+  auto bad = ParseConfig("[flight]\nsyscalls_by = \"kprobe\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  EXPECT_FALSE(bad);
+  EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
+}
+
 // Level low's syscall threshold: 1 ms unless set, 0 allowed (every syscall), negative or
 // a string refused with the line.
 TEST(Config, SyscallMin) {
