@@ -2,10 +2,13 @@
 //   gotraced dump --pid N --out FILE               the flight-recorder window (GET /flight)
 //   gotraced dump --pid N --seconds S --out FILE   the next S seconds (GET /trace)
 //   ... --out s3://BUCKET/KEY                        written locally, uploaded, removed (s3_out.h)
+//   gotraced dump --pid N [--seconds S] --upload   serve saves it to its spool and uploads it
+//                                                  with its [upload] settings, as a trigger's files
 // The file appears only when the whole trace arrived (written to FILE.partial, renamed).
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +19,8 @@
 #include "cli/s3_out.h"
 #include "daemon/service/client.h"
 
+#include <nlohmann/json.hpp>
+
 namespace gotraced::cli {
 namespace {
 
@@ -25,6 +30,8 @@ struct DumpOptions {
   std::string out;
   std::string socket;
   bool no_wait = false;
+  bool upload = false;
+  std::string store;  // --store CONFIG: serve's [upload] settings for --out s3://
 };
 
 std::string DefaultSocket() {
@@ -32,12 +39,50 @@ std::string DefaultSocket() {
   return e && *e ? e : "/run/gotraced/gotraced.sock";
 }
 
+// --upload: serve keeps the trace (its spool) and queues it for its uploader; the reply
+// names the file and the object key (api.cc HandleSaveForUpload).
+int DumpToServeUpload(const DumpOptions &o) {
+  std::string target = (o.seconds.empty() ? "/flight?pid=" : "/trace?pid=") + std::to_string(o.pid);
+  if (!o.seconds.empty()) target += "&seconds=" + o.seconds;
+  target += "&upload=1";
+  // The reply comes once serve has recorded and saved it: give --seconds its time.
+  const double secs = o.seconds.empty() ? 0 : std::strtod(o.seconds.c_str(), nullptr);
+  const int timeout_ms = 60000 + static_cast<int>(std::clamp(secs, 0.0, 86400.0) * 1000);
+  service::ClientResult r = service::UnixGet(o.socket, target, {}, timeout_ms);
+  if (!r.ok) {
+    spdlog::error("{}: {}", target, r.error);
+    return 1;
+  }
+  while (!r.body.empty() && r.body.back() == '\n') r.body.pop_back();
+  if (r.status != 200) {
+    spdlog::error("{}: {} {}", target, r.status, r.body);
+    return r.status == 403 ? 3 : r.status == 404 ? 4 : 1;
+  }
+  const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object()) {
+    spdlog::error("{}: unexpected reply: {}", target, r.body);
+    return 1;
+  }
+  const std::string key = j.value("key", "");
+  std::fprintf(stderr, "%s/%s: %llu bytes (%s of pid %d), %s\n", j.value("spool", "").c_str(),
+               j.value("file", "").c_str(), static_cast<unsigned long long>(j.value("bytes", std::uint64_t{0})),
+               o.seconds.empty() ? "flight-recorder window" : (o.seconds + " s trace").c_str(), o.pid,
+               key.empty() ? "NOT queued for upload (see serve's log)"
+                           : ("queued for upload to s3://" + j.value("bucket", "") + "/" + key).c_str());
+  return key.empty() ? 1 : 0;
+}
+
 int Dump(const DumpOptions &o) {
+  if (o.upload) return DumpToServeUpload(o);
+  if (o.out.empty()) {
+    spdlog::error("--out FILE or --upload is required");
+    return 2;
+  }
   std::string target;
   if (o.seconds.empty()) target = "/flight?pid=" + std::to_string(o.pid) + (o.no_wait ? "&wait=0" : "");
   else target = "/trace?pid=" + std::to_string(o.pid) + "&seconds=" + o.seconds;
   std::string s3_err;
-  const std::optional<S3Out> s3 = ParseS3Out(o.out, &s3_err);  // s3_out.h: written here, then uploaded
+  const std::optional<S3Out> s3 = ParseS3Out(o.out, o.store, &s3_err);  // s3_out.h: written here, then uploaded
   if (!s3_err.empty()) {
     spdlog::error("--out {}", s3_err);
     return 1;
@@ -99,7 +144,14 @@ void RegisterDump(CLI::App &app) {
                                          "or the next --seconds");
   cmd->add_option("--pid,-p", o->pid, "the process")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--seconds,-s", o->seconds, "record the next S seconds instead of dumping the recent window");
-  cmd->add_option("--out,-o", o->out, "output file (- for stdout), or s3://BUCKET/KEY (AWS_* environment)")->required();
+  auto *out = cmd->add_option("--out,-o", o->out, "output file (- for stdout), or s3://BUCKET/KEY (AWS_* environment, "
+                                                  "or --store)");
+  cmd->add_flag("--upload", o->upload,
+                "serve saves the trace to its spool and uploads it with its [upload] settings (as a trigger's files)")
+      ->excludes(out);
+  cmd->add_option("--store", o->store,
+                  "with --out s3://: the store's endpoint, region and credentials from this serve config file's "
+                  "[upload] table instead of the AWS_* environment");
   cmd->add_option("--socket", o->socket, "endpoint socket (env GOTRACED_SOCKET)")->capture_default_str();
   cmd->add_flag("--no-wait", o->no_wait, "flight window: do not wait for the generation in progress to finish");
   cmd->callback([o] { SetExitCode(Dump(*o)); });

@@ -61,6 +61,7 @@ struct RecordOptions {
   pid_t pid = 0;
   std::string out;
   std::string out_dir;
+  std::string store;  // --store CONFIG: serve's [upload] settings for --out s3://
   std::string report_fail_on;  // --report-fail-on (report_gate.h)
   std::string duration;
   std::string trace_version = "auto";
@@ -269,7 +270,7 @@ int RunRecord(const RecordOptions &o) {
 
   // --out s3://bucket/key: written here first, uploaded at the end (s3_out.h).
   std::string s3_err;
-  const std::optional<S3Out> s3 = ParseS3Out(o.out, &s3_err);
+  const std::optional<S3Out> s3 = ParseS3Out(o.out, o.store, &s3_err);
   if (!s3_err.empty()) return Fail("--out " + s3_err);
   std::string out = s3 ? s3->local : o.out;
   if (!o.out_dir.empty()) out = OutDirFile(o.out_dir, pid, o.command);
@@ -418,8 +419,11 @@ int RunRecord(const RecordOptions &o) {
 std::function<int()> RegisterRecord(CLI::App &app) {
   auto o = std::make_shared<RecordOptions>();
   app.add_option("--pid,-p", o->pid, "attach to this running Go process");
-  app.add_option("--out,-o", o->out, "write the trace to this file, or to s3://BUCKET/KEY (AWS_* environment: "
-                                     "written locally, uploaded, then removed)");
+  app.add_option("--out,-o", o->out, "write the trace to this file, or to s3://BUCKET/KEY (AWS_* environment or "
+                                     "--store: written locally, uploaded, then removed)");
+  app.add_option("--store", o->store,
+                 "with --out s3://: the store's endpoint, region and credentials from this serve config file's "
+                 "[upload] table instead of the AWS_* environment");
   app.add_option("--report-fail-on", o->report_fail_on,
                  "after recording, report on the trace (one line) and exit 3 if it crosses a threshold, unless the "
                  "program failed: 'sched_latency_p99>5ms,goroutine_growth>1000' (gotraced report --fail-on)");

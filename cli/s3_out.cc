@@ -8,18 +8,23 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/store_settings.h"
 #include "daemon/upload/env_settings.h"
 #include "daemon/upload/upload_file.h"
 
 namespace gotraced::cli {
 
-std::optional<S3Out> ParseS3Out(const std::string &out, std::string *error) {
-  if (out.rfind("s3://", 0) != 0) return std::nullopt;
+std::optional<S3Out> ParseS3Out(const std::string &out, const std::string &store, std::string *error) {
+  if (out.rfind("s3://", 0) != 0) {
+    if (!store.empty() && error) *error = "--store CONFIG is for --out s3://BUCKET/KEY";
+    return std::nullopt;
+  }
   std::optional<std::pair<std::string, std::string>> bk = upload::ParseS3Url(out, error);
   if (!bk) return std::nullopt;
-  if (!upload::SettingsFromEnvironment(bk->first, error)) return std::nullopt;
+  if (!StoreSettings(store, bk->first, error)) return std::nullopt;
   S3Out o;
   o.url = out;
+  o.store = store;
   o.bucket = bk->first;
   o.key = bk->second;
   const char *tmp = std::getenv("TMPDIR");
@@ -33,7 +38,7 @@ std::optional<S3Out> ParseS3Out(const std::string &out, std::string *error) {
 
 int UploadAndRemove(const S3Out &o) {
   std::string err;
-  std::optional<upload::UploadSettings> s = upload::SettingsFromEnvironment(o.bucket, &err);
+  std::optional<upload::UploadSettings> s = StoreSettings(o.store, o.bucket, &err);
   upload::S3Result r;
   if (s) {
     upload::S3Client client(s->s3);

@@ -14,8 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/duration.h"
-#include "daemon/service/config.h"
-#include "daemon/upload/env_settings.h"
+#include "cli/store_settings.h"
 
 namespace gotraced::cli {
 namespace {
@@ -41,21 +40,15 @@ std::optional<Store> OpenStore(const std::string &store, std::string *error) {
     const std::size_t slash = rest.find('/');
     const std::string bucket = rest.substr(0, slash);
     s.prefix = slash == std::string::npos ? "" : rest.substr(slash + 1);
-    auto st = upload::SettingsFromEnvironment(bucket, error);
+    auto st = StoreSettings("", bucket, error);
     if (!st) return std::nullopt;
     s.settings = *st;
     return s;
   }
-  std::optional<service::Config> cfg = service::LoadConfig(store, error);
-  if (!cfg) return std::nullopt;
-  if (!cfg->upload) {
-    *error = store + ": no [upload] table";
-    return std::nullopt;
-  }
-  auto st = upload::ResolveUpload(*cfg->upload, error);
+  auto st = StoreSettings(store, "", error);  // serve's config file: its [upload] table
   if (!st) return std::nullopt;
   s.settings = *st;
-  s.prefix = cfg->upload->prefix.empty() ? "" : cfg->upload->prefix + "/";
+  s.prefix = st->config.prefix.empty() ? "" : st->config.prefix + "/";
   return s;
 }
 

@@ -131,9 +131,38 @@ struct TraceStream {
   }
 };
 
+// upload=1 on /flight or /trace: "a dump asked to upload" (docs/upload.md). The trace is
+// not streamed back: it is saved to the spool and queued for the uploader like a trigger's
+// files; the reply names the file and its object key. A watched process only (its
+// recording is where the window and the escalation come from).
+std::optional<bool> UploadParam(const http::Request &req, ResponseWriter &w) {
+  auto v = req.Param("upload");
+  if (!v || *v == "0" || *v == "false") return false;
+  if (*v == "1" || *v == "true") return true;
+  Error(w, 400, "upload must be 0 or 1");
+  return std::nullopt;
+}
+
+void HandleSaveForUpload(Service &svc, const Peer &peer, ResponseWriter &w, pid_t pid, double seconds) {
+  const Config cfg = svc.config();
+  if (!cfg.upload) return Error(w, 409, "this service has no [upload] table: nothing to upload to");
+  std::shared_ptr<Target> t = svc.FindTarget(pid);
+  if (!t || !t->live()) return Error(w, 404, fmt::format("pid {} is not traced by this service (see /processes)", pid));
+  if (!Allowed(peer, t->info)) return Forbidden(svc, w, peer, pid);
+  SavedDump saved;
+  std::string err;
+  if (!SaveDumpToSpool(svc, t, seconds, &saved, &err)) return Error(w, 500, fmt::format("pid {}: {}", pid, err));
+  const json::Json j = {{"file", saved.file}, {"bytes", saved.bytes}, {"spool", cfg.spool_dir}, {"key", saved.key},
+                        {"bucket", cfg.upload->bucket}};
+  w.Reply(200, "application/json", json::Text(j) + "\n");
+}
+
 void HandleFlight(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w) {
   pid_t pid;
-  if (!OnlyParams(req, w, {"pid", "wait"}) || !PidParam(req, w, &pid)) return;
+  if (!OnlyParams(req, w, {"pid", "wait", "upload"}) || !PidParam(req, w, &pid)) return;
+  const std::optional<bool> upload = UploadParam(req, w);
+  if (!upload) return;
+  if (*upload) return HandleSaveForUpload(svc, peer, w, pid, 0);
   bool wait = true;
   if (auto v = req.Param("wait")) {
     if (*v == "0" || *v == "false") wait = false;
@@ -278,7 +307,7 @@ void HandleAdhocTrace(Service &svc, const Peer &peer, ResponseWriter &w, pid_t p
 
 void HandleTrace(Service &svc, const http::Request &req, const Peer &peer, ResponseWriter &w) {
   pid_t pid;
-  if (!OnlyParams(req, w, {"pid", "seconds"}) || !PidParam(req, w, &pid)) return;
+  if (!OnlyParams(req, w, {"pid", "seconds", "upload"}) || !PidParam(req, w, &pid)) return;
   const Config cfg = svc.config();
   double seconds = 1;  // net/http/pprof's default for /debug/pprof/trace
   if (auto v = req.Param("seconds")) {
@@ -287,6 +316,9 @@ void HandleTrace(Service &svc, const http::Request &req, const Peer &peer, Respo
       return Error(w, 400, fmt::format("seconds must be a number greater than 0 and at most {}", cfg.max_trace_seconds));
     seconds = *s;
   }
+  const std::optional<bool> upload = UploadParam(req, w);
+  if (!upload) return;
+  if (*upload) return HandleSaveForUpload(svc, peer, w, pid, seconds);
   std::shared_ptr<Target> t = svc.FindTarget(pid);
   if (!t || !t->live()) {
     if (t && !Allowed(peer, t->info)) return Forbidden(svc, w, peer, pid);
@@ -322,6 +354,7 @@ const char *kIndex =
     "  GET /processes                 what is traced (JSON)\n"
     "  GET /flight?pid=N              the recent window of pid N as a trace file\n"
     "  GET /trace?pid=N&seconds=S     the next S seconds of pid N as a trace file\n"
+    "  ... &upload=1                  /flight or /trace: saved to the spool and queued for upload ([upload])\n"
     "  GET /metrics                   Prometheus metrics\n"
     "e.g. curl --unix-socket /run/gotraced/gotraced.sock -o flight.trace 'http://gotraced/flight?pid=1234'\n";
 

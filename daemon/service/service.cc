@@ -138,7 +138,7 @@ bool Service::PrepareUpload(const Config &cfg, std::optional<upload::UploadSetti
 }
 
 bool Service::SaveToSpool(const std::string &name, const std::vector<std::uint8_t> &bytes,
-                          const upload::TraceFacts *upload, std::string *error) {
+                          const upload::TraceFacts *upload, std::string *error, std::string *key) {
   const Config cfg = config();
   Spool spool(cfg.spool_dir, cfg.spool_max_files, cfg.spool_max_bytes,
               [this](const std::string &n, std::uint64_t b, bool pending) {
@@ -152,6 +152,7 @@ bool Service::SaveToSpool(const std::string &name, const std::vector<std::uint8_
   }
   if (!spool.Save(name, bytes, error, entry ? &*entry : nullptr)) return false;
   if (entry) uploader_.Wake();
+  if (key) *key = entry ? entry->key : "";
   return true;
 }
 

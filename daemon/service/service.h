@@ -146,8 +146,9 @@ class Service {
   // `upload` facts and an [upload] table, the file is pending upload from the moment it
   // is there (its manifest saved with it; no network) and the uploader is woken. A pending
   // file the spool's cap evicts is counted as lost (Uploader::NoteEvicted).
+  // *key: the object key it is queued under ("" when not queued).
   bool SaveToSpool(const std::string &name, const std::vector<std::uint8_t> &bytes,
-                   const upload::TraceFacts *upload, std::string *error);
+                   const upload::TraceFacts *upload, std::string *error, std::string *key = nullptr);
   upload::UploadStats UploadStats() const { return uploader_.Stats(); }
 
   // Admission of an ad-hoc /trace (a process no [[watch]] rule traces): it costs what a

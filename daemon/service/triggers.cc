@@ -67,7 +67,9 @@ bool WindowNow(const std::shared_ptr<Target> &t, std::uint64_t moment_ns, std::v
 
 // What the upload's key and metadata say of a saved file (daemon/upload/key_template.h).
 // The moment is the hit's CLOCK_MONOTONIC time, also given on CLOCK_REALTIME.
-upload::TraceFacts Facts(const Target &t, const session::TriggerHit &hit, std::string_view part, double after_seconds) {
+// `trigger`: the kind (session::TriggerKindName), or "dump" for a dump asked to upload.
+upload::TraceFacts Facts(const Target &t, std::string_view trigger, std::uint64_t at_ns, std::string_view part,
+                         double window_seconds) {
   upload::TraceFacts f;
   f.exe = t.info.exe;
   f.pid = t.info.pid;
@@ -75,19 +77,28 @@ upload::TraceFacts Facts(const Target &t, const session::TriggerHit &hit, std::s
   f.go_version = st.go_version;
   f.trace_format = st.trace_format;
   if (auto elf = gobin::ElfFile::Open(t.info.exe); elf.ok()) f.build_id = elf.value()->go_build_id();
-  f.trigger = std::string(session::TriggerKindName(hit.kind));
+  f.trigger = std::string(trigger);
   f.part = std::string(part);
-  f.at_mono_ns = hit.ts;
+  f.at_mono_ns = at_ns;
   timespec rt{};
   clock_gettime(CLOCK_REALTIME, &rt);
   const std::int64_t now_rt = std::int64_t(rt.tv_sec) * 1000000000 + rt.tv_nsec;
-  f.at_unix_ns = now_rt - static_cast<std::int64_t>(MonoNs() - std::min(hit.ts, MonoNs()));
-  f.window_seconds = part == "before" ? t.rec->Stats().seconds_held : after_seconds;
+  f.at_unix_ns = now_rt - static_cast<std::int64_t>(MonoNs() - std::min(at_ns, MonoNs()));
+  f.window_seconds = window_seconds;
   // Container and pod (daemon/container/identity.h), empty for a process in none.
   const container::Identity id = container::ReadIdentity(t.info.pid);
   f.container = id.container_name.empty() ? id.short_id() : id.container_name;
   if (!id.pod_name.empty()) f.pod = id.pod_namespace + "/" + id.pod_name;
   return f;
+}
+
+// The spool name of a save, before its ".part.trace": <namespace>_<pod>_<container>- first
+// for a process in a pod (container::FileStem), so a spool listing or an object store's
+// prefix search finds a pod's files; then <exe>-<pid>-<UTC time>-<kind>.
+std::string SpoolBase(const Target &t, std::string_view kind) {
+  const std::string stem = container::FileStem(t.info.identity);
+  return fmt::format("{}{}{}-{}-{}-{}", stem, stem.empty() ? "" : "-",
+                     std::filesystem::path(t.info.exe).filename().string(), t.info.pid, UtcStamp(), kind);
 }
 
 // `seconds` of the process at level full, beside its always-on recording (as an
@@ -245,10 +256,7 @@ void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::Trig
   const Config cfg = svc.config();
   // <namespace>_<pod>_<container>- first for a process in a pod (container::FileStem), so
   // a spool listing or an object store's prefix search finds a pod's files.
-  const std::string stem = container::FileStem(t->info.identity);
-  const std::string base = fmt::format("{}{}{}-{}-{}-{}", stem, stem.empty() ? "" : "-",
-                                       std::filesystem::path(t->info.exe).filename().string(), t->info.pid, UtcStamp(),
-                                       session::TriggerKindName(hit.kind));
+  const std::string base = SpoolBase(*t, session::TriggerKindName(hit.kind));
   auto note = [&](bool ok, const std::string &name, const std::string &err) {
     std::lock_guard<std::mutex> lock(mu_);
     if (ok) {
@@ -266,7 +274,9 @@ void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::Trig
     const bool got = std::string_view(part) == "before" ? WindowNow(t, hit.ts, bytes, &err)
                                                         : FullDetail(svc, t, cfg_.after_seconds, bytes, &err);
     const std::string name = base + "." + part + ".trace";
-    const upload::TraceFacts facts = Facts(*t, hit, part, part == std::string_view("before") ? 0 : cfg_.after_seconds);
+    const bool before = part == std::string_view("before");
+    const upload::TraceFacts facts = Facts(*t, session::TriggerKindName(hit.kind), hit.ts, part,
+                                           before ? t->rec->Stats().seconds_held : cfg_.after_seconds);
     if (got && svc.SaveToSpool(name, bytes, &facts, &err)) {
       note(true, name, "");
       spdlog::info("pid {}: trigger {}: saved {}/{} ({} bytes)", t->info.pid, session::TriggerKindName(hit.kind),
@@ -277,6 +287,20 @@ void TargetTriggers::Save(Service &svc, std::shared_ptr<Target> t, session::Trig
     }
   }
   saving_ = false;
+}
+
+bool SaveDumpToSpool(Service &svc, const std::shared_ptr<Target> &t, double seconds, SavedDump *saved,
+                     std::string *error) {
+  const std::uint64_t at = MonoNs();
+  std::vector<std::uint8_t> bytes;
+  if (seconds > 0 ? !FullDetail(svc, t, seconds, bytes, error) : !WindowNow(t, at, bytes, error)) return false;
+  const upload::TraceFacts facts = Facts(*t, "dump", at, "", seconds > 0 ? seconds : t->rec->Stats().seconds_held);
+  saved->file = SpoolBase(*t, "dump") + ".trace";
+  saved->bytes = bytes.size();
+  if (!svc.SaveToSpool(saved->file, bytes, &facts, error, &saved->key)) return false;
+  spdlog::info("pid {}: dump saved to {}/{} ({} bytes){}", t->info.pid, svc.config().spool_dir, saved->file, bytes.size(),
+               saved->key.empty() ? "" : ", queued for upload as " + saved->key);
+  return true;
 }
 
 }  // namespace gotraced::service

@@ -72,4 +72,15 @@ class TargetTriggers {
   std::chrono::steady_clock::time_point next_throttle_read_{};
 };
 
+// A dump asked to upload (api.cc: /flight or /trace with upload=1): the window as it is
+// now (seconds 0) or the next `seconds` at level full, saved to the spool as
+// <exe>-<pid>-<UTC time>-dump.trace and queued for upload like a trigger's files.
+struct SavedDump {
+  std::string file;  // its name in the spool
+  std::uint64_t bytes = 0;
+  std::string key;   // the object key it is queued under
+};
+bool SaveDumpToSpool(Service &svc, const std::shared_ptr<Target> &t, double seconds, SavedDump *saved,
+                     std::string *error);
+
 }  // namespace gotraced::service

@@ -14,8 +14,10 @@
 #   a spool full of pending files: the oldest evicted, counted and named as lost;
 #   a bucket that does not exist, an endpoint that is not S3, a malformed URL: refused at
 #     start-up and at reload (the running configuration kept);
-#   one-off `--out s3://` (launch): uploaded and the local file removed; to a missing
-#     bucket: exit 1, the local file kept and named.
+#   a dump asked to upload (`gotraced dump --upload`): saved to serve's spool, uploaded;
+#   one-off `--out s3://` (launch): uploaded and the local file removed, with the store from
+#     serve's config (--store) or the AWS_* environment; to a missing bucket: exit 1, the
+#     local file kept and named.
 # Retry caps are shortened by the config (retry_max_seconds = 2). Takes ~3 min.
 set -uo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -289,6 +291,27 @@ get /metrics | grep -q '^gotraced_upload_lost_total 1' || die "/metrics: lost $(
 start_store
 wait_for 30 no_spool_trace || die "the remaining pending files were not uploaded"
 ok "spool full (max_files 3) of pending files: $(basename "$OLDEST") evicted, counted, named in log and gotraced ps"
+
+# ---- a dump asked to upload ---------------------------------------------------------------------------
+# serve saves the window to its spool and uploads it like a trigger's files (retried until the
+# target has a generation to give).
+run_target
+P6=$TPID
+wait_for 30 eval '"$GOTRACED" dump --pid "$P6" --socket "$SOCK" --upload 2>"$W/dump.err"' ||
+  die "dump --upload: $(cat "$W/dump.err")"
+DKEY=$(grep -o "queued for upload to s3://$BUCKET/[^ ]*" "$W/dump.err" | sed "s|.*s3://$BUCKET/||")
+[[ $DKEY == gt/testnode/*-t-syscall-$P6-dump.trace ]] || die "dump --upload: key '$DKEY': $(cat "$W/dump.err")"
+wait_for 30 eval '[[ -z $(ls "$W"/spool/*-"$P6"-*dump.trace 2>/dev/null) ]]' || die "the dump was not uploaded: $(ls "$W/spool")"
+"$GOTRACED" traces get "$DKEY" --out "$W/dump.trace" --store "$W/c.toml" 2>/dev/null || die "the dump's object is missing"
+"$TC" "$W/dump.trace" >/dev/null 2>&1 || die "the dump's object does not parse"
+"$GOTRACED" traces --store "$W/c.toml" --json >"$W/list.json" 2>/dev/null || die "gotraced traces failed"
+python3 - "$W/list.json" "$DKEY" "$P6" <<'PY' || die "the dump's object lacks its metadata: $(cat "$W/list.json")"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["key"] == sys.argv[2]]
+m = rows[0]["metadata"] if rows else {}
+sys.exit(0 if m.get("trigger") == "dump" and m.get("pid") == sys.argv[3] and m.get("window-seconds") else 1)
+PY
+ok "dump --upload: the window saved to serve's spool and uploaded as $(basename "$DKEY") (trigger dump), tracecheck ok"
 kill -9 "$TPID"; wait "$TPID" 2>/dev/null; TPID=
 
 # ---- bad stores at start-up and at reload -------------------------------------------------------------
@@ -319,20 +342,29 @@ ENDPOINT=http://127.0.0.1:$HPORT write_config; bad_case "an endpoint that is not
 ENDPOINT="http//127.0.0.1:$PORT" write_config; bad_case "a malformed endpoint URL" "expected a URL"
 
 # ---- one-off --out s3:// -------------------------------------------------------------------------------
-export AWS_ENDPOINT_URL=$EP AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_REGION=us-east-1
+# oneoff ERRFILE GOTRACED-ARGS...: a 2 s launch of t-syscall, then Ctrl-C; rc is its exit code.
+oneoff() {
+  local err=$1
+  shift
+  TMPDIR=$W/tmp "$GOTRACED" "$@" -- "$W/t-syscall" -mode syscall -spin 1ms >/dev/null 2>"$err" &
+  OP=$!
+  sleep 2; kill -INT "$OP"; sleep 0.3; kill -INT "$OP" 2>/dev/null; wait "$OP"; rc=$?
+}
 mkdir -p "$W/tmp"
-TMPDIR=$W/tmp "$GOTRACED" --out "s3://$BUCKET/oneoff/launch.trace" -- "$W/t-syscall" -mode syscall -spin 1ms \
-  >/dev/null 2>"$W/oneoff.err" &
-OP=$!
-sleep 2; kill -INT "$OP"; sleep 0.3; kill -INT "$OP" 2>/dev/null; wait "$OP"; rc=$?
+# The store's settings from serve's config file ([upload]) instead of the environment.
+oneoff "$W/oneoff0.err" --out "s3://$BUCKET/oneoff/store.trace" --store "$W/c.toml"
+grep -q "uploaded to s3://$BUCKET/oneoff/store.trace" "$W/oneoff0.err" ||
+  die "one-off upload with --store: $(tail -3 "$W/oneoff0.err") (rc $rc)"
+"$GOTRACED" traces get oneoff/store.trace --out "$W/got.trace" --store "$W/c.toml" 2>/dev/null || die "--store object missing"
+"$TC" "$W/got.trace" >/dev/null 2>&1 || die "the --store one-off object does not parse"
+ok "one-off --out s3:// --store CONFIG (serve's [upload] table, no AWS_* environment): uploaded, parsed"
+export AWS_ENDPOINT_URL=$EP AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_REGION=us-east-1
+oneoff "$W/oneoff.err" --out "s3://$BUCKET/oneoff/launch.trace"
 grep -q "uploaded to s3://$BUCKET/oneoff/launch.trace" "$W/oneoff.err" || die "one-off upload: $(tail -3 "$W/oneoff.err") (rc $rc)"
 [[ -z $(ls "$W/tmp") ]] || die "one-off: the local file was not removed: $(ls "$W/tmp")"
 "$GOTRACED" traces get oneoff/launch.trace --out "$W/got.trace" --store "s3://$BUCKET" 2>/dev/null || die "one-off object missing"
 "$TC" "$W/got.trace" >/dev/null 2>&1 || die "the one-off object does not parse"
-TMPDIR=$W/tmp "$GOTRACED" --out "s3://no-such-bucket/x.trace" -- "$W/t-syscall" -mode syscall -spin 1ms \
-  >/dev/null 2>"$W/oneoff2.err" &
-OP=$!
-sleep 2; kill -INT "$OP"; sleep 0.3; kill -INT "$OP" 2>/dev/null; wait "$OP"; rc=$?
+oneoff "$W/oneoff2.err" --out "s3://no-such-bucket/x.trace"
 KEPT=$(ls "$W"/tmp/* 2>/dev/null | head -1)
 ((rc == 1)) && [[ -f $KEPT ]] && grep -q "kept in $KEPT" "$W/oneoff2.err" && grep -q "NoSuchBucket" "$W/oneoff2.err" ||
   die "one-off to a missing bucket: rc $rc, kept '$KEPT': $(tail -3 "$W/oneoff2.err")"
