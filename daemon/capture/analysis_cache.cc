@@ -9,16 +9,14 @@
 #include <list>
 #include <map>
 #include <mutex>
-#include <tuple>
 #include <vector>
 
+#include "daemon/gobin/elf_file.h"
 #include "daemon/gobin/layout_resolver.h"
 
 namespace gotraced::capture {
 
 namespace {
-
-using FileKey = std::tuple<dev_t, ino_t, off_t, long, long>;  // dev, inode, size, mtime s/ns
 
 // Every field of PlanOptions: two option sets with the same fingerprint plan alike.
 std::string Fingerprint(const probes::PlanOptions &o) {
@@ -28,7 +26,7 @@ std::string Fingerprint(const probes::PlanOptions &o) {
 }
 
 struct Entry {
-  FileKey key;
+  std::string key;  // ExecutableKeyOf
   std::shared_ptr<const gobin::GoBinary> bin;
   gobin::RuntimeLayout layout;
   std::map<std::string, probes::ProbePlan> plans;  // by Fingerprint
@@ -39,10 +37,19 @@ std::list<Entry> entries;  // most recently used first
 
 }  // namespace
 
-gobin::Result<BinaryPlan> CachedBinaryPlan(const std::string &path, const probes::PlanOptions &po) {
+gobin::Result<std::string> ExecutableKeyOf(const std::string &path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return gobin::Error{fmt::format("{}: {}", path, std::strerror(errno))};
-  const FileKey key{st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  const std::string tail = fmt::format("{}:{}.{:09}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  // The build ID is a note at the start of the text (cmd/internal/buildid): ElfFile reads
+  // the headers and that note, not the binary.
+  if (auto elf = gobin::ElfFile::Open(path); elf && !(*elf)->go_build_id().empty())
+    return fmt::format("go:{}:{}", (*elf)->go_build_id(), tail);
+  return fmt::format("file:{}:{}:{}", st.st_dev, st.st_ino, tail);
+}
+
+gobin::Result<BinaryPlan> CachedBinaryPlan(const std::string &key, const std::string &path,
+                                           const probes::PlanOptions &po) {
   const std::string fp = Fingerprint(po);
   BinaryPlan out;
   {

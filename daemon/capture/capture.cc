@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include <spdlog/spdlog.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -190,17 +191,30 @@ std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view tar
 
 }  // namespace
 
+namespace {
+bool SameFile(const std::string &a, const std::string &b) {
+  struct stat sa {}, sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+}  // namespace
+
 Capture::Capture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Capture::~Capture() = default;
 
 gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts) {
   TargetPlan t;
-  t.exe = exe_path.empty() ? fmt::format("/proc/{}/exe", pid) : exe_path;
+  // The file the process runs is what /proc/PID/exe opens. A path given (the process's
+  // own, in our mount namespace) is used only while it still names that file: after a
+  // binary was replaced on disk, the path holds the new one, which is not what runs.
+  const std::string running = fmt::format("/proc/{}/exe", pid);
+  t.exe = exe_path.empty() || !SameFile(exe_path, running) ? running : exe_path;
   probes::PlanOptions po = opts;
   po.uprobe_multi = probes::KernelHasUprobeMulti();
   if (const char *e = std::getenv("GOTRACED_LEGACY_SYSCALL_TP")) po.legacy_syscall_tracepoints = std::string_view(e) == "1";
-  // Once per distinct executable (analysis_cache.h).
-  auto bp = CachedBinaryPlan(t.exe, po);
+  // Once per distinct executable (analysis_cache.h), known by what runs.
+  auto key = ExecutableKeyOf(running);
+  if (!key) return gobin::Error{key.error()};
+  auto bp = CachedBinaryPlan(*key, t.exe, po);
   if (!bp) return gobin::Error{bp.error()};
   t.bin = std::move(bp->bin);
   t.layout = std::move(bp->layout);
