@@ -316,8 +316,8 @@ int RunRecord(const RecordOptions &o) {
                          !priv.can_load() ? "CAP_BPF and CAP_PERFMON" : "CAP_SYS_PTRACE");
     return Fail(fmt::format("cannot trace pid {}: {}{}", pid, err, hint));
   }
-  // Who the trace is of (NSpid, container, pod, node): the trace's first log (level low
-  // writes it; the other levels have no goroutine of their own to put it on) and the summary.
+  // Who the trace is of (NSpid, container, pod, node): the trace's first log (at every
+  // level, on gotraced's own goroutine: Session::Note) and the summary.
   const container::Identity identity = container::ReadIdentity(pid, service::IdentitySourcesFromEnv());
   session.Note(procmem::MonoNowNs(), "gotraced: target", container::TargetLog(identity));
   if (launch && !launcher.Resume(&err)) {

@@ -279,7 +279,13 @@ void Model::Apply(const Record &r, bool forced) {
     case RecordKind::kKernelOn: OnKernel(r); break;  // model_kernel.cc
     case RecordKind::kKernelSyscallEnter:
     case RecordKind::kKernelSyscallExit: OnKernelSyscall(r); break;  // model_kernel_syscall.cc
-    case RecordKind::kStateSample: ++stats_.records_discarded; break;  // only level low samples states
+    // Only level low samples goroutine states; a note (text2: its category, e.g. serve's
+    // "gotraced: target" at the trace's start) is written at every level, on the trace's
+    // own goroutine and M as at level low (model_sparse.cc), never on a program's.
+    case RecordKind::kStateSample:
+      if (r.text2.empty()) ++stats_.records_discarded;
+      else SparseStateSample(r);
+      break;
     case RecordKind::kGoidResolved: break;  // taken by Push, never queued
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc

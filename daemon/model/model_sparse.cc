@@ -24,6 +24,10 @@
 //     G (order.go advanceAnnotation, userGoReqs); a GoStatus for the sampled goroutines
 //     themselves cannot be written (advanceGoStatus refuses a goroutine it has not seen
 //     after the first generation, and each status must agree with the last one).
+//     A note (the record's text2 is its category: "gotraced: target", "gotraced:
+//     trigger") is the same piece with the goroutine "gotraced.note", and is written at
+//     every level (model.cc applies it in full mode too): the piece uses an idle P for
+//     an instant and no goroutine of the program.
 //
 // So a reader sees true syscalls, GC cycles, STW ranges and samples with their goroutine
 // ids; the "goroutines" of the file are these pieces, not the program's lifetimes, and

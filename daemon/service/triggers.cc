@@ -238,7 +238,7 @@ void TargetTriggers::Poll(Service &svc, const std::shared_ptr<Target> &t, Record
     spdlog::info("pid {} ({}): trigger {} (at_ns={}): saving the window and {} s at full detail to the spool",
                  t->info.pid, t->info.exe, hits.front().what, hits.front().ts, cfg_.after_seconds);
     // A cgroup reading's moment is no event of the trace (the others are: the STW, the
-    // syscall, the late start): write it in (level low: a "gotraced: trigger" log), so the
+    // syscall, the late start): write it in (a "gotraced: trigger" log), so the
     // saved window shows where it fired even when nothing else happened then, as a
     // throttled process at level low may write no event for hundreds of ms. (Noted now,
     // with the moment just read, so no generation was cut past it yet.)

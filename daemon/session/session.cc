@@ -553,7 +553,7 @@ void Session::RequestAdvance() { impl_->advance = true; }
 
 void Session::Note(std::uint64_t ts, std::string category, std::string text) {
   Impl &I = *impl_;
-  if (!I.started || I.stopped || !I.pipe || I.options.level != CaptureLevel::kLow) return;
+  if (!I.started || I.stopped || !I.pipe) return;
   I.pipe->OnStateSample(ts, std::move(text), std::move(category));
 }
 

@@ -243,11 +243,12 @@ class Session {
   // Callable from any thread.
   void RequestAdvance();
 
-  // Level low: writes `text` as a UserLog of category `category` at `ts` (CLOCK_MONOTONIC
-  // ns), on the trace's own goroutine as the goroutine state samples are (model_sparse.cc),
-  // so a reader finds the moment in go tool trace: serve's triggers say where they fired.
-  // Other levels write nothing (their model has no goroutine of its own to put it on).
-  // Call from Poll's thread.
+  // Writes `text` as a UserLog of category `category` at `ts` (CLOCK_MONOTONIC ns), at
+  // every level, on the trace's own goroutine and M (model/record.h kStateSampleG,
+  // kStateSampleM; model_sparse.cc), as level low's goroutine state samples are, so a
+  // reader finds it in go tool trace: who the trace is of ("gotraced: target"), where
+  // serve's triggers fired. No goroutine of the program carries it. Call from Poll's
+  // thread.
   void Note(std::uint64_t ts, std::string category, std::string text);
 
   // Polls until `stop` becomes true, `deadline` passes (if given) or Poll() returns false.

@@ -56,7 +56,8 @@ ends = [e for e in evs if kind(e) == "TaskEnd"]
 kernel = lambda e: e.get("type", "").startswith("kernel: ")
 regions = [e for e in evs if kind(e) == "RegionBegin" and not kernel(e)]
 rends = [e for e in evs if kind(e) == "RegionEnd" and not kernel(e)]
-logs = [e for e in evs if kind(e) == "Log" and not e.get("category", "").startswith("kernel: ")]
+# Nor gotraced's own logs ("gotraced: target" at the start, on gotraced's goroutine).
+logs = [e for e in evs if kind(e) == "Log" and not e.get("category", "").startswith(("kernel: ", "gotraced: "))]
 rounds = 8  # annotations.go: 8 rounds at -scale 1
 errs = []
 def want(what, got, exp):
@@ -121,9 +122,10 @@ elif ! "$BUILD/tools/tracecheck" "$dir/ours.trace" --events-json >"$dir/events.j
   echo "FAIL 52-user-annotations --no-user: tracecheck rejects the trace: $(head -n1 "$dir/tracecheck.err")"
   fail=1
 else
-  # (The kernel view's "kernel: ..." regions and logs are not the program's annotations.)
+  # (The kernel view's "kernel: ..." regions and logs, and gotraced's own "gotraced: ..."
+  # logs, are not the program's annotations.)
   n_user=$(grep -E '"kind": ?"(TaskBegin|TaskEnd|RegionBegin|RegionEnd|Log)"' "$dir/events.jsonl" |
-    grep -c -v -E '"(type|category)": ?"kernel: ' || true)
+    grep -c -v -E '"(type|category)": ?"(kernel|gotraced): ' || true)
   n_all=$(wc -l <"$dir/events.jsonl")
   if [[ $n_user -ne 0 || $n_all -lt 100 ]]; then
     echo "FAIL 52-user-annotations --no-user: $n_user user events among $n_all (want 0 among >= 100)"

@@ -147,6 +147,34 @@ TEST(ModelSparse, ANoteIsALogOfItsOwnCategory) {
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 }
 
+// At level full (sched likewise) a note, as "gotraced: target" at the trace's start, is
+// the same piece on the trace's own goroutine and M, on a P idle at that moment: the
+// program's goroutines are untouched (goroutine 1 runs on P 0 throughout).
+TEST(ModelNote, AtLevelFullANoteIsALogOfTheTracesOwnGoroutine) {
+  Harness h(Version::kGo126, /*sparse=*/false);
+  Record note = RStateSample(150, "pid 42 (nspid 7) /app/svc container shop-api pod shop/api-1");
+  note.text2 = "gotraced: target";
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(110, 1, 0, kNoG, 1),
+      RGoStart(120, 1, 0, 1),
+      RProcStart(130, 2, 1),
+      RProcStop(140, 2, 1),  // P 1 idle from here
+      note,
+      RGoEnd(200, 1, 0, 1),
+      RProcStop(210, 1, 0),
+  });
+  CheckResult res = h.Finish("full-note");
+  EXPECT_ACCEPTED(res);
+  const std::vector<nlohmann::json> notes = Logs(res, "gotraced: target");
+  ASSERT_EQ(notes.size(), 1u) << res.path;
+  EXPECT_NE(notes[0].at("message").get<std::string>().find("pod shop/api-1"), std::string::npos) << notes[0];
+  EXPECT_TRUE(HasFrame(res, "gotraced.note"));
+  EXPECT_EQ(h.model.stats().state_samples, 0u);  // a note, not a sample
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+  EXPECT_EQ(h.model.stats().writer_dropped, 0u);
+}
+
 // A target whose first generation used no P (syscalls need none, no GC ran): the first
 // sample comes in the second generation. Every P is stated by the end of the first
 // generation (FirstGenerationSweep) and at each later start, so the sample's P is not one

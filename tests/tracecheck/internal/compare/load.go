@@ -112,6 +112,9 @@ func Load(path string) (*Trace, error) {
 		if !afterSync && !fromUndetermined(ev) {
 			t.Active = tm
 		}
+		if ev.Goroutine() == gotracedOwnG {
+			return nil
+		}
 		if g := ev.Goroutine(); g != trace.NoGoroutine {
 			t.Seen[int64(g)] = true
 		}
@@ -211,6 +214,9 @@ func (t *Trace) transition(ev trace.Event, tm int64, stacks *traceio.StackCache,
 	if st.Resource.Kind != trace.ResourceGoroutine {
 		return
 	}
+	if st.Resource.Goroutine() == gotracedOwnG {
+		return
+	}
 	id := int64(st.Resource.Goroutine())
 	t.Seen[id] = true
 	from, to := st.Goroutine()
@@ -272,3 +278,9 @@ func fromUndetermined(ev trace.Event) bool {
 // left out of both sides, so that the fidelity figures compare what runtime/trace
 // records (a program's own region of such a type would be left out too).
 func isKernelRegion(typ string) bool { return strings.HasPrefix(typ, "kernel: ") }
+
+// gotracedOwnG is the goroutine gotraced writes its own logs on (daemon/model/record.h
+// kStateSampleG: level low's goroutine state samples, and at every level the notes, as
+// "gotraced: target" at a trace's start): no program has it, so it is left out as the
+// kernel view is.
+const gotracedOwnG = trace.GoID(1) << 62
