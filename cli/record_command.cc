@@ -396,10 +396,11 @@ int RunRecord(const RecordOptions &o) {
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
                  "attach %.0f for %llu uprobes, snapshot %.0f, self-check %.0f); stop %.0f ms (detach %.0f, last records, "
-                 "model and flush %.0f); %llu records with an M on another thread\n",
+                 "model and flush %.0f); %llu records with an M on another thread; %llu model repairs\n",
                  stats.start_ms, stats.plan_ms, stats.load_ms, (unsigned long long)stats.bpf_programs, stats.attach_ms,
                  (unsigned long long)stats.uprobes, stats.snapshot_ms, stats.self_check_ms, stats.stop_ms,
-                 stats.detach_ms, stats.stop_ms - stats.detach_ms, (unsigned long long)stats.m_thread_changes);
+                 stats.detach_ms, stats.stop_ms - stats.detach_ms, (unsigned long long)stats.m_thread_changes,
+                 (unsigned long long)stats.inconsistencies);
 
   const bool crossed = !o.report_fail_on.empty() && ok &&
                        RunReportGate(o.report_fail_on, out, BinaryName(pid, o.command));

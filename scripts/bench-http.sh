@@ -7,7 +7,7 @@
 # with the in-process runtime/trace and under gotraced --pid, in one run: achieved rate,
 # p50/p99 latency, the server's CPU, the daemon's CPU per event and its RSS (table per Go).
 #   scripts/bench-http.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N] [--json FILE]
-#                         [--levels | --kernel-view | --labels]
+#                         [--levels | --kernel-view | --labels | --modes none,gotraced,...]
 # --kernel-view: gotraced also with --no-kernel-view, and what the kernel view adds.
 # --labels: the server labelling every request (pprof.Do): untraced, gotraced --no-labels
 # and gotraced, and what the labels logs add (issue 34).
@@ -37,7 +37,9 @@ bin=$build/bench/http
 mkdir -p "$bin"
 (cd "$root/bench/http/client" && GOTOOLCHAIN=local go build -o "$bin/client" .)
 servers=()
-gos=("go1.26=go" "go1.19=/usr/lib/go-1.19/bin/go")
+# BENCH_HTTP_GOS (space-separated LABEL=GO) replaces the Go builds of the server, e.g.
+# "go1.26=go go1.23=/usr/lib/go-1.23/bin/go"; BENCH_HTTP_CADDY=0 leaves caddy out.
+read -r -a gos <<<"${BENCH_HTTP_GOS:-go1.26=go go1.19=/usr/lib/go-1.19/bin/go}"
 ((smoke)) && gos=("go1.26=go")
 for g in "${gos[@]}"; do
   label=${g%%=*} gobin=${g#*=}
@@ -53,6 +55,7 @@ args=(--uprobe-cost "$upcost" --uprobe-target "$build/fidelity/targets/go1.26/fi
 bench=(python3 "$root/bench/http/http_bench.py" --gotraced "$build/cli/gotraced" --tracecheck "$build/tools/tracecheck"
   --client "$bin/client")
 "${bench[@]}" "${servers[@]}" "${args[@]}"
+[[ ${BENCH_HTTP_CADDY:-1} == 0 ]] && exit 0
 caddy=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/caddy
 [[ -x $caddy ]] || { echo "bench-http: $caddy is missing (scripts/install-deps.sh fetches it)" >&2; exit 1; }
 caddy_modes=gotraced

@@ -140,6 +140,8 @@ VERBOSE_RE = re.compile(
     r" \(detach ([0-9.]+)")
 VERBOSE_KEYS = ("start_ms", "plan_ms", "load_ms", "programs", "attach_ms", "uprobes", "snapshot_ms",
                 "self_check_ms", "stop_ms", "detach_ms")
+# The same line's count of records that contradicted the model's state (repaired).
+REPAIRS_RE = re.compile(r"(\d+) model repairs")
 
 
 def parse_summary(text):
@@ -152,11 +154,15 @@ def parse_summary(text):
 
 
 def parse_verbose(text):
-    """The --verbose breakdown as a dict of VERBOSE_KEYS (ms, counts), or None."""
+    """The --verbose breakdown as a dict of VERBOSE_KEYS (ms, counts) and "repairs", or None."""
     m = VERBOSE_RE.search(text)
     if not m:
         return None
-    return {k: float(v) for k, v in zip(VERBOSE_KEYS, m.groups())}
+    out = {k: float(v) for k, v in zip(VERBOSE_KEYS, m.groups())}
+    r = REPAIRS_RE.search(text)
+    if r:
+        out["repairs"] = int(r.group(1))
+    return out
 
 
 def tracecheck_events(tracecheck, path, validate=True):

@@ -166,7 +166,9 @@ def run_mode(a, server, mode, work, tag, closed=0):
         win_events = events * window / summ["seconds"] if events and summ.get("seconds") else None
         res.update({"daemon_cpu_s": d1 - d0 if d0 is not None and d1 is not None else None, "events": events,
                     "window_events": win_events, "lost": summ.get("lost"), "rss0_kb": rss0, "rss1_kb": rss1,
-                    "anon_max_kb": anon_max, "ring_kb": ring, "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode})
+                    "anon_max_kb": anon_max, "ring_kb": ring, "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode,
+                    "repairs": verb.get("repairs"),
+                    "repairs_per_m": verb["repairs"] * 1e6 / events if events and verb.get("repairs") is not None else None})
         if gt.returncode != 0 or not summ:
             sys.stderr.write(err)
             res["error"] = "gotraced exited %d" % gt.returncode
@@ -181,7 +183,22 @@ def run_mode(a, server, mode, work, tag, closed=0):
         elif mode == "runtime/trace":
             res["window_events"] = n * window / lifetime
         os.unlink(trace)
+    print_run(tag, res)
     return res
+
+
+def print_run(tag, r):
+    """One line per run, before the medians: every figure the tables summarize."""
+    w = r["window_s"]
+    cpu = r.get("server_cpu_s")
+    line = "  run %s %s: %s req/s, server CPU %s ms/s" % (tag, r["mode"], bu.fmt(r["achieved"], "%.0f"),
+                                                      bu.fmt(cpu and cpu / w * 1000, "%.0f"))
+    if r["mode"].startswith("gotraced"):
+        d, ev = r.get("daemon_cpu_s"), r.get("window_events")
+        line += ", daemon CPU %s ms/s, events/s %s, repairs %s (%s per M events)" % (
+            bu.fmt(d and d / w * 1000, "%.0f"), bu.fmt(ev and ev / w, "%.0f"), bu.fmt(r.get("repairs"), "%d"),
+            bu.fmt(r.get("repairs_per_m"), "%.1f"))
+    print(line, flush=True)
 
 
 def kernel_view_delta(runs, rate):
@@ -402,13 +419,14 @@ def main():
                          bu.fmt(r.get("rss1_kb") and r["rss1_kb"] / 1024, "%.1f") + " (max " +
                          bu.fmt(r.get("anon_max_kb") and r["anon_max_kb"] / 1024, "%.1f") + ")"
                          if m.startswith("gotraced") else "-",
-                         bu.fmt(r.get("lost"), "%d") if m.startswith("gotraced") else "-"])
+                         bu.fmt(r.get("lost"), "%d") if m.startswith("gotraced") else "-",
+                         bu.fmt(r.get("repairs_per_m"), "%.1f") if m.startswith("gotraced") else "-"])
         bu.print_table(
             "HTTP server (%s), %g requests/s on loopback, %gs window after %gs warm-up, median of %d" %
             (label, a.rate, a.seconds, a.warmup, a.reps),
             ["mode", "req/s", "p50 us", "p99 us", "server CPU ms/s", "x none", "server+daemon CPU vs none (range)",
              "daemon CPU ms/s", "server peak RSS MB", "events/s", "tracer CPU us/event",
-             "daemon peak RSS MB", "of it ring MB", "daemon heap MB (window)", "lost"], rows)
+             "daemon peak RSS MB", "of it ring MB", "daemon heap MB (window)", "lost", "repairs per M events"], rows)
         g, t = med.get("gotraced", {}), rt
         if g:
             print("  gotraced daemon CPU per event: %s us (runtime/trace: %s us in the process; ratio %s)" %
