@@ -10,8 +10,9 @@
 // Which syscalls: the filter of bpf/gt_syscall_tp.bpf.h (a traced thread, the user IP in
 // Go text but not in runtime.futex, the thread's TLS g in _Gsyscall: set by entersyscall
 // before the SYSCALL instruction, left by exitsyscall after it, on every Go version). Go
-// 1.26+ (and GOTRACED_LEGACY_SYSCALL_TP=1) gets the same from its own syscall tracepoint
-// records: cfg.ksys is 0 there.
+// 1.26+, and 1.19-1.25 on kernels with uprobe multi links (unless
+// GOTRACED_LEGACY_SYSCALL_TP=0), get the same from their own syscall tracepoint records:
+// cfg.ksys is 0 there.
 #pragma once
 
 #include "bpf/gt_maps.bpf.h"

@@ -210,7 +210,7 @@ gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, con
   t.exe = exe_path.empty() || !SameFile(exe_path, running) ? running : exe_path;
   probes::PlanOptions po = opts;
   po.uprobe_multi = probes::KernelHasUprobeMulti();
-  if (const char *e = std::getenv("GOTRACED_LEGACY_SYSCALL_TP")) po.legacy_syscall_tracepoints = std::string_view(e) == "1";
+  if (const char *e = std::getenv("GOTRACED_LEGACY_SYSCALL_TP")) po.legacy_syscall_tracepoints = std::string_view(e) != "0";
   // Once per distinct executable (analysis_cache.h), known by what runs.
   auto key = ExecutableKeyOf(running);
   if (!key) return gobin::Error{key.error()};

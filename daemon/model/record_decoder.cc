@@ -325,6 +325,7 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
       // acquirep(pp): ProcStart after wirep. deref[0] = pp.id (GT_CALL_ARG0_P).
       Record r = Base(v, RecordKind::kProcStart);
       r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
+      MarkSyscallPTaken(r.target_p);  // no syscall holds a P an M acquires
       Emit(out, std::move(r));
       return;
     }

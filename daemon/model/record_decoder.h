@@ -86,6 +86,7 @@ struct DecoderStats {
   std::uint64_t deferred = 0;      // slow syscall exits resolved by a later record
   std::uint64_t cpu_samples_unprofiled = 0;  // samples of threads the runtime does not profile
   std::uint64_t exits_fast = 0, exits_retaken = 0, exits_no_p = 0;  // Go 1.26 exitsyscall paths
+  std::uint64_t exits_self_stolen = 0;  // Go <= 1.25: a steal not yet recorded, written at the sys_exit
   std::uint64_t gc_end_late = 0;   // GCEnds written at a later record (their casgstatus lost)
   // Records whose M (ctx.m, read through the hit's own registers) was last seen on another
   // thread. An M keeps its thread for life (runtime2.go `type m`: one per OS thread; only
@@ -227,7 +228,21 @@ class RecordDecoder {
     // Go <= 1.25: a P regained with another tick is taken from the syscall of whichever
     // M holds it now (exitsyscallfast_reacquired: ProcSteal(pp, true)), not from this one.
     bool steal_from_holder = false;
+    // Go <= 1.25 (sys_exit): the P's syscalltick at sys_exit, so the thread's next record
+    // tells whether its CAS won at once (PTickAfterWin) or the P went through other hands
+    // first; and whether another M's exit already took this P out of the syscall.
+    std::uint32_t p_tick = 0;
+    bool legacy = false;
+    bool taken = false;
   };
+  // What p.syscalltick reads after exitsyscall got the P at once: ++ in exitsyscall, and
+  // one more in exitsyscallfast_reacquired when the tick had moved (proc.go, 1.19-1.25).
+  static std::uint32_t PTickAfterWin(const PendingFast &pf) { return pf.p_tick + (pf.kept ? 1 : 2); }
+  // Go <= 1.25: the thread's P and its syscalltick as a record shows them (m.p, or m.oldp
+  // read at a syscall's tracepoint); false when it shows no P.
+  static bool RecordP(const capture::RecordView &v, ProcId &p, std::uint32_t &tick);
+  void EmitStealBack(const capture::RecordView &v, ProcId p, Goid g, std::vector<Record> &out);
+  void MarkSyscallPTaken(ProcId p);
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(PendingFast &pf, std::vector<Record> &out);
   // Per thread (Go 1.26+ only): the ProcStop of entersyscallblock's handoff, which the

@@ -26,6 +26,55 @@ std::uint64_t RecordDecoder::OldestHeldTs() const {
   return oldest;
 }
 
+// Go <= 1.25: the P a record shows its thread with and that P's syscalltick: m.p's
+// (CALL records read it; a GSTATUS record only at syscall transitions, else 0), or m.oldp's
+// at a syscall's own record (m.p is 0 in a syscall). tick 0: not read.
+bool RecordDecoder::RecordP(const capture::RecordView &v, ProcId &p, std::uint32_t &tick) {
+  const gt_go_ctx *c = v.go_ctx();
+  if (c == nullptr) return false;
+  tick = c->p_syscalltick;
+  if (c->p_id >= 0) {
+    p = c->p_id;
+    return true;
+  }
+  const gt_call_record *call = v.call();
+  if (call == nullptr || !(call->flags & GT_CALL_DEREF_OLDP) || call->ctx.m_oldp == 0) return false;
+  p = static_cast<ProcId>(static_cast<std::int32_t>(call->deref[0]));
+  tick = static_cast<std::uint32_t>(call->deref[3]);
+  return true;
+}
+
+// Go <= 1.25: the thread took P back out of another M's syscall in exitsyscallfast (its
+// CAS on m.oldp, exitsyscallfast_reacquired: ProcSteal(pp, true) + ProcStart, then
+// exitsyscall's GoSysExit(lostP) + GoStart) at some time before this record, after the
+// P had gone through other hands since its sys_exit. Stamped at this record's time: the
+// P's last holder wrote its syscall entry before it (that is why the P was _Psyscall),
+// so no earlier time is known to be after it.
+void RecordDecoder::EmitStealBack(const capture::RecordView &v, ProcId p, Goid g, std::vector<Record> &out) {
+  for (auto &[tid, other] : pending_fast_)
+    if (tid != v.tid() && other.legacy && other.base.p == p) other.taken = true;
+  MarkSyscallPTaken(p);
+  Record st = Base(v, RecordKind::kProcSteal);
+  st.target_p = p;
+  st.victim_m = 0;  // the model knows which M's syscall holds it
+  st.g = g;
+  Emit(out, std::move(st));
+  Record ps = Base(v, RecordKind::kProcStart);
+  ps.p = kNoP;
+  ps.target_p = p;
+  ps.g = g;
+  Emit(out, std::move(ps));
+  Record eb = Base(v, RecordKind::kGoSyscallEndBlocked);
+  eb.p = p;
+  eb.g = g;
+  Emit(out, std::move(eb));
+  Record gs = Base(v, RecordKind::kGoStart);
+  gs.p = p;
+  gs.g = kNoG;
+  gs.target_g = g;
+  Emit(out, std::move(gs));
+}
+
 // The thread's record after a Go 1.26 (or <= 1.25 sys_exit) fast exit held in PendingFast
 // decides it; false: this record is consumed (exitsyscall's own casgstatus, still waiting).
 bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out) {
@@ -46,24 +95,46 @@ bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector
       return false;
     }
     // The thread's P: Go <= 1.25's next syscall entry shows it as m.oldp (m.p is 0 there).
-    std::int64_t pid = c != nullptr ? c->p_id : -1;
-    if (const gt_call_record *call = v.call();
-        call && (call->flags & GT_CALL_DEREF_OLDP) && pid < 0 && call->ctx.m_oldp != 0)
-      pid = static_cast<std::int32_t>(call->deref[0]);
+    ProcId rp = kNoP;
+    std::uint32_t rtick = 0;
+    const bool has_p = RecordP(v, rp, rtick);
+    const std::int64_t pid = has_p ? rp : -1;
+    PendingFast &p = pf->second;
     const bool lost = c != nullptr && ((gsr && Classify(gsr->ctx.caller_pc) == Site::kExitSyscallSlow) ||
-                                       (pid >= 0 && pid != pf->second.base.p) ||
-                                       (pid < 0 && c->curg && c->curg_goid == pf->second.base.g));
+                                       (pid >= 0 && pid != p.base.p) ||
+                                       (pid < 0 && c->curg && c->curg_goid == p.base.g));
     if (lost) {
-      Record st = pf->second.base;
-      st.kind = RecordKind::kProcSteal;
-      st.target_p = pf->second.base.p;
-      st.victim_m = pf->second.base.m;
-      Emit(out, std::move(st));
-      in_syscall_.erase(pf->second.gp);
-      pending_exit_[v.tid()] = {pf->second.base.g, pf->second.base.ts};
+      // Go <= 1.25: another M's exit (its CAS on the same m.oldp) may have taken the P
+      // out of this syscall, and written that steal (p.taken); and a P this thread did not
+      // hold in its syscall (the exit of a syscall whose P was retaken before: !kept) is
+      // no one's to steal from this thread. Otherwise the steal was not seen: write it.
+      if (!p.legacy || (p.kept && !p.taken)) {
+        Record st = p.base;
+        st.kind = RecordKind::kProcSteal;
+        st.target_p = p.base.p;
+        st.victim_m = p.base.m;
+        Emit(out, std::move(st));
+      }
+      in_syscall_.erase(p.gp);
+      pending_exit_[v.tid()] = {p.base.g, p.base.ts};
       ++stats_.exits_no_p;
+    } else if (p.legacy && pid == p.base.p && rtick != 0 && rtick != PTickAfterWin(p)) {
+      // Go <= 1.25: the thread holds its old P, but the P's syscalltick says other
+      // syscall exits happened on it since this thread's sys_exit (each exit's ++,
+      // exitsyscallfast_reacquired's, retake's): the CAS lost to another M holding the
+      // same stale m.oldp (the kernel preempted this thread between sys_exit and its CAS),
+      // and this thread took the P back later from that M's next syscall.
+      in_syscall_.erase(p.gp);
+      ++stats_.exits_retaken;
+      EmitStealBack(v, p.base.p, p.base.g, out);
     } else {
-      EmitFastExit(pf->second, out);
+      if (p.legacy && !p.kept) {  // this exit takes the P out of its holder's syscall
+        for (auto &[tid, other] : pending_fast_)
+          if (tid != v.tid() && other.legacy && other.base.p == p.base.p) other.taken = true;
+        in_syscall_.erase(p.gp);
+        MarkSyscallPTaken(p.base.p);
+      }
+      EmitFastExit(p, out);
     }
     pending_fast_.erase(pf);
   }
@@ -112,7 +183,22 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
       return;
     }
   }
-  if (c == nullptr || c->p_id < 0) return;  // still without a P: keep waiting
+  if (c != nullptr && c->p_id < 0) {
+    // Go <= 1.25: the thread is in its next syscall with m.oldp = P: between the two it
+    // got P back by exitsyscallfast's CAS on m.oldp (an idle P would have shown its
+    // acquirep, a slow exit exitsyscall0's casgstatus), which takes P out of the syscall
+    // of the M that had it since (retake's handoff gave it on): the steal-back.
+    ProcId rp = kNoP;
+    std::uint32_t rtick = 0;
+    if (const gt_call_record *call = v.call(); call && (call->flags & GT_CALL_DEREF_OLDP) && RecordP(v, rp, rtick)) {
+      pending_exit_.erase(it);
+      ++stats_.deferred;
+      in_syscall_.erase(call->ctx.curg);
+      EmitStealBack(v, rp, pe.g, out);
+    }
+    return;
+  }
+  if (c == nullptr) return;  // still without a P: keep waiting
   pending_exit_.erase(it);
   ++stats_.deferred;
   // The P was acquired somewhere between the exit's entry and this record; the events
@@ -191,6 +277,7 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       }
       r.stack = std::move(pcs);
       r.stack_skip = 1;
+      if (r.p != kNoP) MarkSyscallPTaken(r.p);  // a P is in one syscall at a time
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
       entry_tick_[v.tid()] = c.ctx.p_syscalltick;
       Emit(out, std::move(r));
@@ -250,15 +337,34 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         // thread's next record, or a steal of that P before it, decides (PendingFast).
         // Otherwise the exit waits for a P like a 1.26 slow one (PendingExit).
         constexpr std::uint64_t kPsyscall = 2;
-        if (c.ctx.m_oldp != 0 && c.deref[1] == kPsyscall && !stolen) {
+        // (A steal decoded since the entry does not decide it: the P may be in another
+        // M's syscall now, which this exit's CAS takes it from; PendingFast::kept says.)
+        if (c.ctx.m_oldp != 0 && c.deref[1] == kPsyscall) {
           PendingFast pf;
           pf.base = Base(v, RecordKind::kGoSyscallEnd);
           pf.base.p = static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]));
-          pf.kept = static_cast<std::uint32_t>(c.deref[3]) == c.ctx.m_syscalltick;
+          pf.p_tick = static_cast<std::uint32_t>(c.deref[3]);
+          pf.kept = pf.p_tick == c.ctx.m_syscalltick;
+          pf.legacy = true;
           pf.gp = c.ctx.curg;
           pf.steal_from_holder = true;
           pending_fast_[v.tid()] = std::move(pf);
           return true;
+        }
+        // m.oldp is no longer _Psyscall: someone took it out of this syscall. Unless a
+        // steal of it was decoded since the entry (sys->second.p cleared), the stealer
+        // is between its CAS and its record (retake and forEachP CAS, write ProcSteal,
+        // ++syscalltick, then call handoffp, probed at its entry: seen 20 us after this
+        // sys_exit and after this thread's acquirep of another P) or unprobed (STW,
+        // _Pgcstop): write the steal here, on this thread; the stealer's record then finds
+        // the P idle.
+        if (c.ctx.m_oldp != 0 && sys != in_syscall_.end() &&
+            sys->second.p == static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]))) {
+          Record st = Base(v, RecordKind::kProcSteal);
+          st.target_p = sys->second.p;
+          st.victim_m = v.tid();
+          Emit(out, std::move(st));
+          ++stats_.exits_self_stolen;
         }
         in_syscall_.erase(c.ctx.curg);
         ++stats_.exits_no_p;
@@ -318,6 +424,7 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       Record r = Base(v, RecordKind::kProcSteal);
       r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
       r.victim_m = 0;  // the model knows which M the P's syscall is on
+      MarkSyscallPTaken(r.target_p);
       // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
       // exit is a slow one after all.
       for (auto &[tid, pf] : pending_fast_) {
@@ -334,6 +441,13 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
     default:
       return false;
   }
+}
+
+// Go <= 1.25: a steal of P was decoded: the goroutine whose syscall held it no longer
+// does (its exit then finds no steal left to write).
+void RecordDecoder::MarkSyscallPTaken(ProcId p) {
+  for (auto &[gp, sys] : in_syscall_)
+    if (sys.p == p) sys.p = kNoP;
 }
 
 // Consumes pf (its record is moved out): the caller drops it next.
@@ -403,6 +517,7 @@ void RecordDecoder::DecodeSyscallGstatus(const gstatus::Row &row, const capture:
         r.p = held_stop->second.p;
       }
       syscall_p_[v.tid()] = r.p;
+      if (r.p != kNoP) MarkSyscallPTaken(r.p);  // a P is in one syscall at a time
       in_syscall_[gs.gp] = {v.tid(), r.p};
       Emit(out, std::move(r));
       if (held_stop != held_release_.end()) {

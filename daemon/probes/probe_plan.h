@@ -224,11 +224,11 @@ struct PlanOptions {
   // The kernel has uprobe multi links (uprobe_multi.h, 6.6+): Go <= 1.25 syscalls from the
   // tracepoints need casgstatus probed at its ~45 call sites, affordable only as one link.
   bool uprobe_multi = false;
-  // ... and that path itself, off by default: its exits are not yet right when sysmon or
-  // forEachP takes a P in a syscall and hands it on (suite 50 go1.22/go1.23 syscalls and
-  // cgo: 1-3 blocks "transition not captured" in 1 run of 2). GOTRACED_LEGACY_SYSCALL_TP=1
-  // turns it on (capture.cc PlanTarget).
-  bool legacy_syscall_tracepoints = false;
+  // ... and that path itself, on by default (docs/probe-plan.md §3.6: an exit's outcome,
+  // decided by exitsyscallfast's unprobed CAS, is read from the P's syscalltick at the
+  // thread's next record). GOTRACED_LEGACY_SYSCALL_TP=0 turns it off (capture.cc
+  // PlanTarget): casgstatus' entry probe then writes Go <= 1.25's syscalls.
+  bool legacy_syscall_tracepoints = true;
   // Capture level "low" (session/capture_level.h): no per-goroutine-switch site. Off, the
   // plan has no casgstatus, P (acquirep/releasep/handoffp/releaseP) or preemptPark probe and
   // no uprobe at entersyscall/exitsyscall: goroutine syscalls come from the sys_enter /

@@ -75,6 +75,9 @@ class RawBuilder {
     Header(r.h, ts, GT_REC_CALL);
     Ctx(r.ctx, p, curg_goid, call_caller);
     r.probe_id = probe_id;
+    r.flags = call_flags;
+    r.ctx.m_oldp = m_oldp;
+    r.ctx.m_syscalltick = m_tick;
     std::memcpy(r.args, args.data(), sizeof r.args);
     std::memcpy(r.deref, deref.data(), sizeof r.deref);
     r.has_stack = stack.empty() ? 0 : 1;
@@ -84,6 +87,9 @@ class RawBuilder {
   std::uint8_t block_reason = 0, trace_skip = 0;
   std::uint32_t p_tick = 7;
   std::uint64_t call_caller = 0;  // ctx.caller_pc of Call records
+  std::uint32_t call_flags = 0;   // GT_CALL_* of Call records
+  std::uint64_t m_oldp = 0;       // ctx.m_oldp of Call records
+  std::uint32_t m_tick = 0;       // ctx.m_syscalltick of Call records
 
  private:
   void Header(gt_record_header &h, std::uint64_t ts, gt_record_kind k) {
@@ -526,6 +532,63 @@ TEST(RecordDecoder, HandoffFromRetakeAndForEachPIsASteal) {
     EXPECT_EQ(RecordKindName(f.out[0].kind), RecordKindName(RecordKind::kProcSteal));
     EXPECT_EQ(f.out[0].target_p, 3);
   }
+}
+
+// Go <= 1.25 from the tracepoints (seen in suite 50's go1.23 syscalls workload): M1's
+// syscall exit finds its P0 still _Psyscall with its own tick, then the kernel preempts
+// M1 before exitsyscallfast's CAS; M2, whose old P was P0 before a retake, exits its own
+// syscall and wins the CAS (tick 10 -> 12); later M1 takes P0 back from M2's next
+// syscall (12 -> 14). M1's next record shows P0 at tick 14, not 11: its exit was no fast
+// one. It was decoded as a GoSyscallEnd at M1's sys_exit, after M2 had taken P0 ("fast
+// syscall exit after the P was lost" and two more repairs).
+TEST(RecordDecoder, LegacyExitLostToAStaleOldpAndTakenBack) {
+  Fixture f(23);
+  const std::uint32_t tp = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  RawBuilder m1(21), m2(22);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = tp;
+    b->m_oldp = 0xd000;
+  }
+  m1.m_tick = 10;
+  m2.m_tick = 8;
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));  // sys_enter: GoSyscallBegin on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));  // sys_exit: P0 _Psyscall, its tick
+  f.Feed(m2.Call(120, 2, -1, 6, {}, {0, 2, 0, 10}));  // M2's sys_exit: P0 _Psyscall, another tick
+  f.Feed(m2.Call(130, 1, -1, 6, {}, {0, 2, 0, 12}));  // M2 won: reacquired ++, exit ++
+  f.Feed(m1.Call(200, 1, -1, 5, {}, {0, 2, 0, 14}));  // M1 took it back from M2's syscall
+  std::vector<std::pair<RecordKind, std::uint64_t>> m1_out;
+  for (const Record &r : f.out)
+    if (r.m == 21) m1_out.emplace_back(r.kind, r.ts);
+  const std::vector<std::pair<RecordKind, std::uint64_t>> want = {
+      {RecordKind::kGoSyscallBegin, 100},      {RecordKind::kProcSteal, 200}, {RecordKind::kProcStart, 200},
+      {RecordKind::kGoSyscallEndBlocked, 200}, {RecordKind::kGoStart, 200},   {RecordKind::kGoSyscallBegin, 200}};
+  ASSERT_EQ(m1_out.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(RecordKindName(m1_out[i].first), RecordKindName(want[i].first)) << i;
+    EXPECT_EQ(m1_out[i].second, want[i].second) << i;
+  }
+  // M2's exit at 120 took P0 from M1's syscall: ProcSteal, ProcStart, EndBlocked, GoStart.
+  std::size_t m2_steals = 0;
+  for (const Record &r : f.out) m2_steals += r.m == 22 && r.kind == RecordKind::kProcSteal && r.ts == 120;
+  EXPECT_EQ(m2_steals, 1u);
+}
+
+// The same exit when M1 wins the CAS at once: its next record shows tick 11.
+TEST(RecordDecoder, LegacyExitKeptShowsTheNextTick) {
+  Fixture f(23);
+  RawBuilder m1(21);
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));
+  f.Feed(m1.Call(200, 1, -1, 5, {}, {0, 2, 0, 11}));
+  std::vector<RecordKind> kinds;
+  for (const Record &r : f.out) kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kGoSyscallBegin, RecordKind::kGoSyscallEnd,
+                                        RecordKind::kGoSyscallBegin};
+  ASSERT_EQ(kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(kinds[i]), RecordKindName(want[i]));
 }
 
 }  // namespace
