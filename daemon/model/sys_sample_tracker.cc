@@ -15,17 +15,22 @@ void SysSampleTracker::Finish(std::uint32_t tid, const Open &o, std::uint64_t en
 
 void SysSampleTracker::Add(const gt_sys_sample_record &r, std::vector<SampledSyscall> &out) {
   const std::uint64_t ts = r.h.ts_ns;
+  if (sweep_begin_ == 0) sweep_begin_ = ts;
   if (r.h.tid == 0) {
     // The end of a sweep: a thread it did not list has left its syscall since the last.
+    // It ended before the sweep reached that thread: at the sweep's start at the latest
+    // (so no later syscall of the same goroutine, seen on another thread in this sweep,
+    // begins before it ends).
     for (auto it = open_.begin(); it != open_.end();) {
       if (it->second.sweep != sweep_) {
-        Finish(it->first, it->second, ts, out);
+        Finish(it->first, it->second, sweep_begin_, out);
         it = open_.erase(it);
       } else {
         ++it;
       }
     }
     ++sweep_;
+    sweep_begin_ = 0;
     return;
   }
   auto it = open_.find(r.h.tid);

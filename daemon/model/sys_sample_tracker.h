@@ -10,7 +10,7 @@
 // thread seen running (TASK_RUNNING) in a syscall may have made several between two sweeps
 // without sleeping (a busy connection's reads): each such sighting starts a new one, so a
 // syscall that computes in the kernel for a long time without sleeping is not found. Its
-// begin is the first sweep that saw it and its end the first sweep that did not (or that
+// begin is the first sweep that saw it and its end the start of the first sweep that did not (or that
 // saw the thread in another one): both up to one sampling period late, so the duration is
 // the true one within one period. A sampler late by more than a period (the daemon's thread
 // not scheduled: the machine is busy) says less: the end is then put one period after the
@@ -56,6 +56,7 @@ class SysSampleTracker {
   std::uint64_t min_ns_, period_ns_;
   FlatMap<std::uint32_t, Open> open_;  // tid -> the syscall it was last seen in
   std::uint64_t sweep_ = 0;
+  std::uint64_t sweep_begin_ = 0;  // the ts of this sweep's first record
   std::uint64_t short_ = 0;
 };
 

@@ -100,6 +100,25 @@ TEST(SysSampleTracker, ALateSweepProvesNoDuration) {
   EXPECT_EQ(out[0].end, 21 * kMs + kMs / 4);
 }
 
+TEST(SysSampleTracker, AGoroutineOnAnotherThreadBeginsAfterItsLastSyscallEnds) {
+  SysSampleTracker t(1 * kMs, kMs / 4);
+  std::vector<SampledSyscall> out;
+  for (std::uint64_t i = 0; i < 6; i++) {
+    t.Add(Seen(10 * kMs + i * kMs / 4, 1, 9), out);
+    t.Add(SweepEnd(10 * kMs + i * kMs / 4 + 1000), out);
+  }
+  // The next sweep finds goroutine 9 in a new syscall on thread 2, not on thread 1.
+  for (std::uint64_t i = 0; i < 6; i++) {
+    t.Add(Seen(11 * kMs + kMs / 2 + i * kMs / 4, 2, 9, 0, 9), out);
+    t.Add(SweepEnd(11 * kMs + kMs / 2 + i * kMs / 4 + 1000), out);
+  }
+  t.Add(SweepEnd(13 * kMs), out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tid, 1u);
+  EXPECT_EQ(out[1].tid, 2u);
+  EXPECT_LE(out[0].end, out[1].begin);  // the model's GoCreateSyscall needs it gone first
+}
+
 TEST(SysSampleTracker, ThreadsAreIndependent) {
   SysSampleTracker t(1 * kMs, 2 * kMs);  // sweeps every 2 ms
   std::vector<SampledSyscall> out;
