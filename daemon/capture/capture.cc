@@ -206,7 +206,9 @@ gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, con
   // The file the process runs is what /proc/PID/exe opens. A path given (the process's
   // own, in our mount namespace) is used only while it still names that file: after a
   // binary was replaced on disk, the path holds the new one, which is not what runs.
-  const std::string running = fmt::format("/proc/{}/exe", pid);
+  // pid 0: no process, the file at exe_path itself (selftest --binary, the BPF budget
+  // test, gotraced-replay).
+  const std::string running = pid > 0 ? fmt::format("/proc/{}/exe", pid) : exe_path;
   t.exe = exe_path.empty() || !SameFile(exe_path, running) ? running : exe_path;
   probes::PlanOptions po = opts;
   po.uprobe_multi = probes::KernelHasUprobeMulti();

@@ -86,7 +86,8 @@ struct TargetPlan {
 };
 
 // Opens the target's binary, resolves its runtime layout and makes the probe plan, once
-// per distinct executable and options (analysis_cache.h).
+// per distinct executable and options (analysis_cache.h). pid 0: no process, the binary
+// at exe_path.
 gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, const probes::PlanOptions &opts);
 
 // Where Capture::Start's time went (gotraced --verbose prints it), in milliseconds.

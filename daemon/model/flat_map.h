@@ -147,11 +147,12 @@ class FlatMap {
     Iter(Map *m, std::size_t i) : m_(m), i_(i) { Skip(); }
     struct AtLive {};  // i is a live slot or the end: nothing to skip
     Iter(Map *m, std::size_t i, AtLive) : m_(m), i_(i) {}
+    // A const_iterator from an iterator. A constructor of Iter<true>, not a conversion
+    // operator of Iter<false>: clang's -Wclass-conversion flags the operator in the
+    // Iter<true> instantiation (a conversion to itself), constrained or not.
     template <bool C = Const>
-      requires(!C)
-    operator Iter<true>() const {  // NOLINT(google-explicit-constructor)
-      return Iter<true>(m_, i_);
-    }
+      requires(C)
+    Iter(const Iter<false> &o) : m_(o.m_), i_(o.i_) {}  // NOLINT(google-explicit-constructor)
     reference operator*() const { return *m_->slots_[i_]; }
     pointer operator->() const { return &*m_->slots_[i_]; }
     Iter &operator++() {
@@ -164,6 +165,8 @@ class FlatMap {
     std::size_t slot() const { return i_; }
 
    private:
+    template <bool>
+    friend class Iter;
     void Skip() {
       while (i_ < m_->slots_.size() && !m_->slots_[i_].has_value()) ++i_;
     }
