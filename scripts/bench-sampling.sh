@@ -5,12 +5,16 @@
 # real servers from Debian's archive that no one here wrote: bookworm's prometheus
 # (2.42, go1.19.8; scripts/install-deps.sh) and trixie's caddy (2.6.2, go1.24.4;
 # scripts/fetch-debian-go.sh), at 3,000 requests/s.
-#   scripts/bench-sampling.sh [BUILD] [--rate R] [--seconds S] [--reps N]
+#   scripts/bench-sampling.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N]
+# --smoke: the go1.26 bench server only, 500 requests/s, 2 s windows, 1 rep (that the bench
+# runs, not its figures: tests/suites/55-bench-smoke.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GOTRACED_BUILD:-$root/build}
 if [[ $# -gt 0 && $1 != --* ]]; then build=$1; shift; fi
 build=$(cd "$build" && pwd)
+smoke=0 args=()
+for a in "$@"; do if [[ $a == --smoke ]]; then smoke=1; else args+=("$a"); fi; done
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 [[ -x $build/cli/gotraced ]] || { echo "bench-sampling: $build/cli/gotraced is not built" >&2; exit 1; }
 bin=$build/bench/http
@@ -20,6 +24,10 @@ mkdir -p "$bin"
 (cd "$root/bench/http/server" && GOTOOLCHAIN=local /usr/lib/go-1.19/bin/go build -o "$bin/server-go1.19" .)
 servers=(--server "http-go1.26=$bin/server-go1.26 -addr 127.0.0.1:{port}"
   --server "http-go1.19=$bin/server-go1.19 -addr 127.0.0.1:{port}")
+if ((smoke)); then
+  exec python3 "$root/bench/sampling/alternate.py" --gotraced "$build/cli/gotraced" --client "$bin/client" \
+    --server "http-go1.26=$bin/server-go1.26 -addr 127.0.0.1:{port}" --rate 500 --seconds 2 --reps 1
+fi
 prom=$(command -v prometheus || true)
 [[ -n $prom ]] || { echo "bench-sampling: prometheus is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 printf 'global:\n  scrape_interval: 15s\n' >"$bin/prometheus.yml"
@@ -27,4 +35,4 @@ servers+=(--server "prometheus-go1.19=$prom --config.file=$bin/prometheus.yml --
 caddy=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/caddy
 [[ -x $caddy ]] || { echo "bench-sampling: $caddy is missing (scripts/fetch-debian-go.sh)" >&2; exit 1; }
 servers+=(--server "caddy-go1.24=$caddy respond --listen 127.0.0.1:{port} --body {\"id\":1}")
-python3 "$root/bench/sampling/alternate.py" --gotraced "$build/cli/gotraced" --client "$bin/client" "${servers[@]}" "$@"
+python3 "$root/bench/sampling/alternate.py" --gotraced "$build/cli/gotraced" --client "$bin/client" "${servers[@]}" ${args[@]+"${args[@]}"}
