@@ -51,16 +51,6 @@ std::string Rfc3339(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
-// Prometheus label value: backslash, double quote and newline escaped.
-std::string Label(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out;
-}
 
 // pid=N: required, a positive pid.
 bool PidParam(const http::Request &req, ResponseWriter &w, pid_t *pid) {
@@ -523,10 +513,10 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
     const bool named = labels[i].find("pid=") == std::string::npos;  // else pid and exe are among the labels
     o += fmt::format("gotraced_target_info{{{}{},state=\"{}\",go_version=\"{}\",level=\"{}\",container_id=\"{}\","
                      "runtime=\"{}\",node=\"{}\"}} 1\n",
-                     labels[i], named ? fmt::format(",exe=\"{}\"", Label(targets[i]->info.exe)) : std::string(),
-                     TargetStateName(targets[i]->state.load()), Label(values[i].first.go_version),
-                     session::CaptureLevelName(targets[i]->level), Label(id.container_id), Label(id.runtime),
-                     Label(id.node));
+                     labels[i], named ? fmt::format(",exe=\"{}\"", LabelValue(targets[i]->info.exe)) : std::string(),
+                     TargetStateName(targets[i]->state.load()), LabelValue(values[i].first.go_version),
+                     session::CaptureLevelName(targets[i]->level), LabelValue(id.container_id), LabelValue(id.runtime),
+                     LabelValue(id.node));
   }
   family("gotraced_target_escalations_total", "counter",
          "Escalations of the process to level full (dump --seconds, /trace?seconds=).");
