@@ -11,19 +11,12 @@
 
 namespace {
 
-int g_exit_code = 0;
-
 void PrintVersion() {
   std::printf("gotraced %s (git %s, %s, %s, C++%ld)\n", GOTRACED_VERSION, GOTRACED_GIT_REV,
               GOTRACED_BUILD_TYPE, GOTRACED_CXX_COMPILER, __cplusplus / 100 % 100);
 }
 
 }  // namespace
-
-namespace gotraced::cli {
-void SetExitCode(int code) { g_exit_code = code; }
-int ExitCode() { return g_exit_code; }
-}  // namespace gotraced::cli
 
 int main(int argc, char **argv) {
   CLI::App app{"gotraced: Go execution traces from outside the process, with eBPF.\n\n"

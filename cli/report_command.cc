@@ -7,23 +7,20 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/report_command.h"
 #include "report/fail_on.h"
 #include "report/report.h"
 
 namespace gotraced::cli {
 
-void RegisterReport(CLI::App &app) {
+void AddReportCommand(CLI::App &cmd) {
   struct Opts {
     std::string file, fail_on, by_label;
     bool json = false;
     std::size_t top = 5;
   };
   auto o = std::make_shared<Opts>();
-  CLI::App *sub = app.add_subcommand(
-      "report",
-      "diagnose a Go execution trace (gotraced's or runtime/trace's, go1.19+): ranked findings, then "
-      "scheduling latency, STW/GC, blocking, syscalls, goroutines, CPU and the kernel's side "
-      "(docs/report.md)");
+  CLI::App *sub = &cmd;
   sub->add_option("file", o->file, "the trace")->required();
   sub->add_flag("--json", o->json, "print JSON with every figure instead of text");
   sub->add_option("--top", o->top, "rows per table")->capture_default_str();
@@ -73,5 +70,7 @@ void RegisterReport(CLI::App &app) {
       SetExitCode(1);
   });
 }
+
+void RegisterReport(CLI::App &app) { AddReportCommand(*app.add_subcommand("report", kReportDescription)); }
 
 }  // namespace gotraced::cli

@@ -145,7 +145,7 @@ void GoroutineTable::Apply(const Event &e, GInfo *known) {
       set(get(), GState::kRunning);
       break;
     case Kind::kGoEnd:
-      gs_.erase(e.g);
+      Erase(e.g);
       break;
     case Kind::kLog:
       if (group_by_ == ReportOptions::GroupBy::kLabel && e.str == "gotraced: labels") Relabel(get(), e.str2);

@@ -45,12 +45,12 @@ class Builder final : public EventSink {
   }
   void On(const Event &e) override {
     end_ns_ = std::max(end_ns_, e.ns);
-    // Sections see the goroutine as it was before the event (a copy: Apply changes it).
-    GInfo copy;
-    GInfo *gi = nullptr;
-    if (e.g != 0 && e.kind != Kind::kCPUSample)
-      if ((gi = gs_.Find(e.g))) copy = *gi;
-    for (Section *s : by_kind_[static_cast<int>(e.kind)]) s->On(e, copy);
+    // Sections see the goroutine as it was before the event: they all run before Apply
+    // changes it, and see the table const, so they read it in place (no copy).
+    static const GInfo kAbsent;
+    GInfo *gi = e.g != 0 && e.kind != Kind::kCPUSample ? gs_.Find(e.g) : nullptr;
+    const GInfo &before = gi ? *gi : kAbsent;
+    for (Section *s : by_kind_[static_cast<int>(e.kind)]) s->On(e, before);
     gs_.Apply(e, gi);
   }
   Report Finish(const ReadResult &rr, const ReportOptions &opt) {

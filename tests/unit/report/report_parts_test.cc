@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "report/fail_on.h"
+#include "report/goroutine_table.h"
 #include "report/histogram.h"
 #include "report/stack_table.h"
 #include "report/syscall_log.h"
@@ -86,6 +87,55 @@ TEST(ReportStacks, CallSiteSkipsThePlumbing) {
             s);  // interned once
   EXPECT_EQ(st.CallSite(st.Intern({"runtime.gopark", "runtime.chanrecv1"}), 1), "runtime.gopark");
   EXPECT_EQ(st.CallSite(0), "?");
+}
+
+// GoroutineTable::Find answers from a cache of recent lookups (one slot per id modulo
+// kRecent): two live goroutines sharing a slot each get their own entry, and one that
+// ended is never answered from the cache, also when its id shows again.
+TEST(ReportGoroutineTable, FindsCachedGoroutinesAcrossSharedSlotsAndEnds) {
+  StackTable st;
+  const ReportOptions opt;
+  GoroutineTable gs(st, opt);
+  auto ev = [](Kind k, std::uint64_t g, std::uint64_t ns, GState status = GState::kUndetermined) {
+    Event e;
+    e.kind = k;
+    e.g = g;
+    e.ns = ns;
+    e.status = status;
+    return e;
+  };
+  constexpr std::uint64_t a = 10, b = a + GoroutineTable::kRecent;  // one slot
+  gs.Apply(ev(Kind::kGoCreate, a, 1));
+  gs.Apply(ev(Kind::kGoCreate, b, 2));
+  GInfo *ga = gs.Find(a), *gb = gs.Find(b);
+  ASSERT_NE(ga, nullptr);
+  ASSERT_NE(gb, nullptr);
+  EXPECT_NE(ga, gb);
+  gs.Apply(ev(Kind::kGoStart, a, 3), gs.Find(a));
+  EXPECT_EQ(gs.Find(b), gb);
+  EXPECT_EQ(gs.Find(a), ga);
+  EXPECT_EQ(ga->state, GState::kRunning);
+  EXPECT_EQ(ga->since_ns, 3u);
+  EXPECT_EQ(gb->state, GState::kRunnable);
+  EXPECT_EQ(gb->since_ns, 2u);
+  gs.Apply(ev(Kind::kGoEnd, a, 4), gs.Find(a));
+  EXPECT_EQ(gs.Find(a), nullptr);
+  EXPECT_EQ(gs.Find(b), gb);
+  // The ended id again (a status at a generation's start): a new goroutine, as it was read.
+  gs.Apply(ev(Kind::kGoStatus, a, 5, GState::kWaiting));
+  ASSERT_NE(gs.Find(a), nullptr);
+  EXPECT_EQ(gs.Find(a)->state, GState::kWaiting);
+  EXPECT_EQ(gs.Find(a)->since_ns, 5u);
+  EXPECT_EQ(gs.Find(b)->state, GState::kRunnable);
+  // Goroutines through b's slot, each looked up, then ended: none is answered after.
+  for (std::uint64_t g = b + GoroutineTable::kRecent; g < b + 9 * GoroutineTable::kRecent; g += GoroutineTable::kRecent) {
+    gs.Apply(ev(Kind::kGoCreate, g, 6));
+    ASSERT_NE(gs.Find(g), nullptr);
+    gs.Apply(ev(Kind::kGoEnd, g, 7), gs.Find(g));
+    EXPECT_EQ(gs.Find(g), nullptr) << g;
+  }
+  EXPECT_EQ(gs.Find(b), gb);
+  EXPECT_EQ(gs.Live().size(), 2u);
 }
 
 }  // namespace
