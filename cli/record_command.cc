@@ -31,6 +31,7 @@
 #include "daemon/procmem/mono_clock.h"
 #include "daemon/probes/privileges.h"
 #include "daemon/service/discovery.h"
+#include "daemon/session/malloc_tuning.h"
 #include "daemon/session/session.h"
 
 namespace gotraced::cli {
@@ -198,6 +199,7 @@ int RunSelected(const RecordOptions &o) {
 
 int RunRecord(const RecordOptions &o) {
   if (!o.select.empty() || !o.select.pod_namespace.empty()) return RunSelected(o);
+  session::TuneMalloc();  // a long recording's RSS follows what it holds (malloc_tuning.h)
   const bool launch = !o.command.empty();
   if (launch && o.pid) return Fail("give either --pid N or a program after --, not both");
   if (!launch && !o.pid)

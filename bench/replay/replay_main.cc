@@ -18,6 +18,9 @@
 // legacy formats: restart prelude + rebased generations; tests/suites/51-fidelity-legacy.sh).
 // --heap-every-s S: every S seconds of the recording's time (first pass), a line
 //   HEAP t=SECONDS in_use_mb=M goroutines=G ended=E threads=T queues=Q
+// --stop-at-s S: exit(0) at S seconds of the recording's time (first pass), with every
+//   table still allocated: under heaptrack, its "leaked" list is then what the pipeline
+//   holds at that moment (what grows: compare two values of S).
 // (malloc's in-use bytes, mallinfo2, and the model's tables): what the daemon keeps as a
 // recording goes on, without the kernel, the ring or a loaded machine's noise (issue 30;
 // the records themselves are loaded before the first line, so in_use is their size plus
@@ -94,6 +97,7 @@ int main(int argc, char **argv) {
   std::string flight_path;
   std::uint64_t flight_from = 1;
   double heap_every_s = 0;
+  double stop_at_s = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -106,6 +110,7 @@ int main(int argc, char **argv) {
     else if (a == "--flight") flight_path = next();
     else if (a == "--flight-from") flight_from = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--heap-every-s") heap_every_s = std::atof(next().c_str());
+    else if (a == "--stop-at-s") stop_at_s = std::atof(next().c_str());
     else {
       std::fprintf(stderr, "usage: %s --records FILE [--passes N] [--out TRACE] [--drain-ms MS]\n", argv[0]);
       return 2;
@@ -170,13 +175,19 @@ int main(int argc, char **argv) {
       // A drain delivers what arrived in drain_ns: the model advances after each.
       std::uint64_t next_drain = 0, first_ts = 0, next_heap = 0;
       const auto heap_ns = static_cast<std::uint64_t>(heap_every_s * 1e9);
+      const auto stop_ns = static_cast<std::uint64_t>(stop_at_s * 1e9);
       for (std::size_t i = 0; i < nrec; ++i) {
         capture::RecordView v = file->view(i);
         if (!v.valid()) continue;
         if (v.ts() >= next_drain) {
           if (next_drain) p.Advance(false);
+          if (first_ts == 0) first_ts = v.ts();
+          if (pass == 0 && stop_ns > 0 && v.ts() - first_ts >= stop_ns) {
+            PrintHeap(p, v.ts() - first_ts);
+            std::fflush(stdout);
+            std::exit(0);  // not a return: the pipeline's tables stay allocated (see --stop-at-s)
+          }
           if (pass == 0 && heap_ns > 0 && v.ts() >= next_heap) {
-            if (first_ts == 0) first_ts = v.ts();
             PrintHeap(p, v.ts() - first_ts);
             next_heap = v.ts() + heap_ns;
           }

@@ -6,16 +6,19 @@ goroutines, fds and peer addresses come and go all the time). Called by
 scripts/bench-soak.sh and, short, by tests/suites/54-memory-soak.sh.
 
   soak.py --gotraced G --client C --server LABEL=PATH [--server ...] [--serve]
-          [--seconds S] [--rate R] [--sample S] [--warm S] [--bound-mb M]
+          [--seconds S] [--rate R] [--sample S] [--probe S] [--window S] [--warm S] [--bound-mb M]
           [--tracecheck T] [--json FILE]
 
 Per server: `gotraced --pid` (each target's own trace format: the go1.19 server writes
 "go 1.19 trace", the go1.21 one "go 1.21 trace", a go1.22+ one the v2 format) or, with
 --serve, `gotraced serve` watching that executable at level full (a flight window, the
-always-on path). Every --sample s: the daemon's VmRSS, its heap (RssAnon) and the BPF
-maps' resident pages (the ring buffer: mapped pages, not the daemon's own memory).
-Growth = the largest sample after --warm s minus the sample at --warm s, of VmRSS less
-the BPF maps (RssAnon is printed beside it). Exits non-zero when a growth exceeds
+always-on path). Every --probe s (1): the daemon's VmRSS, its heap (RssAnon) and the BPF
+maps' resident pages (the ring buffer: mapped pages, not the daemon's own memory); a line
+with the least and most of each every --sample s. Growth = the floor (least sample) of
+VmRSS less the BPF maps over the last --window s (30) minus its floor over the first
+--window s after --warm s: what is held for a moment (a generation being encoded, a
+drain's records) swings one sample by 2-5 MB, a leak raises the floor (the median's
+growth is printed beside it). Exits non-zero when a growth exceeds
 --bound-mb, the daemon died or exited non-zero, the client saw errors, or (with
 --tracecheck) the recording does not parse, or the server answered no request (client
 errors, e.g. requests timed out on a loaded machine, are printed, not judged).
@@ -24,6 +27,7 @@ import argparse
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -116,19 +120,24 @@ def run_one(a, label, server, work):
     cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-new-conn"] + load + ["-duration", "%gs" % a.seconds],
                           stdout=subprocess.PIPE, text=True)
     t0 = time.monotonic()
-    series = []
+    series = []  # one sample every a.probe s; a line printed every a.sample s
     dead = None
     while True:
-        time.sleep(max(0.0, (len(series) + 1) * a.sample - (time.monotonic() - t0)))
+        time.sleep(max(0.0, (len(series) + 1) * a.probe - (time.monotonic() - t0)))
         t = time.monotonic() - t0
         s = rss_sample(gt.pid) if gt.poll() is None else None
         if s is None:
             dead = "gotraced exited (%s) at %.0f s" % (gt.returncode, t)
             break
-        s["t"] = round(t)
+        s["t"] = round(t, 1)
         series.append(s)
-        print("  %-8s t=%4ds RSS %7.1f MB  heap %7.1f MB  BPF maps %6.1f MB" %
-              (label, s["t"], s["rss_kb"] / 1024, s["anon_kb"] / 1024, s["bpf_kb"] / 1024), flush=True)
+        last = [x for x in series if x["t"] > t - a.sample + a.probe / 2]
+        if len(series) % max(1, round(a.sample / a.probe)) == 0:
+            own = [(x["rss_kb"] - x["bpf_kb"]) / 1024 for x in last]
+            heap = [x["anon_kb"] / 1024 for x in last]
+            print("  %-8s t=%4ds RSS %7.1f MB  less BPF maps %6.1f..%6.1f MB  heap %6.1f..%6.1f MB  BPF maps %6.1f MB" %
+                  (label, round(t), s["rss_kb"] / 1024, min(own), max(own), min(heap), max(heap), s["bpf_kb"] / 1024),
+                  flush=True)
         if t >= a.seconds - 0.5:
             break
     if a.serve:
@@ -166,22 +175,33 @@ def run_one(a, label, server, work):
         res["trace_mb"] = os.path.getsize(trace) / 1e6 if os.path.exists(trace) else None
         if os.path.exists(trace):
             os.unlink(trace)
-    growth(res, a.warm)
+    growth(res, a.warm, a.window)
     return res
 
 
-def growth(res, warm):
-    """Growth after the warm-up: largest sample at or after `warm` s minus the first
-    sample at or after it, for RSS less the BPF maps and for the heap alone (MB)."""
+def growth(res, warm, window):
+    """Growth after the warm-up, for RSS less the BPF maps and for the heap alone (MB): the
+    floor (least sample) of the last `window` s minus the floor of the first `window` s
+    after `warm`. What the daemon holds for a moment (a generation being encoded, a drain's
+    records) swings a single sample by 2-5 MB with when it is taken; a leak raises the
+    floor. The median of the same windows is given beside it."""
     after = [s for s in res["series"] if s["t"] >= warm]
-    if len(after) < 2:
-        res["growth_mb"] = res["heap_growth_mb"] = None
+    if not after or after[-1]["t"] - after[0]["t"] < 2 * window:
+        res["growth_mb"] = res["heap_growth_mb"] = res["median_growth_mb"] = None
         return
-    own = [s["rss_kb"] - s["bpf_kb"] for s in after]
-    heap = [s["anon_kb"] for s in after]
-    res["growth_mb"] = (max(own) - own[0]) / 1024
-    res["heap_growth_mb"] = (max(heap) - heap[0]) / 1024
-    res["warm_rss_mb"] = own[0] / 1024
+    first = [s for s in after if s["t"] < after[0]["t"] + window]
+    last = [s for s in after if s["t"] > after[-1]["t"] - window]
+
+    def own(xs):
+        return [(s["rss_kb"] - s["bpf_kb"]) / 1024 for s in xs]
+
+    def heap(xs):
+        return [s["anon_kb"] / 1024 for s in xs]
+
+    res["growth_mb"] = min(own(last)) - min(own(first))
+    res["heap_growth_mb"] = min(heap(last)) - min(heap(first))
+    res["median_growth_mb"] = statistics.median(own(last)) - statistics.median(own(first))
+    res["warm_rss_mb"] = min(own(first))
 
 
 def main():
@@ -195,7 +215,10 @@ def main():
     ap.add_argument("--closed", type=int, default=0,
                     help="closed loop: N connections at a time, each request on a new one (--rate ignored): the "
                          "server's live goroutines stay ~N whatever the machine's load")
-    ap.add_argument("--sample", type=float, default=10)
+    ap.add_argument("--sample", type=float, default=10, help="a line every this many seconds")
+    ap.add_argument("--probe", type=float, default=1, help="RSS read every this many seconds")
+    ap.add_argument("--window", type=float, default=30,
+                    help="growth: the RSS floor of the last WINDOW s minus that of the first WINDOW s after --warm")
     ap.add_argument("--warm", type=float, default=60)
     ap.add_argument("--bound-mb", type=float, default=2)
     ap.add_argument("--tracecheck")
@@ -210,10 +233,11 @@ def main():
                   (label, "serve level full" if a.serve else "gotraced --pid", load, a.seconds, a.sample), flush=True)
             r = run_one(a, label, path, work)
             results.append(r)
-            print("soak %s: RSS less BPF maps %s MB at %g s, growth after it %s MB (heap %s MB); %s events, %s lost, "
-                  "%.0f requests/s, %d client errors%s" %
-                  (label, bu.fmt(r.get("warm_rss_mb")), a.warm, bu.fmt(r["growth_mb"], "%.2f"),
-                   bu.fmt(r["heap_growth_mb"], "%.2f"), r.get("events", "-"), r.get("lost", "-"), r["achieved"],
+            print("soak %s: RSS less BPF maps %s MB (floor of %g..%g s), growth of the floor to the last %g s %s MB "
+                  "(heap %s MB; of the median %s MB); %s events, %s lost, %.0f requests/s, %d client errors%s" %
+                  (label, bu.fmt(r.get("warm_rss_mb")), a.warm, a.warm + a.window, a.window,
+                   bu.fmt(r["growth_mb"], "%.2f"), bu.fmt(r["heap_growth_mb"], "%.2f"),
+                   bu.fmt(r.get("median_growth_mb"), "%.2f"), r.get("events", "-"), r.get("lost", "-"), r["achieved"],
                    r["errors"], ", trace %.0f MB" % r["trace_mb"] if r.get("trace_mb") else ""), flush=True)
             if r["error"]:
                 failed.append("%s: %s" % (label, r["error"]))

@@ -506,6 +506,10 @@ void Model::EndGeneration(std::uint64_t ts) {
   w_.EndGeneration();
   ++stats_.generations;
   gen_start_ts_ = ts;
+  // A burst's storage is not kept for the rest of the recording (record_queue.h,
+  // stack_pool.h; issue 30).
+  for (RecordQueue &q : queues_) q.ShedIdleCapacity();
+  if (opt_.stack_pool) opt_.stack_pool->ShedIdle();
   // New generation: per-M timestamps restart with the new batches.
   StartGenerationStatuses(ts);
   GcGenerationStart(ts);  // GCActive while a cycle is running (model_gc.cc)

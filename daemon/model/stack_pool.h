@@ -6,6 +6,7 @@
 // Apply (both optional: without a pool, plain vectors).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,6 +23,7 @@ class StackPool {
     if (!free_.empty()) {
       v = std::move(free_.back());
       free_.pop_back();
+      low_ = std::min(low_, free_.size());
     }
     v.assign(pcs.begin(), pcs.end());
     return v;
@@ -32,11 +34,21 @@ class StackPool {
     free_.push_back(std::move(v));
   }
   std::size_t kept() const { return free_.size(); }
+  // Called once per generation: the vectors that sat in the pool the whole time since the
+  // last call (its low-water mark) are freed. Without it the pool filled toward its bound
+  // a little more with each larger burst, minutes into a recording (issue 30).
+  void ShedIdle() {
+    const std::size_t keep = free_.size() - std::min(low_, free_.size());
+    free_.resize(keep);
+    free_.shrink_to_fit();
+    low_ = free_.size();
+  }
 
  private:
   static constexpr std::size_t kMaxKept = 8192;          // a few drains of records
   static constexpr std::size_t kMaxKeptCapacity = 160;   // > GT_MAX_FRAMES + the few frames added
   std::vector<std::vector<std::uint64_t>> free_;
+  std::size_t low_ = 0;  // fewest vectors in free_ since the last ShedIdle
 };
 
 }  // namespace gotraced::model

@@ -12,6 +12,7 @@
 
 #include "daemon/procmem/mono_clock.h"
 #include "daemon/service/api.h"
+#include "daemon/session/malloc_tuning.h"
 #include "daemon/service/spool.h"
 
 namespace gotraced::service {
@@ -157,12 +158,7 @@ bool Service::SaveToSpool(const std::string &name, const std::vector<std::uint8_
 }
 
 bool Service::Start(std::string *error) {
-  // Trace generations are large, short-lived blocks: give them to mmap at a fixed
-  // threshold (glibc's dynamic threshold would move them onto the heap after the first
-  // free, where fragmentation keeps evicted memory resident), and bound the per-thread
-  // arenas, so that the RSS follows what the flight recorder holds.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  mallopt(M_ARENA_MAX, 4);
+  session::TuneMalloc();  // RSS follows what the flight recorder holds (malloc_tuning.h)
 
   Config cfg = config();
   std::optional<upload::UploadSettings> up;
