@@ -1,7 +1,7 @@
 // gotraced-report FILE [--json] [--top N] [--fail-on SPEC] [--by-label KEY]: `gotraced
-// report` (report_command.cc) without the daemon. gotraced links the daemon's 21 shared
-// libraries (libbpf, libsystemd with libgcrypt, libdw, capstone, spdlog, toml++ ...), and
-// loading them was 5.5 ms of the demo trace's 14 ms of CPU (docs/report.md "Speed and
+// report` (report_command.cc) without the daemon. gotraced loads the daemon's 20 shared
+// libraries (libbpf, libsystemd with libgcrypt, libdw, capstone, spdlog, toml++ ...),
+// 2-3 ms of CPU before a small trace's report starts (docs/report.md "Speed and
 // memory"); this binary links the report's (libstdc++, libfmt) alone. Same options,
 // same output, same exit codes.
 #include <CLI/CLI.hpp>

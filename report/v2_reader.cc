@@ -87,7 +87,7 @@ class V2Reader {
     // traceTimeDiv = 64), so the product is exact in integers; the same as the double's
     // while it stays below 2^53 ns (104 days of uptime). The unsigned<->double
     // conversions were a tenth of the merge loop's time (perf annotate, issue 33).
-    if (tick_ns_ && ticks < kExactTicks / tick_ns_) return ticks * tick_ns_;
+    if (ticks < exact_ticks_) return ticks * tick_ns_;
     return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_);
   }
   void Emit(Event &ev);
@@ -115,8 +115,8 @@ class V2Reader {
   std::vector<std::string_view> strs_;
   std::vector<std::uint32_t> str_ids_, stack_cache_;  // kUnset: not looked up yet
   double ns_per_tick_ = 1.0;
-  std::uint64_t tick_ns_ = 1;  // ns_per_tick_ when it is a whole number, else 0
-  static constexpr std::uint64_t kExactTicks = std::uint64_t{1} << 53;
+  std::uint64_t tick_ns_ = 1;      // ns_per_tick_ when it is a whole number
+  std::uint64_t exact_ticks_ = 0;  // 2^53 / tick_ns_, 0 if it is not one (no division per event)
   std::vector<std::uint8_t> scratch_;
   // Across generations.
   std::unordered_map<std::uint64_t, std::uint64_t> running_;  // M -> the goroutine it runs (0: none)
@@ -181,9 +181,10 @@ bool V2Reader::SkipExperimental() {
 // The generation's tables as arrays (strs_, str_ids_, stack_cache_) and its tick length.
 void V2Reader::IndexTables() {
   ns_per_tick_ = tables_.frequency ? 1e9 / static_cast<double>(tables_.frequency) : 1.0;
-  tick_ns_ = ns_per_tick_ >= 1 && ns_per_tick_ < 1e6 && ns_per_tick_ == static_cast<double>(static_cast<std::uint64_t>(ns_per_tick_))
-                 ? static_cast<std::uint64_t>(ns_per_tick_)
-                 : 0;
+  const bool whole = ns_per_tick_ >= 1 && ns_per_tick_ < 1e6 &&
+                     ns_per_tick_ == static_cast<double>(static_cast<std::uint64_t>(ns_per_tick_));
+  tick_ns_ = whole ? static_cast<std::uint64_t>(ns_per_tick_) : 1;
+  exact_ticks_ = whole ? (std::uint64_t{1} << 53) / tick_ns_ : 0;
   auto bound = [](std::size_t n) { return 2 * n + 1024; };  // dense ids, with slack
   strs_.clear();
   for (const auto &[id, s] : tables_.strings) {

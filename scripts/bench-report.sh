@@ -2,7 +2,10 @@
 # `gotraced report` against Go's own reader (x/exp/trace: tests/tracecheck/cmd/traceread,
 # which reads every event and nothing more) on the same files: CPU time (perf stat
 # task-clock: the machine's load does not stretch it as it does wall time), wall time and
-# peak RSS, median of REPS interleaved runs, every run printed.
+# peak RSS, median of REPS interleaved runs, every run printed with the 1-minute load
+# average it started at. The report is run through gotraced-report, its lean entry point
+# (cli/report_main.cc: the report's libraries, not the daemon's); `gotraced report` is the
+# same code after ~2-3 ms more of dynamic loading.
 #   scripts/bench-report.sh [BUILD] [--smoke] [--reps N] [--big-mb MB] [--http-seconds S]
 # Files: the demo's recording (make demo's program, 3 s, --pid); a full-detail recording of
 # the HTTP bench server (bench/http, go1.26, 3,000 requests/s for S seconds, default 60);
@@ -27,8 +30,8 @@ while (($#)); do
   esac
 done
 export GOFLAGS=${GOFLAGS:--buildvcs=false} GOTOOLCHAIN=local
-gt=$build/cli/gotraced out=$build/bench/report
-[[ -x $gt ]] || { echo "bench-report: $gt is not built" >&2; exit 1; }
+gt=$build/cli/gotraced gr=$build/cli/gotraced-report out=$build/bench/report
+for x in "$gt" "$gr"; do [[ -x $x ]] || { echo "bench-report: $x is not built" >&2; exit 1; }; done
 command -v perf >/dev/null || { echo "bench-report: perf is not installed (linux-perf)" >&2; exit 1; }
 bash "$root/scripts/build-tools.sh" "$build" >/dev/null
 mkdir -p "$out"
@@ -50,18 +53,21 @@ kill $spid; wait $spid 2>/dev/null || true
 trap - EXIT
 python3 "$root/bench/report/tile_trace.py" "$out/http.trace" "$out/big.trace" "$big_mb" >/dev/null
 
-# run TOOL FILE: "cpu_ms wall_s rss_kb" of one run.
+# run TOOL FILE: "cpu_ms wall_s rss_kb load" of one run (load: the 1-minute load average
+# when it started).
 run() {
   local cmd
-  if [[ $1 == report ]]; then cmd=("$gt" report --json "$2"); else cmd=("$build/tools/traceread" "$2"); fi
-  local cpu wall rss
+  if [[ $1 == report ]]; then cmd=("$gr" --json "$2"); else cmd=("$build/tools/traceread" "$2"); fi
+  local cpu wall rss load
+  load=$(cut -d' ' -f1 /proc/loadavg)
   cpu=$(perf stat -x, -e task-clock -o "$out/perf.txt" /usr/bin/time -f "%e %M" -o "$out/time.txt" "${cmd[@]}" >/dev/null 2>"$out/run.err" \
     && awk -F, '/task-clock/ {printf "%.0f", $1}' "$out/perf.txt") || { echo "fail"; return; }
   read -r wall rss <"$out/time.txt"
-  echo "$cpu $wall $rss"
+  echo "$cpu $wall $rss $load"
 }
+mb() { awk -v k="$1" 'BEGIN {if (k ~ /^[0-9]+$/) printf "%d", k / 1024; else printf "-"}'; }  # KB -> MB
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '%-7s %9s | %-32s | %-32s | %s\n' file MB "gotraced report: CPU ms, wall s, RSS MB" "x/exp/trace: CPU ms, wall s, RSS MB" "CPU ratio"
+printf '%-7s %9s | %-32s | %-32s | %s\n' file MB "gotraced-report: CPU ms, wall s, RSS MB" "x/exp/trace: CPU ms, wall s, RSS MB" "CPU ratio, load average of the runs"
 for f in demo http big; do
   file=$out/$f.trace
   [[ $f == demo ]] && file=$out/demo/demo.trace
@@ -71,7 +77,16 @@ for f in demo http big; do
     rr+=("$(run report "$file")")
     [[ $f == big ]] || xr+=("$(run traceread "$file")")
   done
-  echo "  $f runs: report [${rr[*]}] x/exp [${xr[*]:-rejected: tiled}]"
+  for ((i = 0; i < reps; i++)); do
+    read -r c w r l <<<"${rr[i]}"
+    line=$(printf '  %-5s run %d: report %6s ms %6s s %6s MB (load %s)' "$f" $((i + 1)) "$c" "$w" "$(mb "$r")" "$l")
+    if [[ $f == big ]]; then
+      echo "$line | x/exp: rejects a tiled file"
+    else
+      read -r c w r l <<<"${xr[i]}"
+      printf '%s | x/exp %6s ms %6s s %6s MB (load %s)\n' "$line" "$c" "$w" "$(mb "$r")" "$l"
+    fi
+  done
   rc=$(printf '%s\n' "${rr[@]}" | awk '{print $1}' | median); rw=$(printf '%s\n' "${rr[@]}" | awk '{print $2}' | median)
   rm=$(printf '%s\n' "${rr[@]}" | awk '{print $3}' | median)
   if [[ $f == big ]]; then
@@ -86,5 +101,6 @@ for f in demo http big; do
   [[ $f == http ]] && http_xc=$xc http_mb=$mb
   printf '%-7s %9s | %8s %8s %8s         | %8s %8s %8s         | %s %s\n' "$f" "$mb" "$rc" "$rw" "$((rm / 1024))" \
     "$xc" "$xw" "$([[ $xm == - ]] && echo - || echo $((xm / 1024)))" \
-    "$(awk -v a="$xc" -v b="$rc" 'BEGIN {printf "%.2fx", a / (b > 0 ? b : 1)}')" "$note"
+    "$(awk -v a="$xc" -v b="$rc" 'BEGIN {printf "%.2fx", a / (b > 0 ? b : 1)}')" \
+    "load $(printf '%s\n' "${rr[@]}" "${xr[@]}" | awk 'NF >= 4 {print $4}' | sort -n | sed -n '1p;$p' | paste -sd- -) $note"
 done
