@@ -43,9 +43,9 @@ class BlockingSection final : public Section {
     // Keyed by ids while reading (reason, stack); named and merged by call site at Finish.
     const std::uint64_t reason = syscall ? kSyscallId : before.block_reason;
     const std::uint64_t key = (reason << 32) | before.block_stack;
-    const std::uint32_t *i = index_.get(key);
-    if (!i) i = &index_.emplace(key, SiteOf(key)).first->second;
-    accs_[*i].second.Add(d, e.g, before.since_ns);
+    Acc *const *acc = index_.get(key);
+    if (!acc) acc = &index_.emplace(key, &accs_[SiteOf(key)].second).first->second;
+    (*acc)->Add(d, e.g, before.since_ns);
   }
   void Finish(Report &r) override {
     std::map<std::string, Acc> reasons;
@@ -80,7 +80,9 @@ class BlockingSection final : public Section {
     if (added) accs_.emplace_back(std::move(name), Acc{});
     return it->second;
   }
-  model::FlatMap<std::uint64_t, std::uint32_t> index_;
+  // The accumulator itself, not its number: one indirection less per event (a deque's
+  // elements stay where they are as it grows).
+  model::FlatMap<std::uint64_t, Acc *> index_;
   std::map<std::pair<std::string, std::string>, std::uint32_t> site_ids_;
   std::deque<std::pair<std::pair<std::string, std::string>, Acc>> accs_;  // (reason, call site)
 };

@@ -23,18 +23,21 @@ class GrowthSection final : public Section {
       case Kind::kGoStatus:
         // First seen by a status: it lived before the window (or began in a syscall on a
         // C thread). Its group is known only after Apply: counted at Finish.
-        if (!c_.gs.Known(e.g) && !created_.count(e.g)) at_start_.insert(e.g);
+        // A goroutine created in the window is Known from its GoCreate to its GoEnd (the
+        // table adds it after the sections see the create and drops it after they see the
+        // end), so Known alone tells; g 0 is never in the table, so it is tracked apart.
+        if (!c_.gs.Known(e.g) && !(e.g == 0 && created_zero_)) at_start_.insert(e.g);
         break;
       case Kind::kGoCreate:
       case Kind::kGoCreateBlocked:
         ++created_n_;
-        created_.insert(e.g);
+        if (e.g == 0) created_zero_ = true;
         break;
       case Kind::kGoEnd:
         ++ended_;
         ended_groups_[before.group] += before.system ? 0 : 1;
         if (at_start_.erase(e.g)) ++ended_from_start_[before.group];
-        created_.erase(e.g);
+        if (e.g == 0) created_zero_ = false;
         break;
       default:
         break;
@@ -44,7 +47,8 @@ class GrowthSection final : public Section {
 
  private:
   Context &c_;
-  model::FlatSet<std::uint64_t> at_start_, created_;  // live only
+  model::FlatSet<std::uint64_t> at_start_;  // live only
+  bool created_zero_ = false;               // a GoCreate of g 0 (a malformed trace) not ended
   std::uint64_t created_n_ = 0, ended_ = 0;
   std::unordered_map<std::uint32_t, std::uint64_t> ended_groups_, ended_from_start_;
 };
