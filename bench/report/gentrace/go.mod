@@ -1,0 +1,3 @@
+module gotraced/bench/report/gentrace
+
+go 1.22
