@@ -186,9 +186,13 @@ def growth(res, warm, window):
     records) swings a single sample by 2-5 MB with when it is taken; a leak raises the
     floor. The median of the same windows is given beside it."""
     after = [s for s in res["series"] if s["t"] >= warm]
-    if not after or after[-1]["t"] - after[0]["t"] < 2 * window:
+    if len(after) < 2:
         res["growth_mb"] = res["heap_growth_mb"] = res["median_growth_mb"] = None
         return
+    # A run shorter than two windows after the warm-up (bench-soak --smoke: 8 s) splits
+    # what it has in halves.
+    window = min(window, (after[-1]["t"] - after[0]["t"]) / 2)
+    res["window_s"] = window
     first = [s for s in after if s["t"] < after[0]["t"] + window]
     last = [s for s in after if s["t"] > after[-1]["t"] - window]
 
@@ -235,7 +239,8 @@ def main():
             results.append(r)
             print("soak %s: RSS less BPF maps %s MB (floor of %g..%g s), growth of the floor to the last %g s %s MB "
                   "(heap %s MB; of the median %s MB); %s events, %s lost, %.0f requests/s, %d client errors%s" %
-                  (label, bu.fmt(r.get("warm_rss_mb")), a.warm, a.warm + a.window, a.window,
+                  (label, bu.fmt(r.get("warm_rss_mb")), a.warm, a.warm + r.get("window_s", a.window),
+                   r.get("window_s", a.window),
                    bu.fmt(r["growth_mb"], "%.2f"), bu.fmt(r["heap_growth_mb"], "%.2f"),
                    bu.fmt(r.get("median_growth_mb"), "%.2f"), r.get("events", "-"), r.get("lost", "-"), r["achieved"],
                    r["errors"], ", trace %.0f MB" % r["trace_mb"] if r.get("trace_mb") else ""), flush=True)
