@@ -2,11 +2,13 @@
 """Serve's default (level low, CPU samples at 100 Hz, syscalls >= 1 ms) against the
 untraced server, with the load running throughout (issue 28 part 1): one server, one
 open-loop client at a fixed rate for the whole run, and windows alternating
-untraced / watched-by-tracepoints / untraced / watched-by-sampling, every window printed.
+untraced / watched-by-tracepoints / untraced / watched-by-sampling / untraced /
+watched-from-sched_switch (--paths chooses which), every window printed.
 A watched window starts 2 s after `gotraced --pid` does (its load and attach are not in
 it) and counts the server's CPU plus gotraced's; its cost is over the untraced window just
 before it. Medians per path at the end.
   alternate.py --gotraced G --client C --server LABEL=CMD... [--rate R] [--seconds S] [--reps N]
+               [--paths tracepoint,sample,switch]
 The server's command line is split on spaces; {port} is replaced by a free port, and the
 URL requested is http://127.0.0.1:{port}{path} (--path per server: LABEL=CMD@PATH)."""
 import argparse
@@ -20,7 +22,8 @@ import tempfile
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
-PATHS = {"tracepoint": ["--syscalls-by", "tracepoint"], "sample": ["--syscalls-by", "sample"]}
+PATHS = {"tracepoint": ["--syscalls-by", "tracepoint"], "sample": ["--syscalls-by", "sample"],
+         "switch": ["--syscalls-by", "switch"]}
 
 
 def cpu_s(pid):
@@ -65,14 +68,16 @@ def run_server(a, label, cmd, path):
     if not wait_port(port):
         srv.kill()
         raise SystemExit("bench-sampling: %s did not listen on %d" % (label, port))
-    total = a.reps * 4 * (a.seconds + 3) + 30
+    paths = a.paths.split(",")
+    total = a.reps * 2 * len(paths) * (a.seconds + 3) + 30
     cl = subprocess.Popen([a.client, "-url", "http://127.0.0.1:%d%s" % (port, path), "-rate", str(a.rate),
                            "-duration", "%ds" % total], stdout=subprocess.PIPE, text=True)
     time.sleep(3)  # warm-up
-    rows = {p: [] for p in PATHS}
-    print("%s (pid %d) at %d requests/s, %d s windows:" % (label, srv.pid, a.rate, a.seconds), flush=True)
+    rows = {p: [] for p in paths}
+    print("%s (pid %d) at %d requests/s, %d s windows, load average %s:" %
+          (label, srv.pid, a.rate, a.seconds, " ".join("%.2f" % x for x in os.getloadavg())), flush=True)
     for rep in range(a.reps):
-        for p in PATHS:
+        for p in paths:
             base, _ = window(srv.pid, None, a.seconds)
             out = os.path.join(work, "t.trace")
             gt = subprocess.Popen([a.gotraced, "--quiet", "--pid", str(srv.pid), "--out", out, "--level", "low",
@@ -87,9 +92,9 @@ def run_server(a, label, cmd, path):
                 raise SystemExit("bench-sampling: gotraced exited %d" % gt.returncode)
             cost = (s + d) / base - 1 if base > 0 else float("nan")
             rows[p].append(cost)
-            print("  rep %d %-10s untraced %6.1f ms/s | watched server %6.1f + gotraced %5.1f ms/s = %+6.1f%%" %
-                  (rep + 1, p, base * 1000 / a.seconds, s * 1000 / a.seconds, d * 1000 / a.seconds, cost * 100),
-                  flush=True)
+            print("  rep %d %-10s untraced %6.1f ms/s | watched server %6.1f + gotraced %5.1f ms/s = %+6.1f%%"
+                  "  (load %.2f)" % (rep + 1, p, base * 1000 / a.seconds, s * 1000 / a.seconds, d * 1000 / a.seconds,
+                                     cost * 100, os.getloadavg()[0]), flush=True)
             os.unlink(out) if os.path.exists(out) else None
     cl.terminate()
     cl.wait()
@@ -112,7 +117,11 @@ def main():
     ap.add_argument("--rate", type=int, default=3000)
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--paths", default=",".join(PATHS), help="which of %s, in this order" % ",".join(PATHS))
     a = ap.parse_args()
+    for p in a.paths.split(","):
+        if p not in PATHS:
+            ap.error("--paths: %s is not one of %s" % (p, ",".join(PATHS)))
     for s in a.server:
         label, rest = s.split("=", 1)
         cmd, _, path = rest.partition("@")
