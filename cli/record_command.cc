@@ -87,7 +87,8 @@ struct RecordOptions {
   std::string level = "full";
   std::string state_sample;  // "" = session::kDefaultStateSample
   std::string syscall_min;  // level low only; "" = the level's default (SessionOptions)
-  std::string syscalls_by = "tracepoint";  // level low only: sample | tracepoint
+  // Level low only: switch (sched_switch, the default: docs/probe-plan.md §10) | sample | tracepoint.
+  std::string syscalls_by = "switch";
   std::vector<std::string> command;
   ContainerSelector select;  // --container / --pod / --namespace
 };

@@ -6,7 +6,7 @@
 # (2.42, go1.19.8; scripts/install-deps.sh) and trixie's caddy (2.6.2, go1.24.4;
 # scripts/fetch-debian-go.sh), at 3,000 requests/s.
 #   scripts/bench-sampling.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N]
-#                             [--paths tracepoint,sample,switch]
+#                             [--paths tracepoint,sample,switch] [--bpf-stats]
 # --smoke: the go1.26 bench server only, 500 requests/s, 2 s windows, 1 rep (that the bench
 # runs, not its figures: tests/suites/55-bench-smoke.sh).
 set -euo pipefail

@@ -123,8 +123,9 @@ struct Config {
   // thread off CPU in a syscall that long, nothing per syscall; "tracepoint": a program on
   // every syscall (sys_enter/sys_exit), which also makes every other process's syscalls
   // slower (docs/cost.md).
+  // Default "switch" (docs/probe-plan.md §10 "Syscalls from sched_switch": its figures).
   bool syscalls_by_sample = false;
-  bool syscalls_by_switch = false;
+  bool syscalls_by_switch = true;
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
 
