@@ -100,6 +100,9 @@ static __always_inline int go_sys_enter(struct pt_regs *regs, long id) {
                                        cfg.sys_enter_stack ? GT_CALL_STACK | GT_CALL_STACK_FROM_ARGS : 0);
   if (!s) return 0;
   gt_go_ctx(s, GT_CTX_SYS | GT_CTX_PC_NONE | GT_CTX_SELF_LOADED);
+  // The goroutine's pprof label set pointer (args[5]), from the copy of its g gt_go_ctx
+  // made: a set pprof.Do put on it while it ran is named at its syscall (issue 34).
+  s->regs.r[GT_REG_R8] = cfg.g_labels >= 0 ? gv_read(s, GT_VIEW_CURG, cfg.g_labels, 8) : 0;
   if (!cfg.sys_enter_stack) {
     // Capture level low: the goroutine and its context only (no walk, no stack tail).
     s->regs.r[GT_REG_DI] = (__u64)id;

@@ -260,7 +260,8 @@ struct gt_gstatus_record {
 #define GT_SITE_AT_CALL 0x4000
 // The record was written by a syscall tracepoint (bpf/gt_syscall_tp.bpf.h), standing for
 // the plan site it names: at the kernel's syscall entry / exit of a goroutine in
-// _Gsyscall, instead of a uprobe at entersyscall / exitsyscall.
+// _Gsyscall, instead of a uprobe at entersyscall / exitsyscall. At sys_enter, args[5]
+// holds the goroutine's g.labels (0 when not read: --no-labels).
 #define GT_CALL_FROM_TRACEPOINT 0x8000
 // Register numbers of GT_CALL_SPAN_REGS (cookie nibbles): 0 = none.
 enum gt_reg {

@@ -46,6 +46,7 @@ class BlockingSection final : public Section {
     Acc *const *acc = index_.get(key);
     if (!acc) acc = &index_.emplace(key, &accs_[SiteOf(key)].second).first->second;
     (*acc)->Add(d, e.g, before.since_ns);
+    groups_[before.group].Add(d);  // its group when it blocked (--by-label: the set it blocked with)
   }
   void Finish(Report &r) override {
     std::map<std::string, Acc> reasons;
@@ -63,6 +64,7 @@ class BlockingSection final : public Section {
     auto bigger = [](const auto &x, const auto &y) { return x.dist.total_ns > y.dist.total_ns; };
     std::sort(r.blocking.reasons.begin(), r.blocking.reasons.end(), bigger);
     std::sort(r.blocking.call_sites.begin(), r.blocking.call_sites.end(), bigger);
+    r.blocking.groups = GroupTable(groups_.map(), c_.gs, false);
   }
 
  private:
@@ -85,6 +87,7 @@ class BlockingSection final : public Section {
   model::FlatMap<std::uint64_t, Acc *> index_;
   std::map<std::pair<std::string, std::string>, std::uint32_t> site_ids_;
   std::deque<std::pair<std::pair<std::string, std::string>, Acc>> accs_;  // (reason, call site)
+  GroupHistograms groups_;
 };
 
 }  // namespace

@@ -77,6 +77,7 @@ struct Blocking {
   };
   std::vector<Row> reasons;     // by reason, biggest total first
   std::vector<Row> call_sites;  // by reason and the top frames outside the runtime, biggest first
+  std::vector<GroupDist> groups;  // by the waiting goroutine's group, biggest total first
 };
 
 struct Syscalls {
@@ -88,6 +89,7 @@ struct Syscalls {
   Dist all;
   std::vector<Row> by_call_site;  // Go's events: GoSyscallBegin's stack
   std::vector<Row> by_target;     // the kernel view's syscall regions, what they touched aggregated
+  std::vector<GroupDist> groups;  // by the calling goroutine's group, biggest total first
 };
 
 struct Goroutines {

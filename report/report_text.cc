@@ -56,6 +56,14 @@ void Stw(std::string &o, const Report &r, std::size_t top) {
        [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
 }
 
+// A section's figures per goroutine group (its start function, or with --by-label the
+// label's value the goroutine had when it blocked or entered the syscall).
+void GroupRows(std::string &o, const std::vector<GroupDist> &v, std::size_t top, const std::string &by) {
+  if (v.empty()) return;
+  o += fmt::format("  by {}:\n", by);
+  Rows(o, v, top, [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
+}
+
 void Block(std::string &o, const Report &r, std::size_t top) {
   o += "\nblocking (waiting -> runnable) by reason\n";
   Rows(o, r.blocking.reasons, top * 2,
@@ -65,6 +73,7 @@ void Block(std::string &o, const Report &r, std::size_t top) {
     return fmt::format("  {:<14} {:<60} {}  worst g{} at {:.3f} s\n", b.reason, b.call_site, DistLine(b.dist),
                        b.worst_g, b.worst_start_ns / 1e9);
   });
+  GroupRows(o, r.blocking.groups, top, r.grouped_by);
 }
 
 void Sys(std::string &o, const Report &r, std::size_t top) {
@@ -78,6 +87,7 @@ void Sys(std::string &o, const Report &r, std::size_t top) {
         Dur(s.dist.max_ns),
         s.calls_with_bytes ? fmt::format("  {} in {} calls", Bytes(s.bytes), s.calls_with_bytes) : "");
   });
+  GroupRows(o, r.syscalls.groups, top, r.grouped_by);
 }
 
 void Gor(std::string &o, const Report &r, std::size_t top) {

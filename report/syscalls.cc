@@ -28,12 +28,14 @@ class SyscallsSection final : public Section {
     if (s >= site_of_stack_.size()) site_of_stack_.resize(s + 1, nullptr);
     if (!site_of_stack_[s]) site_of_stack_[s] = &by_site_[c_.stacks.CallSite(s)];
     site_of_stack_[s]->Add(d);
+    groups_[before.group].Add(d);  // its group when it entered (--by-label: the set it entered with)
   }
   void Finish(Report &r) override {
     r.syscalls.all = Dist::Of(all_);
     for (auto &[k, h] : by_site_) r.syscalls.by_call_site.push_back({k, Dist::Of(h)});
     std::sort(r.syscalls.by_call_site.begin(), r.syscalls.by_call_site.end(),
               [](auto &x, auto &y) { return x.dist.total_ns > y.dist.total_ns; });
+    r.syscalls.groups = GroupTable(groups_.map(), c_.gs, false);
   }
 
  private:
@@ -41,6 +43,7 @@ class SyscallsSection final : public Section {
   Histogram all_;
   std::map<std::string, Histogram> by_site_;  // node-based: the pointers below stay
   std::vector<Histogram *> site_of_stack_;
+  GroupHistograms groups_;
 };
 
 }  // namespace

@@ -9,8 +9,9 @@
 #   scripts/bench-http.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N] [--json FILE]
 #                         [--levels | --kernel-view | --labels | --modes none,gotraced,...]
 # --kernel-view: gotraced also with --no-kernel-view, and what the kernel view adds.
-# --labels: the server labelling every request (pprof.Do): untraced, gotraced --no-labels
-# and gotraced, and what the labels logs add (issue 34).
+# --labels: the server's four routes (three wait inside the handler) in every mode, and
+# labelling every request (pprof.Do) untraced, under gotraced --no-labels and gotraced:
+# what the labels logs add, and each labelled run's report by route (issue 34).
 # --smoke: go1.26 and caddy, 500 requests/s, 1 s window (that the bench runs, not its figures).
 # Also, per Go: the cost by source (events per request; per event the uprobe hits, their
 # trap (measured here by gotraced-uprobe-cost) and BPF time, the tracepoint runs and their

@@ -78,7 +78,7 @@ def gotraced_args(mode):
 CADDY_BODY = '{"id":1,"square":1,"words":["alpha","beta","gamma","1"]}'
 
 
-def server_command(server, trace_path, labels=False):
+def server_command(server, trace_path, labels=False, routes=False):
     """The server's command line, its environment and the start of the line it prints once
     it listens (the address is that line's last word). bench/http/server: -addr, -trace,
     "listening ADDR". caddy: `caddy respond` (admin endpoint off, a free port, its
@@ -91,11 +91,11 @@ def server_command(server, trace_path, labels=False):
         env = dict(os.environ, HOME=home, XDG_DATA_HOME=home, XDG_CONFIG_HOME=home)
         return [server, "respond", "--listen", "127.0.0.1:0", "--body", CADDY_BODY], env, "Server address: "
     return ([server, "-addr", "127.0.0.1:0"] + (["-trace", trace_path] if trace_path else []) +
-            (["-labels"] if labels else []), None, "listening ")
+            (["-routes"] if routes else []) + (["-labels"] if labels else []), None, "listening ")
 
 
-def start_server(server, trace_path, labels=False):
-    cmd, env, ready = server_command(server, trace_path, labels)
+def start_server(server, trace_path, labels=False, routes=False):
+    cmd, env, ready = server_command(server, trace_path, labels, routes)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if env else None, env=env, text=True)
     line = p.stdout.readline()
     if not line.startswith(ready):
@@ -106,7 +106,10 @@ def start_server(server, trace_path, labels=False):
 
 def run_mode(a, server, mode, work, tag, closed=0):
     trace = os.path.join(work, "%s-%s.trace" % (tag, mode.replace("/", "_")))
-    srv, addr = start_server(server, trace if mode == "runtime/trace" else None, server_labels(mode))
+    # --labels: every mode's server takes the four routes (bench/http/server/routes.go: three
+    # wait inside the handler), so the labelled modes differ from the others by pprof.Do only.
+    srv, addr = start_server(server, trace if mode == "runtime/trace" else None, server_labels(mode),
+                             routes=a.labels)
     started = time.monotonic()
     gt = None
     if mode.startswith("gotraced"):
@@ -182,9 +185,32 @@ def run_mode(a, server, mode, work, tag, closed=0):
             res["error"] = "%s: tracecheck failed" % trace
         elif mode == "runtime/trace":
             res["window_events"] = n * window / lifetime
+        if mode == "gotraced+labels" and not closed:
+            print_by_route(a, tag, trace)
         os.unlink(trace)
     print_run(tag, res)
     return res
+
+
+def print_by_route(a, tag, trace):
+    """`gotraced report --by-label route` of a labelled run (issue 34: per-route figures):
+    per route, the waits for a CPU (scheduling latency), the blocked time and the syscalls
+    of the goroutines that had that route's labels when they began."""
+    p = subprocess.run([a.gotraced, "report", "--by-label", "route", "--json", trace], capture_output=True, text=True)
+    if p.returncode != 0:
+        print("  run %s report --by-label route failed: %s" % (tag, p.stderr.strip()[:200]))
+        return
+    r = json.loads(p.stdout)
+    rows = {}
+    for sec, key in (("sched_latency", "sched"), ("blocking", "blocked"), ("syscalls", "syscalls")):
+        for g in r.get(sec, {}).get("groups", []):
+            rows.setdefault(g["group"], {})[key] = g["dist"]
+    def d(x):
+        return "-" if not x else "%d p50 %.0f us p99 %.0f us" % (x["count"], x["p50_ns"] / 1e3, x["p99_ns"] / 1e3)
+    for grp in sorted(rows):
+        v = rows[grp]
+        print("  run %s by route %-18s sched %s; blocked %s; syscalls %s" %
+              (tag, grp, d(v.get("sched")), d(v.get("blocked")), d(v.get("syscalls"))))
 
 
 def print_run(tag, r):
@@ -336,7 +362,8 @@ def main():
     ap.add_argument("--modes", help="comma-separated modes instead of a preset (e.g. none,gotraced:low)")
     ap.add_argument("--kernel-view", action="store_true", help="also gotraced --no-kernel-view: what the kernel view adds")
     ap.add_argument("--labels", action="store_true",
-                    help="a pprof label set per request: untraced, gotraced --no-labels and gotraced (issue 34)")
+                    help="the server's four routes (-routes) in every mode, a pprof label set per request (-labels): "
+                    "untraced, gotraced --no-labels and gotraced, and the labelled runs' report by route (issue 34)")
     ap.add_argument("--closed", type=int, default=0,
                     help="also the maximum throughput: this many keep-alive connections sending back to back, per mode")
     ap.add_argument("--uprobe-cost", help="gotraced-uprobe-cost: measures one uprobe trap here, for the cost by source")

@@ -52,6 +52,7 @@ std::string_view RecordKindName(RecordKind k) {
     case RecordKind::kKernelSyscallExit: return "KernelSyscallExit";
     case RecordKind::kStateSample: return "StateSample";
     case RecordKind::kGoidResolved: return "GoidResolved";
+    case RecordKind::kGoLabels: return "GoLabels";
   }
   return "?";
 }
@@ -287,6 +288,7 @@ void Model::Apply(const Record &r, bool forced) {
       else SparseStateSample(r);
       break;
     case RecordKind::kGoidResolved: break;  // taken by Push, never queued
+    case RecordKind::kGoLabels: OnGoLabels(r); break;  // model_labels.cc
   }
   if (gc_.initial_goal) InitialHeapGoal(r);  // model_gc.cc
   // Sets freed in this cycle may be reused at a cached pointer (model_labels.cc).

@@ -179,7 +179,9 @@ class Model {
   void OnGoDestroySyscall(const Record &r);
   void OnGoSwitch(const Record &r);
   void OnUser(const Record &r);  // tasks, regions, logs (model_user.cc)
-  void GoStartLabels(const Record &r, Goid g);  // after a GoStart (model_labels.cc)
+  // g's label set at a GoStart (after it), GoBlock or GoStop (before it): model_labels.cc.
+  void RunningLabels(const Record &r, Goid g);
+  void OnGoLabels(const Record &r);  // kGoLabels: the running goroutine's set (model_labels.cc)
   // GC, STW, heap metrics, mark workers and assists (model_gc.cc).
   void OnGc(const Record &r);
   void GcGenerationStart(std::uint64_t ts);

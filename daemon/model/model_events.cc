@@ -192,7 +192,7 @@ void Model::OnGoStart(const Record &r) {
     return;
   }
   EmitGoStart(r.m, r.ts, g);
-  GoStartLabels(r, g);  // model_labels.cc
+  RunningLabels(r, g);  // model_labels.cc
 }
 
 // traceLocker.GoEnd (goexit1) / GoStop (goschedImpl, goyield_m: GoSched, GoPreempt) /
@@ -212,6 +212,7 @@ void Model::OnGoStopExec(const Record &r) {
   if (reason.empty() && r.kind != RecordKind::kGoBlock) reason = "unspecified";
   if (r.kind == RecordKind::kGoBlock) ++stats_.blocks;
   if (r.kind == RecordKind::kGoStop) ++stats_.stops;
+  if (r.kind != RecordKind::kGoEnd) RunningLabels(r, g);  // the set it ran with until now
   EmitGoStopExec(r.m, r.ts, r.kind, reason, stack);
 }
 

@@ -1,9 +1,12 @@
 // pprof labels on the timeline (issue 34, docs/trace-contents.md): when a goroutine starts
-// running (GoStart) with a label set other than the one it last started with, a log on it,
-// category "gotraced: labels", text "k=v k2=v2" (keys sorted), at the GoStart's time. Go's
-// own tracer does not record labels (golang/go#56295); the pointer comes from the
-// casgstatus(_Grunnable, _Grunning) record (record.h kGoStart value), the set from the
-// target's memory (LabelSource). The first start of a labelled goroutine in each
+// running (GoStart), blocks (GoBlock) or stops (GoStop) with a label set other than the
+// one it was last seen with, a log on it, category "gotraced: labels", text "k=v k2=v2"
+// (keys sorted), at that instant (before the block or stop: the goroutine still runs).
+// The ends of a running interval matter as much as its start: pprof.Do sets a request's
+// labels while the goroutine runs, and a handler's first block is the first time the set
+// is seen. Go's own tracer does not record labels (golang/go#56295); the pointer comes
+// from the casgstatus record (record.h kGoStart/kGoBlock/kGoStop value with flag), the
+// set from the target's memory (LabelSource). The first start of a labelled goroutine in each
 // generation is logged again, so a window of generations (the flight recorder) still
 // names every labelled goroutine's set.
 #include <functional>
@@ -14,7 +17,9 @@ namespace gotraced::model {
 
 inline constexpr std::string_view kLabelsCategory = "gotraced: labels";
 
-void Model::GoStartLabels(const Record &r, Goid g) {
+using encoder::GoStatus;
+
+void Model::RunningLabels(const Record &r, Goid g) {
   if (opt_.labels == nullptr || !r.flag) return;  // no pointer read for this start
   LabelModelState &ls = labels_;
   auto it = ls.last.find(g);
@@ -35,6 +40,19 @@ void Model::GoStartLabels(const Record &r, Goid g) {
     return;
   }
   ls.last[g] = LabelModelState::Last{r.value, hash, gen};
+}
+
+// A set read where no goroutine transition happens (a syscall's entry): said on the
+// goroutine this M runs, when the model has it running here; else nothing (a start or
+// block of its own names it soon).
+void Model::OnGoLabels(const Record &r) {
+  const Goid g = r.g == kUnknownG ? st_.M(r.m).g : r.g;
+  const GoState *gs = g != kNoG && g != kUnknownG ? st_.G(g) : nullptr;
+  if (gs == nullptr || gs->status != GoStatus::kRunning || gs->m != r.m) {
+    ++stats_.records_discarded;
+    return;
+  }
+  RunningLabels(r, g);
 }
 
 }  // namespace gotraced::model

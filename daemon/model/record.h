@@ -45,8 +45,10 @@ enum class RecordKind : std::uint8_t {
   kGoStart,      // this M started running target_g (execute); flag = value is its g.labels
                  // (the pprof label set's pointer, 0: none), read at that casgstatus
   kGoEnd,        // curg exits (goexit1)
-  kGoStop,       // curg yields/preempted: runnable again; reason = stop reason string
-  kGoBlock,      // curg parks; reason = block reason string (traceBlockReasonStrings)
+  kGoStop,       // curg yields/preempted: runnable again; reason = stop reason string;
+                 // flag = value is its g.labels, as kGoStart's
+  kGoBlock,      // curg parks; reason = block reason string (traceBlockReasonStrings);
+                 // flag = value is its g.labels, as kGoStart's
   kGoUnblock,    // target_g made runnable (ready / injectglist ...)
   // Syscalls (GoSysCall, GoSysExit).
   kGoSyscallBegin,       // curg enters a syscall holding its P
@@ -110,6 +112,10 @@ enum class RecordKind : std::uint8_t {
   // fills the id into the queued create, which until then holds its M's later records
   // (Model::Push); the decoder knows the runtime, the model keeps the order.
   kGoidResolved,
+  // The pprof label set (value = g.labels, flag set) of this M's running goroutine at a
+  // moment its record had no field for: a goroutine syscall's entry seen by the sys_enter
+  // tracepoint (the kGoSyscallBegin that follows carries the syscall). model_labels.cc.
+  kGoLabels,
 };
 
 // The M and goroutine that carry the state samples' logs. Neither can be a real one: a

@@ -220,8 +220,13 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
     return;
   }
   Record r = FromRow(*row, v, gs.goid);
-  if (r.kind == RecordKind::kGoStart && cfg_.plan != nullptr && cfg_.plan->offsets.g_labels >= 0) {
-    r.value = gs.labels;  // the pprof label set it starts with (model_labels.cc)
+  // The pprof label set it starts with, or blocks / stops with (model_labels.cc): the
+  // transitions whose records carry g.labels (probe_plan.cc GT_READ_LABELS).
+  const bool labels_read = r.kind == RecordKind::kGoStart ||
+                           ((r.kind == RecordKind::kGoBlock || r.kind == RecordKind::kGoStop) &&
+                            oldv == gstatus::kGrunning && (newv == gstatus::kGwaiting || newv == gstatus::kGrunnable));
+  if (labels_read && cfg_.plan != nullptr && cfg_.plan->offsets.g_labels >= 0) {
+    r.value = gs.labels;
     r.flag = true;
   }
   using gstatus::Handler;

@@ -264,6 +264,14 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       // The sys_enter tracepoint's syscall number (args[3]) and first argument (args[4]),
       // for the kernel view's syscall regions (model_kernel_syscall.cc): value = nr + 1.
       if (c.flags & GT_CALL_FROM_TRACEPOINT) {
+        // ... and the goroutine's g.labels (args[5], bpf/gt_syscall_tp.bpf.h): a set that
+        // pprof.Do put on it since it started is named before its syscall.
+        if (cfg_.plan != nullptr && cfg_.plan->offsets.g_labels >= 0) {
+          Record l = Base(v, RecordKind::kGoLabels);
+          l.value = c.args[5];
+          l.flag = true;
+          Emit(out, std::move(l));
+        }
         r.value = c.args[3] + 1;
         r.value2 = c.args[4];
         r.text = FdName(static_cast<std::int64_t>(c.args[3]), c.args[4]);  // kernel_view_decoder.cc

@@ -323,7 +323,10 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
       if (o == kGwaiting || n == kGwaiting) g |= GT_READ_BLOCK;
       if (o == kGsyscall || n == kGsyscall) g |= GT_READ_SYSCALL;
       if (o == kGwaiting && n == kGrunnable) g |= GT_READ_SPILL;
-      if (n == kGrunning && opts.labels) g |= GT_READ_LABELS;  // the g's pprof labels
+      // The g's pprof labels when it starts running, and when it blocks or stops: a set
+      // that pprof.Do put on it while it ran is seen at the end of that interval too.
+      if (opts.labels && (n == kGrunning || (o == kGrunning && (n == kGwaiting || n == kGrunnable))))
+        g |= GT_READ_LABELS;
       plan.gstatus_groups[o][n] = g;
     }
 

@@ -97,12 +97,20 @@ if r.get("grouped_by") != "label route":
 sched = {g["group"]: g["dist"]["count"] for g in r["sched_latency"]["groups"]}
 if not routes <= set(sched):
     errs.append(f"scheduling latency groups {sorted(sched)} lack a route")
+# The target's goroutines block (time.Sleep, Gosched) inside pprof.Do: their waits count
+# under the route they blocked with (the labels read at the block, model_labels.cc).
+block = {g["group"]: g["dist"]["count"] for g in r["blocking"]["groups"]}
+if not routes <= set(block):
+    errs.append(f"blocking groups {sorted(block)} lack a route")
+if "syscalls" not in r or "groups" not in r["syscalls"]:
+    errs.append("no syscalls.groups in --json")
 if "goroutines grouped by label route" not in text or "route=/api/orders" not in text:
     errs.append("the text does not show the grouping")
 if errs:
     print("; ".join(errs))
     sys.exit(1)
-print("scheduling latency per route: " + ", ".join(f"{k} {sched[k]} waits" for k in sorted(routes)))
+print("scheduling latency per route: " + ", ".join(f"{k} {sched[k]} waits" for k in sorted(routes)) +
+      "; blocking per route: " + ", ".join(f"{k} {block[k]}" for k in sorted(routes)))
 PY
   ); then
     echo "ok $SUITE report --by-label route: $out"

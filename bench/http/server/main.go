@@ -4,13 +4,16 @@
 // does. Built with the machine's Go and with Go 1.19 (go.mod says 1.19: nothing newer is
 // used).
 //
-//	server -addr 127.0.0.1:0 [-trace FILE] [-labels]
+//	server -addr 127.0.0.1:0 [-trace FILE] [-routes] [-labels]
 //
 // Prints "listening ADDR" once it accepts connections. -trace runs runtime/trace in the
 // process for the server's whole life (the in-process comparison); SIGINT/SIGTERM stop
-// the trace, flush the file and exit 0. -labels: each request runs under a pprof label
-// set (pprof.Do with route and the request's id modulo 16), as servers that tag requests
-// for profilers do (issue 34's cost bench: scripts/bench-http.sh --labels).
+// the trace, flush the file and exit 0. -routes: a request takes one of four routes by its
+// id (routes.go), three of which wait as real handlers do (a timer, a downstream worker
+// over a channel, a file read). -labels: each request runs under a pprof label set
+// (pprof.Do with its route and the request's id modulo 16), as servers that tag requests
+// for profilers do (issue 34's cost bench: scripts/bench-http.sh --labels runs -routes in
+// every mode and -labels in the labelled ones).
 package main
 
 import (
@@ -46,13 +49,22 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	traceOut := flag.String("trace", "", "write a runtime/trace of the whole run to this file")
 	labels := flag.Bool("labels", false, "run each request under a pprof label set")
+	routed := flag.Bool("routes", false, "four routes by request id, three of which wait inside the handler")
 	flag.Parse()
 	var handler http.Handler = http.HandlerFunc(handle)
+	if *routed {
+		handler = newRoutes()
+	}
 	if *labels {
+		inner := handler
 		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id, _ := strconv.Atoi(r.URL.Query().Get("id"))
-			set := pprof.Labels("route", r.URL.Path, "shard", strconv.Itoa(id%16))
-			pprof.Do(context.Background(), set, func(context.Context) { handle(w, r) })
+			route := r.URL.Path
+			if *routed {
+				route = routeOf(id).name
+			}
+			set := pprof.Labels("route", route, "shard", strconv.Itoa(id%16))
+			pprof.Do(context.Background(), set, func(context.Context) { inner.ServeHTTP(w, r) })
 		})
 	}
 
@@ -84,6 +96,9 @@ func main() {
 			trace.Stop()
 			_ = tw.Flush()
 			_ = tf.Close()
+		}
+		if staticPath != "" {
+			_ = os.Remove(staticPath)
 		}
 		os.Exit(0)
 	}()

@@ -101,5 +101,51 @@ TEST(ModelLabels, EachGenerationNamesTheSetAgain) {
   EXPECT_EQ(h.model.footprint().labelled, 0u);
 }
 
+// pprof.Do sets a request's labels while its goroutine runs: the set is seen at the
+// block (or stop) that ends the interval, logged before the GoBlock while the goroutine
+// still runs; the start after it, with the same set, says nothing; the block after the
+// labels are restored says "" (before: a set living inside one running interval was never
+// logged, and the goroutine's wait was counted under its previous set).
+TEST(ModelLabels, BlockAndStopNameTheSetTheyEndWith) {
+  FakeLabels fl;
+  fl.sets = {{0xa0, "route=/a"}, {0xb0, "route=/b"}};
+  Harness h(encoder::Version::kGo126, false, &fl);
+  auto block = [](std::uint64_t ts, Goid g, std::uint64_t labels, bool read = true) {
+    Record r = RGoBlock(ts, 1, 0, g);
+    r.value = labels;
+    r.flag = read;
+    return r;
+  };
+  auto stop = [](std::uint64_t ts, Goid g, std::uint64_t labels) {
+    Record r = RGoStop(ts, 1, 0, g);
+    r.value = labels;
+    r.flag = true;
+    return r;
+  };
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(110, 1, 0, kNoG, 1),
+      Start(120, 1, 0, 1, 0),          // no labels yet: nothing
+      block(130, 1, 0xa0),             // Do set /a, then the handler waits: log route=/a
+      RGoUnblock(140, 1, 0, kNoG, 1),
+      Start(150, 1, 0, 1, 0xa0),       // the same set: nothing
+      block(160, 1, 0),                // back to none, waiting for the next request: log ""
+      RGoUnblock(170, 1, 0, kNoG, 1),
+      Start(180, 1, 0, 1, 0),          // nothing
+      stop(190, 1, 0xb0),              // /b set and preempted: log route=/b
+      Start(200, 1, 0, 1, 0xb0),       // nothing
+      block(210, 1, 0xa0, false),      // not read: nothing
+      RGoUnblock(215, 1, 0, kNoG, 1),
+      Start(220, 1, 0, 1, 0xb0),
+      RGoEnd(230, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("labels_block");
+  EXPECT_ACCEPTED(res);
+  using L = std::vector<std::pair<std::uint64_t, std::string>>;
+  // On g1 (a log after its block would be on no goroutine: g 0), each once.
+  EXPECT_EQ(LabelLogs(res), (L{{1, "route=/a"}, {1, ""}, {1, "route=/b"}}));
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
 }  // namespace
 }  // namespace gotraced::model::testing
