@@ -2,8 +2,9 @@
 # Fuzzes gobin (ELF, buildinfo, pclntab, frames, DWARF layouts, globals, probe sites)
 # with libFuzzer + ASan on a memory image, or (TARGET report) `gotraced report` on trace
 # bytes of both formats (seeds: runtime/trace files of Go 1.26, 1.21, 1.19 and their
-# truncations).
-#   bash scripts/fuzz.sh [smoke|long] [SECONDS] [gobin|report]
+# truncations), or (TARGET labels) the pprof label-set reader on a target memory image
+# (seeds: label sets of both runtime/pprof layouts, tests/fuzz/labels_seeds.py).
+#   bash scripts/fuzz.sh [smoke|long] [SECONDS] [gobin|report|labels]
 #     smoke  60 s in total (what `make test` runs through tests/suites/35-fuzz.sh)
 #     long   30 min unless SECONDS is given (`make fuzz`)
 # Build dir: $FUZZ_BUILD (default build-fuzz, clang, -DGOTRACED_FUZZ=ON). The corpus
@@ -15,10 +16,11 @@ mode=${1:-smoke}
 case $mode in
   smoke) secs=${2:-60} ;;
   long) secs=${2:-1800} ;;
-  *) echo "usage: $0 [smoke|long] [SECONDS] [gobin|report]" >&2; exit 2 ;;
+  *) echo "usage: $0 [smoke|long] [SECONDS] [gobin|report|labels]" >&2; exit 2 ;;
 esac
 what=${3:-gobin}
-[[ $what == gobin || $what == report ]] || { echo "usage: $0 [smoke|long] [SECONDS] [gobin|report]" >&2; exit 2; }
+[[ $what == gobin || $what == report || $what == labels ]] ||
+  { echo "usage: $0 [smoke|long] [SECONDS] [gobin|report|labels]" >&2; exit 2; }
 fb=${FUZZ_BUILD:-build-fuzz}
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed (scripts/install-deps.sh)" >&2; exit 1; }
 if [[ ! -f $fb/build.ninja ]]; then
@@ -30,6 +32,25 @@ if ! cmake --build "$fb" -j 2 --target "${what}_fuzz" >"$fb/fuzz-build.log" 2>&1
   tail -n 30 "$fb/fuzz-build.log" >&2; echo "fuzz: build failed ($fb/fuzz-build.log)" >&2; exit 1
 fi
 fuzzer=$fb/tests/fuzz/${what}_fuzz
+if [[ $what == labels ]]; then
+  seeds=$fb/labels-fuzz-seeds corpus=$fb/labels-fuzz-corpus artifacts=$fb/labels-fuzz-artifacts/
+  rm -rf "$seeds"; mkdir -p "$seeds" "$corpus" "$artifacts"
+  python3 tests/fuzz/labels_seeds.py "$seeds"
+  echo "fuzz: labels $mode for ${secs}s, $(ls "$seeds" | wc -l) seeds, corpus $corpus"
+  set +e
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=16384 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" 2>"$fb/labels-fuzz.log"
+  rc=$?
+  set -e
+  tail -n 20 "$fb/labels-fuzz.log" | grep -E 'stat::|Done|ERROR|SUMMARY|crash|timeout' || true
+  if ((rc != 0)); then
+    echo "fuzz: FAILED (rc=$rc): see $fb/labels-fuzz.log; inputs in $artifacts:" >&2
+    ls -la "$artifacts" >&2
+    exit 1
+  fi
+  echo "fuzz: no crash, no hang, no out-of-bounds read in ${secs}s"
+  exit 0
+fi
 if [[ $what == report ]]; then
   # Seeds: small traces runtime/trace wrote (tests/report/target -mode gc) in the go1.26,
   # go1.21 and go1.19 formats, whole and cut.
