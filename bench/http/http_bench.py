@@ -134,6 +134,7 @@ def run_mode(a, server, mode, work, tag, closed=0):
             anon_max = max(anon_max or 0, bu.proc_status_kb(gt.pid, "RssAnon") or 0)
     s1 = bu.proc_cpu_s(srv.pid)
     d1 = bu.proc_cpu_s(gt.pid) if gt else None
+    loadavg = os.getloadavg()[0]  # the machine's 1-minute load at the window's end (a shared VM)
     b1 = bu.bpf_prog_stats(gt.pid) if gt else {}
     rss1 = bu.proc_status_kb(gt.pid, "RssAnon") if gt else None
     hwm = bu.proc_status_kb(gt.pid, "VmHWM") if gt else None
@@ -145,7 +146,7 @@ def run_mode(a, server, mode, work, tag, closed=0):
     res = {"mode": mode, "window_s": window, "server_cpu_s": (s1 - s0) if s0 is not None and s1 is not None else None,
            "achieved": float(client.get("achieved", 0)), "p50_us": int(client.get("p50_us", -1)),
            "p99_us": int(client.get("p99_us", -1)), "errors": int(client.get("errors", -1)),
-           "server_hwm_kb": srv_hwm}
+           "server_hwm_kb": srv_hwm, "loadavg": loadavg}
     if gt:
         # BPF runs and run time in the window, by source (kernel.bpf_stats_enabled is on
         # for the bench): uprobe programs run in the server's context, the tracepoint
@@ -224,6 +225,8 @@ def print_run(tag, r):
         line += ", daemon CPU %s ms/s, events/s %s, repairs %s (%s per M events)" % (
             bu.fmt(d and d / w * 1000, "%.0f"), bu.fmt(ev and ev / w, "%.0f"), bu.fmt(r.get("repairs"), "%d"),
             bu.fmt(r.get("repairs_per_m"), "%.1f"))
+    if r.get("loadavg") is not None:
+        line += ", load average %.1f" % r["loadavg"]
     print(line, flush=True)
 
 
