@@ -116,13 +116,17 @@ std::string LabelText(LabelSet set) {
   std::string out;
   std::size_t shown = 0;
   bool cut = set.cut;
+  // The tail a cut set ends with. Its count is the target's (a map's count, a slice's
+  // len: any 64-bit value in memory being freed), so its room is its own length, not a
+  // guess: labels_fuzz found a 15-digit count pushing the text to 1005 bytes.
+  const std::string tail = "[cut: " + std::to_string(std::max(set.total, set.labels.size())) + " labels]";
   for (const auto &[k, v] : set.labels) {
     std::string one;
     Append(one, k);
     one.push_back('=');
     Append(one, v);
-    // Room for the cut tail (" [cut: 99999999 labels]").
-    if (out.size() + 1 + one.size() + 24 > kMaxTextBytes) {
+    // Room for the cut tail.
+    if (out.size() + 1 + one.size() + 1 + tail.size() > kMaxTextBytes) {
       cut = true;
       break;
     }
@@ -132,7 +136,7 @@ std::string LabelText(LabelSet set) {
   }
   if (cut || shown < set.total) {
     if (!out.empty()) out.push_back(' ');
-    out += "[cut: " + std::to_string(std::max(set.total, set.labels.size())) + " labels]";
+    out += tail;
   }
   return out;
 }

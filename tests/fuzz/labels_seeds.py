@@ -50,7 +50,7 @@ def slice_seed(pairs):
     return bytes(im.b)
 
 
-def map_seed(pairs, B=0, grow=False):
+def map_seed(pairs, B=0, grow=False, count=None):
     """Go 1.19-1.23: g.labels -> *hmap of map[string]string; buckets of 8 (runtime/map.go),
     entries spread over 2^B buckets; `grow`: the last entries in oldbuckets."""
     im = Image(False)
@@ -70,7 +70,8 @@ def map_seed(pairs, B=0, grow=False):
         im.put(b + 8 + 16 * j, im.string(k))
         im.put(b + 8 + 128 + 16 * j, im.string(v))
     im.put(lm, struct.pack("<Q", im.addr(h)))
-    im.put(h, struct.pack("<qBBHIQQ", len(pairs), 0, B, 0, 0, im.addr(buckets), im.addr(old) if grow else 0))
+    n = len(pairs) if count is None else count
+    im.put(h, struct.pack("<qBBHIQQ", n, 0, B, 0, 0, im.addr(buckets), im.addr(old) if grow else 0))
     im.point_labels_at(lm)
     return bytes(im.b)
 
@@ -85,6 +86,9 @@ def main():
         "slice-two": slice_seed(two), "slice-odd": slice_seed(odd), "slice-many": slice_seed(many),
         "map-two": map_seed(two), "map-odd": map_seed(odd, B=1), "map-grow": map_seed(two + odd, B=1, grow=True),
         "map-many": map_seed(many[:20], B=2),
+        # A count no set has (memory being freed): the cut tail's digits must fit the bound
+        # (labels_fuzz's first finding: 1005 bytes of text).
+        "map-huge-count": map_seed(odd + [(b"pad", b"p" * 250)] * 3, B=1, count=2**48),
     }
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
