@@ -463,8 +463,9 @@ std::function<int()> RegisterRecord(CLI::App &app) {
   app.add_flag("--no-user", o->no_user,
                "do not record user tasks, regions and logs (no runtime/trace annotation probes are attached)");
   app.add_flag("--no-labels", o->no_labels,
-               "do not write goroutines' pprof labels (a \"gotraced: labels\" log when a goroutine starts running "
-               "with another label set; docs/trace-contents.md)");
+               "do not write goroutines' pprof labels (a \"gotraced: labels\" log when a goroutine starts running, "
+               "blocks, stops or enters a syscall with another label set; at level low, counts per label in the "
+               "goroutine state samples; docs/trace-contents.md)");
   app.add_flag("--kernel-view,!--no-kernel-view", o->kernel_view,
                "write what the kernel did to running goroutines' threads as \"kernel: ...\" regions on the "
                "goroutines: off CPU preempted, throttled by the cgroup's CPU quota, blocked or asleep outside a Go "

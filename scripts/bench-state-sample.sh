@@ -7,6 +7,7 @@
 # parses and that its last sample counts the N goroutines on "chan receive".
 #   scripts/bench-state-sample.sh [BUILD] [--smoke] [N ...]   (default N: 1000 10000 100000)
 # --smoke: N = 1000 only (that the bench runs, not its figures: tests/suites/55).
+# BENCH_STATE_SAMPLE_ARGS: more gotraced options (e.g. --no-labels: no g.labels read).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GOTRACED_BUILD:-$root/build}
@@ -32,7 +33,8 @@ for n in "${counts[@]}"; do
   "$work/blocked" -n "$n" &
   pid=$!
   sleep 1.5
-  if ! timeout 120 "$build/cli/gotraced" --pid "$pid" --level low --state-sample 100ms --duration 4s -v \
+  # shellcheck disable=SC2086 # options, split on spaces
+  if ! timeout 120 "$build/cli/gotraced" --pid "$pid" --level low --state-sample 100ms --duration 4s -v ${BENCH_STATE_SAMPLE_ARGS:-} \
     --out "$work/$n.trace" >"$work/$n.log" 2>&1; then
     echo "bench-state-sample: gotraced failed for $n goroutines: $(tail -3 "$work/$n.log")" >&2
     fail=1

@@ -21,7 +21,10 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "daemon/gobin/result.h"
@@ -55,12 +58,21 @@ struct GoroutineStates {
     uint64_t since_ns = 0;  // g.waitsince (CLOCK_MONOTONIC)
   };
   std::vector<Wait> longest;
+  // GoroutineStatesOptions::labels: live goroutines with a pprof label set (g.labels != 0)
+  // per set pointer, counted by status: running, runnable, syscall, waiting (kLabelStates).
+  std::vector<std::pair<uint64_t, std::array<uint64_t, 4>>> by_labels;  // ascending pointer
 
   uint64_t live() const;  // goroutines counted in by_status and other_status
 };
 
+// The statuses by_labels counts, in its order.
+inline constexpr uint32_t kLabelStates[4] = {2 /*_Grunning*/, 1 /*_Grunnable*/, 3 /*_Gsyscall*/, 4 /*_Gwaiting*/};
+
 struct GoroutineStatesOptions {
   std::size_t longest = 3;
+  // Also read each goroutine's g.labels (the window per g widened to it: ~220 bytes
+  // instead of ~40; pprof labels at capture level low, issue 34): by_labels.
+  bool labels = false;
   std::size_t max_goroutines = 1 << 22;  // refuse absurd allglen (corrupt read), as the snapshot does
 };
 
@@ -74,5 +86,13 @@ gobin::Result<GoroutineStates> ReadGoroutineStates(const ProcessMemory &mem, con
 // ...". Wait reasons are the runtime's waitReasonStrings (layout.wait_reason_strings),
 // by count, most first.
 std::string GoroutineStatesMessage(const GoroutineStates &s, const gobin::RuntimeLayout &layout);
+
+// The per-label part of the message: "; labels [route=/a] running 1 waiting 3,
+// [tenant=1] waiting 2 ..." (each label of each set, `text(ptr)` its LabelText, a
+// goroutine counted under each of its labels, unreadable sets ("") left out; most
+// goroutines first, at most `max_sets` labels, then "+N more labels"). "" when no
+// goroutine has a readable set.
+std::string GoroutineLabelsMessage(const GoroutineStates &s,
+                                   const std::function<std::string_view(uint64_t)> &text, std::size_t max_sets = 8);
 
 }  // namespace gotraced::procmem

@@ -478,7 +478,8 @@ bool Session::Start(std::string *error) {
   }
   I.pipe = std::make_unique<RecordPipeline>(*I.sink, pc);
   if (sparse && I.options.state_sample.count() > 0)
-    I.sampler = std::make_unique<StateSampler>(pid(), layout, I.cap->runtime_globals(), I.options.state_sample);
+    I.sampler = std::make_unique<StateSampler>(pid(), layout, I.cap->runtime_globals(), I.options.state_sample,
+                                               I.options.events.labels, minor);
   if (!record_file.empty()) {
     I.record_file = std::make_unique<RecordFileWriter>(
         record_file, std::map<std::string, std::string>{

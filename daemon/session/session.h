@@ -88,8 +88,10 @@ struct SessionOptions {
     // takes from an mcentral plus one per span swept (docs/probe-plan.md §3.9).
     bool sweeps = true;
     bool user = true;         // runtime/trace tasks, regions, logs
-    // pprof labels: a "gotraced: labels" log when a goroutine starts running with a label
-    // set other than its last one (daemon/model/model_labels.cc).
+    // pprof labels: a "gotraced: labels" log when a goroutine starts running, blocks,
+    // stops or enters a syscall with a label set other than its last one
+    // (daemon/model/model_labels.cc); at level low, counts per label value in the state
+    // samples (state_sampler.h).
     bool labels = true;
     // The kernel view (docs/kernel-view.md): off-CPU intervals of running goroutines'
     // threads as "kernel: ..." regions (sched_switch + sched_wakeup).

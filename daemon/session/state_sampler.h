@@ -14,9 +14,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "daemon/procmem/label_reader.h"
 #include "daemon/procmem/process_memory.h"
 #include "daemon/procmem/snapshot.h"
 
@@ -36,8 +38,10 @@ struct StateSamplerStats {
 class StateSampler {
  public:
   // `layout` must outlive the sampler. `interval` > 0.
+  // `labels`: also count goroutines per pprof label set (procmem::GoroutineLabelsMessage),
+  // the sets read as runtime/pprof of Go 1.<go_minor> lays them out.
   StateSampler(pid_t pid, const gobin::RuntimeLayout &layout, const procmem::RuntimeGlobalAddrs &addrs,
-               std::chrono::nanoseconds interval);
+               std::chrono::nanoseconds interval, bool labels = false, int go_minor = 0);
 
   struct Sample {
     std::uint64_t ts = 0;  // CLOCK_MONOTONIC when the read began
@@ -51,6 +55,7 @@ class StateSampler {
 
  private:
   procmem::ProcessMemory mem_;
+  std::unique_ptr<procmem::LabelReader> labels_;  // null: no labels
   const gobin::RuntimeLayout &layout_;
   procmem::RuntimeGlobalAddrs addrs_;
   std::uint64_t interval_ns_;

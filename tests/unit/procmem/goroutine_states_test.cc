@@ -53,12 +53,14 @@ struct Fixture {
   std::uint64_t slice[3] = {};       // runtime.allgs: ptr, len, cap
   std::uint64_t allglen = 0;
 
-  void Add(std::uint64_t goid, std::uint32_t status, std::uint8_t reason = 0, std::uint64_t since = 0) {
+  void Add(std::uint64_t goid, std::uint32_t status, std::uint8_t reason = 0, std::uint64_t since = 0,
+           std::uint64_t labels = 0) {
     FakeG g;
     std::memcpy(g.b.data() + 8, &status, 4);
     std::memcpy(g.b.data() + 16, &goid, 8);
     g.b[28] = reason;
     std::memcpy(g.b.data() + 40, &since, 8);
+    std::memcpy(g.b.data() + 56, &labels, 8);  // g.labels, outside the window of the four
     gs.push_back(g);
   }
   RuntimeGlobalAddrs Publish(bool with_bad) {
@@ -125,6 +127,42 @@ TEST(GoroutineStates, NoWaitsinceNoLongestWaits) {
   ASSERT_TRUE(st) << st.error();
   EXPECT_EQ(GoroutineStatesMessage(*st, l),
             "3 goroutines: running 0, runnable 0, syscall 0, waiting 3 (chan receive 3)");
+}
+
+// Level low's pprof labels (issue 34): live goroutines counted per label value by status;
+// sets at two pointers with the same text add up, dead goroutines and unlabelled ones do
+// not count, an unreadable set is left out, and the option off reads nothing.
+TEST(GoroutineStates, CountsGoroutinesPerLabelSet) {
+  Fixture f;
+  f.Add(1, kGrunning, 0, 0, 0xa0);
+  f.Add(2, kGwaiting, kChanReceive, 0, 0xa0);
+  f.Add(3, kGwaiting, kChanReceive, 0, 0xa8);  // another pointer, the same set
+  f.Add(4, kGsyscall, 0, 0, 0xb0);
+  f.Add(5, kGrunnable, 0, 0, 0xb0);
+  f.Add(6, kGwaiting, kChanReceive, 0, 0xc0);  // unreadable set
+  f.Add(7, kGwaiting, kChanReceive);           // no labels
+  f.Add(0, kGdead, 0, 0, 0xa0);                // dead: not counted
+  const RuntimeGlobalAddrs a = f.Publish(false);
+  gobin::RuntimeLayout l = Layout();
+  l.g.labels = {56, 8};
+  GoroutineStatesOptions o;
+  o.labels = true;
+  auto st = ReadGoroutineStates(ProcessMemory(getpid()), l, a, o);
+  ASSERT_TRUE(st) << st.error();
+  ASSERT_EQ(st->by_labels.size(), 4u);
+  EXPECT_EQ(st->by_labels[0].first, 0xa0u);
+  EXPECT_EQ(st->by_labels[0].second, (std::array<std::uint64_t, 4>{1, 0, 0, 1}));
+  const auto text = [](std::uint64_t p) -> std::string_view {
+    return p == 0xa0 || p == 0xa8 ? "route=/a" : p == 0xb0 ? "route=/b tenant=1" : "";
+  };
+  // Per label value: g4 and g5 count under route=/b and under tenant=1.
+  EXPECT_EQ(GoroutineLabelsMessage(*st, text),
+            "; labels [route=/a] running 1 waiting 2, [route=/b] runnable 1 syscall 1, [tenant=1] runnable 1 syscall 1");
+  EXPECT_EQ(GoroutineLabelsMessage(*st, text, 1), "; labels [route=/a] running 1 waiting 2, +2 more labels");
+  auto off = ReadGoroutineStates(ProcessMemory(getpid()), l, a);
+  ASSERT_TRUE(off) << off.error();
+  EXPECT_TRUE(off->by_labels.empty());
+  EXPECT_EQ(GoroutineLabelsMessage(*off, text), "");
 }
 
 TEST(GoroutineStates, UnknownGlobalsAreAnError) {
