@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Serve's default against the untraced server with the load running throughout, the
-# syscall tracepoints, the syscall sampler and sched_switch side by side (issue 28 parts 1-2;
+# syscall tracepoints and the syscall sampler side by side (issue 28 parts 1-2;
 # bench/sampling/alternate.py): the HTTP bench server built with Go 1.26 and 1.19, and two
 # real servers from Debian's archive that no one here wrote: bookworm's prometheus
 # (2.42, go1.19.8; scripts/install-deps.sh) and trixie's caddy (2.6.2, go1.24.4;
 # scripts/fetch-debian-go.sh), at 3,000 requests/s.
 #   scripts/bench-sampling.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N]
-#                             [--paths tracepoint,sample,switch] [--bpf-stats]
 # --smoke: the go1.26 bench server only, 500 requests/s, 2 s windows, 1 rep (that the bench
 # runs, not its figures: tests/suites/55-bench-smoke.sh).
 set -euo pipefail

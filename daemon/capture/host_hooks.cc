@@ -23,7 +23,7 @@ const char *HookName(std::uint32_t h) {
     case GT_HOOK_SYS_ENTER: return "raw_syscalls/sys_enter";
     case GT_HOOK_SYS_EXIT: return "raw_syscalls/sys_exit";
     case GT_HOOK_SCHED_PREV:
-    case GT_HOOK_SCHED_NEXT: return "sched_switch (kernel view, level low's syscalls)";
+    case GT_HOOK_SCHED_NEXT: return "sched_switch (kernel view)";
     case GT_HOOK_WAKEUP: return "sched_wakeup (kernel view)";
     case GT_HOOK_TASK_EXIT: return "sched_process_exit";
     case GT_HOOK_EXEC: return "sched_process_exec";

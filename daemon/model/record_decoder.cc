@@ -141,7 +141,6 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
   if (v.kind() == GT_REC_SCHED_SWITCH) return DecodeKernelSwitch(v, out);  // kernel_view_decoder.cc
   if (v.kind() == GT_REC_KSYS_ENTER || v.kind() == GT_REC_KSYS_EXIT) return DecodeKernelSyscall(v, out);
   if (v.kind() == GT_REC_SYS_SAMPLE) return DecodeSysSample(v, out);
-  if (v.kind() == GT_REC_SYS_SWITCH) return DecodeSysSwitch(v, out);
   if (v.kind() == GT_REC_GSTATUS || v.kind() == GT_REC_CALL) {
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->m != 0) {
       auto [it, fresh] = m_thread_.try_emplace(c->m, v.tid());
@@ -387,33 +386,20 @@ void RecordDecoder::DecodeSysSample(const capture::RecordView &v, std::vector<Re
   sys_sample_->Add(*s, sampled_);
   stats_.sample_sweeps = sys_sample_->sweeps();
   stats_.sample_short = sys_sample_->short_syscalls();
-  for (const SampledSyscall &c : sampled_) EmitSampledSyscall(c, out);
-}
-
-void RecordDecoder::EmitSampledSyscall(const SampledSyscall &c, std::vector<Record> &out) {
-  // Both halves at once, as the tracepoint path's one record per syscall (the model's
-  // sparse mode: GoCreateSyscall, GoDestroySyscall); the begin is older than the record.
-  Record b;
-  b.ts = c.begin;
-  b.m = c.tid;
-  b.kind = RecordKind::kGoSyscallBegin;
-  b.g = static_cast<Goid>(c.goid);
-  Record e = b;
-  e.ts = c.end;
-  e.kind = RecordKind::kGoSyscallEnd;
-  Emit(out, std::move(b));
-  Emit(out, std::move(e));
-}
-
-void RecordDecoder::DecodeSysSwitch(const capture::RecordView &v, std::vector<Record> &out) {
-  // One syscall seen off CPU from its switch-out to its switch-in (bpf/gt_sys_switch.bpf.h
-  // wrote it only if that lasted the threshold): the same syscall events as the sampler's.
-  const gt_sys_switch_record *s = v.sys_switch();
-  if (s == nullptr || s->goid == 0 || s->off_ts == 0 || s->off_ts > s->h.ts_ns) {
-    ++stats_.ignored;
-    return;
+  for (const SampledSyscall &c : sampled_) {
+    // Both halves at once, as the tracepoint path's one record per syscall (the model's
+    // sparse mode: GoCreateSyscall, GoDestroySyscall); the begin is older than this record.
+    Record b;
+    b.ts = c.begin;
+    b.m = c.tid;
+    b.kind = RecordKind::kGoSyscallBegin;
+    b.g = static_cast<Goid>(c.goid);
+    Record e = b;
+    e.ts = c.end;
+    e.kind = RecordKind::kGoSyscallEnd;
+    Emit(out, std::move(b));
+    Emit(out, std::move(e));
   }
-  EmitSampledSyscall({s->h.tid, s->goid, s->nr, s->arg0, s->off_ts, s->h.ts_ns}, out);
 }
 
 void RecordDecoder::Flush(std::vector<Record> &out) {

@@ -156,10 +156,6 @@ class RecordDecoder {
   // The syscall sampler's records (GT_REC_SYS_SAMPLE): a begin and an end per syscall
   // that lasted the plan's syscall_min_ns (sys_sample_tracker.h).
   void DecodeSysSample(const capture::RecordView &v, std::vector<Record> &out);
-  // Level low's syscalls from sched_switch (GT_REC_SYS_SWITCH): the record is the syscall.
-  void DecodeSysSwitch(const capture::RecordView &v, std::vector<Record> &out);
-  // A syscall of either: GoSyscallBegin and GoSyscallEnd on its thread.
-  void EmitSampledSyscall(const SampledSyscall &c, std::vector<Record> &out);
   std::optional<SysSampleTracker> sys_sample_;
   std::vector<SampledSyscall> sampled_;  // scratch
   std::string FdName(std::int64_t nr, std::uint64_t arg0);

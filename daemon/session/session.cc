@@ -283,7 +283,6 @@ struct Session::Impl {
     stats.short_syscalls = cs.short_syscalls;
     stats.syscall_sample_period_ns = cs.syscall_sample_period_ns;
     stats.syscall_sweeps = cs.syscall_sweeps;
-    stats.syscalls_by_switch = cs.syscalls_by_switch;
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -373,7 +372,6 @@ bool Session::Prepare(std::string *error) {
     co.plan.syscall_min_ns = min_ns;
     co.plan.low_syscalls = I.options.events.syscalls;
     co.plan.syscall_sample = I.options.syscall_sample;
-    co.plan.syscall_switch = I.options.syscall_switch;
   }
   if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
     return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "
