@@ -32,24 +32,29 @@ if ! cmake --build "$fb" -j 2 --target "${what}_fuzz" >"$fb/fuzz-build.log" 2>&1
   tail -n 30 "$fb/fuzz-build.log" >&2; echo "fuzz: build failed ($fb/fuzz-build.log)" >&2; exit 1
 fi
 fuzzer=$fb/tests/fuzz/${what}_fuzz
-if [[ $what == labels ]]; then
-  seeds=$fb/labels-fuzz-seeds corpus=$fb/labels-fuzz-corpus artifacts=$fb/labels-fuzz-artifacts/
-  rm -rf "$seeds"; mkdir -p "$seeds" "$corpus" "$artifacts"
-  python3 tests/fuzz/labels_seeds.py "$seeds"
-  echo "fuzz: labels $mode for ${secs}s, $(ls "$seeds" | wc -l) seeds, corpus $corpus"
+# run_seeded NAME TIMEOUT_S RSS_MB MAX_LEN: the fuzzer on $corpus and $seeds for $secs,
+# crashes into $artifacts; exits the script (0, or 1 with the inputs' paths).
+run_seeded() {
   set +e
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=16384 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" 2>"$fb/labels-fuzz.log"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fuzzer" -max_total_time="$secs" -timeout="$2" -rss_limit_mb="$3" \
+    -max_len="$4" -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" 2>"$fb/$1-fuzz.log"
   rc=$?
   set -e
-  tail -n 20 "$fb/labels-fuzz.log" | grep -E 'stat::|Done|ERROR|SUMMARY|crash|timeout' || true
+  tail -n 20 "$fb/$1-fuzz.log" | grep -E 'stat::|Done|ERROR|SUMMARY|crash|timeout' || true
   if ((rc != 0)); then
-    echo "fuzz: FAILED (rc=$rc): see $fb/labels-fuzz.log; inputs in $artifacts:" >&2
+    echo "fuzz: FAILED (rc=$rc): see $fb/$1-fuzz.log; inputs in $artifacts:" >&2
     ls -la "$artifacts" >&2
     exit 1
   fi
   echo "fuzz: no crash, no hang, no out-of-bounds read in ${secs}s"
   exit 0
+}
+if [[ $what == labels ]]; then
+  seeds=$fb/labels-fuzz-seeds corpus=$fb/labels-fuzz-corpus artifacts=$fb/labels-fuzz-artifacts/
+  rm -rf "$seeds"; mkdir -p "$seeds" "$corpus" "$artifacts"
+  python3 tests/fuzz/labels_seeds.py "$seeds"
+  echo "fuzz: labels $mode for ${secs}s, $(ls "$seeds" | wc -l) seeds, corpus $corpus"
+  run_seeded labels 10 2048 16384
 fi
 if [[ $what == report ]]; then
   # Seeds: small traces runtime/trace wrote (tests/report/target -mode gc) in the go1.26,
@@ -67,19 +72,7 @@ if [[ $what == report ]]; then
   done
   ls "$seeds"/* >/dev/null 2>&1 || { echo "fuzz: no trace seeds" >&2; exit 1; }
   echo "fuzz: report $mode for ${secs}s, $(ls "$seeds" | wc -l) seeds, corpus $corpus"
-  set +e
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$fuzzer" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 \
-    -max_len=65536 -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" "$seeds" 2>"$fb/report-fuzz.log"
-  rc=$?
-  set -e
-  tail -n 20 "$fb/report-fuzz.log" | grep -E 'stat::|Done|ERROR|SUMMARY|crash|timeout' || true
-  if ((rc != 0)); then
-    echo "fuzz: FAILED (rc=$rc): see $fb/report-fuzz.log; inputs in $artifacts:" >&2
-    ls -la "$artifacts" >&2
-    exit 1
-  fi
-  echo "fuzz: no crash, no hang, no out-of-bounds read in ${secs}s"
-  exit 0
+  run_seeded report 30 4096 65536
 fi
 
 # Seeds: real binaries of a few Go versions (stripped: smaller, faster to mutate; one
