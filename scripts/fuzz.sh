@@ -21,7 +21,7 @@ esac
 what=${3:-gobin}
 [[ $what == gobin || $what == report || $what == labels ]] ||
   { echo "usage: $0 [smoke|long] [SECONDS] [gobin|report|labels]" >&2; exit 2; }
-fb=${FUZZ_BUILD:-build-fuzz}
+fb=$(realpath -m -- "${FUZZ_BUILD:-build-fuzz}")  # absolute: the report seeds are built from another directory
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed (scripts/install-deps.sh)" >&2; exit 1; }
 if [[ ! -f $fb/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$fb" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOTRACED_FUZZ=ON \
