@@ -147,6 +147,13 @@ void GoroutineTable::Apply(const Event &e, GInfo *known) {
     case Kind::kGoEnd:
       Erase(e.g);
       break;
+    case Kind::kMarkAssistBegin:
+    case Kind::kMarkAssistEnd: {
+      GInfo &gi = get();
+      Name(gi, e.stack, false);
+      gi.in_assist = e.kind == Kind::kMarkAssistBegin;
+      break;
+    }
     case Kind::kLog:
       if (group_by_ == ReportOptions::GroupBy::kLabel && e.str == "gotraced: labels") Relabel(get(), e.str2);
       Name(get(), e.stack, false);

@@ -27,6 +27,7 @@ struct GInfo {
   bool runnable_known = false;  // since_ns is a real runnable start (not a trace-start status)
   bool system = false;          // the runtime's own (runtime.* start function but runtime.main)
   bool named = false;           // its start function was looked at (Name)
+  bool in_assist = false;       // between its GCMarkAssistBegin (or Active) and End
 };
 
 class GoroutineTable {

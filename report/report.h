@@ -65,7 +65,8 @@ struct StwGc {
   std::uint64_t gc_cycles = 0;  // GCBegin..GCEnd completed in the window
   std::uint64_t gc_total_ns = 0, gc_max_ns = 0;
   std::uint64_t heap_max = 0;          // bytes (HeapAlloc events)
-  std::vector<GroupDist> mark_assist;  // per group, biggest total first
+  std::vector<GroupDist> mark_assist;  // per group, biggest total first: time running in an assist
+  std::uint64_t mark_assist_range_ns = 0;  // the assists' GCMarkAssistBegin..End, parks and waits for a P too
 };
 
 struct Blocking {

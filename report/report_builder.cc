@@ -40,8 +40,10 @@ class Builder final : public EventSink {
     kernel_ = k.get();
     sections_.push_back(std::move(k));
     for (auto &sec : sections_)
-      for (int kind = 0; kind < 32; ++kind)
+      for (int kind = 0; kind < 32; ++kind) {
         if (sec->Kinds() & (std::uint32_t{1} << kind)) by_kind_[kind].push_back(sec.get());
+        if (sec->KindsInAssist() & (std::uint32_t{1} << kind)) in_assist_[kind].push_back(sec.get());
+      }
   }
   void On(const Event &e) override {
     end_ns_ = std::max(end_ns_, e.ns);
@@ -51,6 +53,8 @@ class Builder final : public EventSink {
     GInfo *gi = e.g != 0 && e.kind != Kind::kCPUSample ? gs_.Find(e.g) : nullptr;
     const GInfo &before = gi ? *gi : kAbsent;
     for (Section *s : by_kind_[static_cast<int>(e.kind)]) s->On(e, before);
+    if (before.in_assist) [[unlikely]]
+      for (Section *s : in_assist_[static_cast<int>(e.kind)]) s->On(e, before);
     gs_.Apply(e, gi);
   }
   Report Finish(const ReadResult &rr, const ReportOptions &opt) {
@@ -76,7 +80,8 @@ class Builder final : public EventSink {
   GoroutineTable gs_;
   Context ctx_;
   std::vector<std::unique_ptr<Section>> sections_;
-  std::array<std::vector<Section *>, 32> by_kind_;  // the sections that want each Kind
+  std::array<std::vector<Section *>, 32> by_kind_;    // the sections that want each Kind
+  std::array<std::vector<Section *>, 32> in_assist_;  // ... of a goroutine in a mark assist
   KernelSideSection *kernel_ = nullptr;
   std::uint64_t end_ns_ = 0;
 };

@@ -51,7 +51,10 @@ void Stw(std::string &o, const Report &r, std::size_t top) {
        [](const StwGc::Kind &k) { return fmt::format("  {:<44} {}\n", k.kind, DistLine(k.dist)); });
   for (std::size_t i = 0; i < r.stw.longest.size() && i < top; ++i)
     o += fmt::format("  longest: {} at {:.3f} s\n", r.stw.longest[i].what, r.stw.longest[i].start_ns / 1e9);
-  if (!r.stw.mark_assist.empty()) o += "  mark assist by group:\n";
+  if (!r.stw.mark_assist.empty())
+    o += fmt::format("  mark assist by group (running in the assist; from begin to end, with its parks and waits "
+                     "for a P: {}):\n",
+                     Dur(r.stw.mark_assist_range_ns));
   Rows(o, r.stw.mark_assist, top,
        [](const GroupDist &g) { return fmt::format("  {:<44} {}\n", g.group, DistLine(g.dist)); });
 }

@@ -34,6 +34,9 @@ class Section {
   virtual void Finish(Report &r) = 0;
   // The event kinds On wants (a bit per Kind): the builder calls it for those only.
   virtual std::uint32_t Kinds() const { return ~std::uint32_t{0}; }
+  // The kinds On wants besides, for a goroutine inside a GC mark assist only
+  // (GInfo::in_assist): a test of a flag per event, not a call for every GoStart.
+  virtual std::uint32_t KindsInAssist() const { return 0; }
 };
 
 constexpr std::uint32_t Bit(Kind k) { return std::uint32_t{1} << static_cast<int>(k); }

@@ -2,8 +2,13 @@
 // runtime/proc.go stopTheWorldWithSema / startTheWorldWithSema; the runtime's
 // /sched/pauses/total/gc:seconds, /gc/pauses:seconds before 1.22, times the GC's), GC
 // cycles (GCBegin..GCEnd; /gc/cycles/total:gc-cycles counts the completed ones) and
-// mark-assist time per goroutine group (GCMarkAssistBegin/End: runtime/mgcmark.go
-// gcAssistAlloc).
+// mark-assist time per goroutine group: the time a goroutine ran between its
+// GCMarkAssistBegin (or Active) and End (runtime/mgcmark.go gcAssistAlloc), what the
+// runtime counts as /cpu/classes/gc/mark/assist:cpu-seconds. The range itself also holds
+// the assist's parks in gcParkAssist (blocking's "GC mark assist wait" reason) and its
+// waits for a P after them (scheduling latency): on a loaded machine those are most of
+// it (bench/report/gentrace, 256 MB: ranges 32.6 s, the runtime's assist CPU 0.9 ms), so
+// the range is given apart (StwGc::mark_assist_range_ns), not as the assists' cost.
 #include <fmt/format.h>
 
 #include <map>
@@ -20,6 +25,11 @@ class StwGcSection final : public Section {
     return Bit(Kind::kSTWBegin) | Bit(Kind::kSTWEnd) | Bit(Kind::kGCActive) | Bit(Kind::kGCBegin) |
            Bit(Kind::kGCEnd) | Bit(Kind::kMarkAssistBegin) | Bit(Kind::kMarkAssistEnd) |
            Bit(Kind::kHeapAlloc);
+  }
+  // An assist makes no syscall (it runs on the system stack): these are all the ways in
+  // and out of running for it.
+  std::uint32_t KindsInAssist() const override {
+    return Bit(Kind::kGoStart) | Bit(Kind::kGoStop) | Bit(Kind::kGoBlock) | Bit(Kind::kGoEnd);
   }
   void On(const Event &e, const GInfo &before) override {
     switch (e.kind) {
@@ -53,13 +63,26 @@ class StwGcSection final : public Section {
         gc_open_ = false;
         break;
       case Kind::kMarkAssistBegin:
-        if (e.g) assists_.try_emplace(e.g, e.ns);
+        // Begin is written by the assisting goroutine (running); Active, at a
+        // generation's start or its first event in one, by whoever saw it in an assist.
+        if (e.g) assists_.try_emplace(e.g, Assist{.begin_ns = e.ns, .run_since_ns = e.ns,
+                                                  .running = before.state == GState::kRunning ||
+                                                             before.state == GState::kUndetermined});
         break;
       case Kind::kMarkAssistEnd:
         if (auto it = assists_.find(e.g); it != assists_.end()) {
-          assist_[before.group].Add(e.ns - std::min(e.ns, it->second));
+          Assist &a = it->second;
+          if (a.running) a.run_ns += e.ns - std::min(e.ns, a.run_since_ns);
+          assist_[before.group].Add(a.run_ns);
+          range_ns_ += e.ns - std::min(e.ns, a.begin_ns);
           assists_.erase(it);
         }
+        break;
+      case Kind::kGoStart:
+      case Kind::kGoStop:
+      case Kind::kGoBlock:
+      case Kind::kGoEnd:
+        RunState(e);
         break;
       case Kind::kHeapAlloc:
         heap_max_ = std::max(heap_max_, e.value);
@@ -81,9 +104,27 @@ class StwGcSection final : public Section {
     s.gc_max_ns = gc_max_;
     s.heap_max = heap_max_;
     s.mark_assist = GroupTable(assist_.map(), c_.gs, false);
+    s.mark_assist_range_ns = range_ns_;
   }
 
  private:
+  struct Assist {
+    std::uint64_t begin_ns, run_since_ns, run_ns = 0;
+    bool running;
+  };
+  // An assisting goroutine starts or stops running.
+  void RunState(const Event &e) {
+    auto it = assists_.find(e.g);
+    if (it == assists_.end()) return;
+    Assist &a = it->second;
+    if (e.kind == Kind::kGoStart) {
+      if (!a.running) a.running = true, a.run_since_ns = e.ns;
+      return;
+    }
+    if (a.running) a.run_ns += e.ns - std::min(e.ns, a.run_since_ns), a.running = false;
+    if (e.kind == Kind::kGoEnd) assists_.erase(it);  // ended inside an assist: not a whole one
+  }
+
   Context &c_;
   Histogram all_, gc_pauses_;
   std::map<std::string, Histogram> kinds_;
@@ -91,8 +132,9 @@ class StwGcSection final : public Section {
   bool stw_open_ = false, gc_open_ = false, gc_seen_begin_ = false;
   std::uint64_t stw_start_ = 0, gc_start_ = 0, cycles_ = 0, gc_total_ = 0, gc_max_ = 0, heap_max_ = 0;
   std::string stw_kind_;
-  std::unordered_map<std::uint64_t, std::uint64_t> assists_;  // g -> since
-  GroupHistograms assist_;
+  std::unordered_map<std::uint64_t, Assist> assists_;  // the goroutines in an assist
+  GroupHistograms assist_;                             // the time they ran in it
+  std::uint64_t range_ns_ = 0;                         // Begin..End, whatever the goroutine did
 };
 
 }  // namespace

@@ -10,6 +10,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"runtime/trace"
 	"strconv"
 	"sync"
@@ -47,6 +48,7 @@ func main() {
 		os.Exit(1)
 	}
 	c := &counter{f: f}
+	before := readMetrics()
 	if err := trace.Start(c); err != nil {
 		fmt.Fprintln(os.Stderr, "gentrace:", err)
 		os.Exit(1)
@@ -96,9 +98,52 @@ func main() {
 	stop.Store(true)
 	wg.Wait()
 	trace.Stop()
+	after := readMetrics()
 	if err := f.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "gentrace:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("%s: %d MiB\n", os.Args[1], c.n.Load()>>20)
+	// The runtime's own counters over the traced window, for checking the report's figures
+	// (docs/report.md "Checked against"): the assists' CPU time is what the runtime measures
+	// inside gcAssistAlloc1 (runtime/mgcmark.go), not the time between the trace's
+	// GCMarkAssistBegin and End, which also holds the waits in gcParkAssist and for a P.
+	for i, s := range before {
+		fmt.Printf("metric %s %s\n", s.Name, delta(s.Value, after[i].Value))
+	}
+}
+
+var metricNames = []string{
+	"/cpu/classes/gc/mark/assist:cpu-seconds",
+	"/cpu/classes/gc/mark/dedicated:cpu-seconds",
+	"/cpu/classes/gc/total:cpu-seconds",
+	"/gc/cycles/total:gc-cycles",
+	"/sched/pauses/total/gc:seconds",
+}
+
+func readMetrics() []metrics.Sample {
+	s := make([]metrics.Sample, len(metricNames))
+	for i, n := range metricNames {
+		s[i].Name = n
+	}
+	metrics.Read(s)
+	return s
+}
+
+// delta: after - before, a float64, a uint64 or a histogram's count and sum of bucket midpoints.
+func delta(b, a metrics.Value) string {
+	switch a.Kind() {
+	case metrics.KindFloat64:
+		return strconv.FormatFloat(a.Float64()-b.Float64(), 'f', 6, 64)
+	case metrics.KindUint64:
+		return strconv.FormatUint(a.Uint64()-b.Uint64(), 10)
+	case metrics.KindFloat64Histogram:
+		ha, hb := a.Float64Histogram(), b.Float64Histogram()
+		var n uint64
+		for i := range ha.Counts {
+			n += ha.Counts[i] - hb.Counts[i]
+		}
+		return fmt.Sprintf("%d observations", n)
+	}
+	return "?"
 }
