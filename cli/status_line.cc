@@ -39,8 +39,11 @@ void StatusLine::Clear() {
 
 std::string FormatSummary(const std::string &out, pid_t pid, const session::SessionStats &s,
                           std::chrono::steady_clock::duration elapsed, const std::string &container) {
-  std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts; a larger --ring-size keeps them)",
-                                                  s.records_lost, s.generation_cuts)
+  std::string lost = s.records_lost ? fmt::format("; LOST {} records ({} generation cuts{}; a larger --ring-size keeps them)",
+                                                  s.records_lost, s.generation_cuts,
+                                                  s.goroutines_gone ? fmt::format(", {} goroutines whose end was lost left "
+                                                                                  "blocked in the trace", s.goroutines_gone)
+                                                                    : "")
                                     : "; nothing lost";
   std::string where = out;
   if (!s.output_error.empty()) {

@@ -93,6 +93,10 @@ class EventWriter {
   virtual void Close() = 0;
   virtual std::uint64_t generation() const = 0;
   virtual Version version() const = 0;
+  // The model gave goroutine g up: its end was among lost records and the target no
+  // longer has it (model.h ForgetGone). No event is written; what a writer keeps for g
+  // goes. Writers that keep nothing per goroutine (the v2 one) ignore it.
+  virtual void ForgetGoroutine(GId /*g*/) {}
 
   // ---- Tables (current generation) -----------------------------------------------------
   virtual StringId InternString(std::string_view s) = 0;

@@ -917,6 +917,16 @@ EmitStatus LegacyTraceWriter::CPUSample(std::uint64_t ts, MId, PId p, GId g, Sta
 
 std::size_t LegacyTraceWriter::goroutines_tracked() const { return impl_->gs.size(); }
 
+// Only a goroutine off every M: one running (or in a syscall, with held events) still
+// has a place in the reader's view of its P and M.
+void LegacyTraceWriter::ForgetGoroutine(GId g) {
+  auto it = impl_->gs.find(g);
+  if (it == impl_->gs.end()) return;
+  const GState &gst = it->second;
+  if ((gst.st == GSt::kWaiting || gst.st == GSt::kRunnable) && !gst.in_syscall && gst.held.empty())
+    impl_->gs.erase(it);
+}
+
 std::size_t LegacyTraceWriter::buffered_bytes() const {
   return impl_->batches.bytes() + impl_->tables.bytes().size();
 }

@@ -130,6 +130,7 @@ class LegacyTraceWriter final : public EventWriter {
   EmitStatus UserLog(MId m, std::uint64_t ts, TaskId task, StringArg key, StringArg value, StackId stack) override;
   EmitStatus CPUSample(std::uint64_t ts, MId m, PId p, GId g, StackId stack) override;
 
+  void ForgetGoroutine(GId g) override;
   std::size_t buffered_bytes() const override;
   // Goroutines the writer keeps state for: the live ones (and those EvGoStop ended for
   // the reader only); an ended goroutine is forgotten (tests: memory stays flat).

@@ -96,6 +96,27 @@ void Model::ForgetEnded(Goid g) {
   labels_.last.erase(g);
 }
 
+std::vector<Goid> Model::GoroutinesOffM() const {
+  std::vector<Goid> out;
+  for (const auto &[g, gs] : st_.gs)
+    if (gs.status == GoStatus::kWaiting || gs.status == GoStatus::kRunnable) out.push_back(g);
+  return out;
+}
+
+std::size_t Model::ForgetGone(std::span<const Goid> candidates, std::span<const Goid> live) {
+  std::size_t n = 0;
+  for (const Goid g : candidates) {
+    const GoState *gs = st_.G(g);
+    if (gs == nullptr || (gs->status != GoStatus::kWaiting && gs->status != GoStatus::kRunnable)) continue;
+    if (std::binary_search(live.begin(), live.end(), g)) continue;
+    ForgetEnded(g);
+    w_.ForgetGoroutine(g);
+    ++n;
+  }
+  stats_.goroutines_gone += n;
+  return n;
+}
+
 ModelFootprint Model::footprint() const {
   ModelFootprint f;
   f.goroutines = st_.gs.size();

@@ -31,6 +31,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,7 @@ struct ModelStats {
   std::uint64_t state_samples = 0;        // sparse mode: goroutine state samples written (model_sparse.cc)
   std::uint64_t state_samples_dropped = 0;  // ... left out: no P was idle to write one on
   std::uint64_t label_logs = 0;             // "gotraced: labels" logs written (model_labels.cc)
+  std::uint64_t goroutines_gone = 0;        // given up after a loss: ended in the target, end lost (ForgetGone)
 };
 
 // How many entries the model's per-goroutine, per-P and per-M tables hold (tests: memory
@@ -151,6 +153,17 @@ class Model {
   ModelStats stats() const;
   const SchedState &state() const { return st_; }
   ModelFootprint footprint() const;
+  // After a loss, goroutines whose end was among the lost records would stay (restated
+  // every generation) until the recording ends. The caller takes GoroutinesOffM() at a
+  // generation's end, then reads the target's live goroutine ids (allgs), and at a later
+  // generation's end, once every record older than that read is applied, ForgetGone
+  // drops each candidate still held off every M that the target no longer has: it died
+  // before the read, and no record of its end came. Ids are never reused (proc.go
+  // newproc1: sched.goidgen), so "not live" is final. Only goroutines off every M: one
+  // the model holds on an M is restated with that M, and a later record there repairs it.
+  std::vector<Goid> GoroutinesOffM() const;
+  // `live`: ascending. Returns how many were forgotten (stats().goroutines_gone).
+  std::size_t ForgetGone(std::span<const Goid> candidates, std::span<const Goid> live);
   // Description of the last repair, for logs ("" if none).
   const std::string &last_repair() const { return last_repair_; }
 

@@ -87,6 +87,7 @@ gobin::Result<GoroutineStates> ReadGoroutineStates(const ProcessMemory &mem, con
     const uint8_t *p = bytes.data() + i * each;
     const uint32_t st = uint32_t(At(p, lo, g.atomicstatus)) & ~gobin::kGscan;
     if (st == gobin::kGidle || st == gobin::kGdead || st == kGdeadExtra) continue;
+    if (opts.live_goids) opts.live_goids->push_back(At(p, lo, g.goid));
     if (st >= s.by_status.size()) {
       ++s.other_status;
       continue;

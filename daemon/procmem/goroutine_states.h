@@ -73,6 +73,9 @@ struct GoroutineStatesOptions {
   // Also read each goroutine's g.labels (the window per g widened to it: ~220 bytes
   // instead of ~40; pprof labels at capture level low, issue 34): by_labels.
   bool labels = false;
+  // When set, the goid of every live goroutine counted is appended (unsorted): the
+  // model's pruning after a loss (session/pipeline.h live_goroutines).
+  std::vector<uint64_t> *live_goids = nullptr;
   std::size_t max_goroutines = 1 << 22;  // refuse absurd allglen (corrupt read), as the snapshot does
 };
 

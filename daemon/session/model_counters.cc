@@ -11,6 +11,7 @@ void FillModelCounters(const model::ModelStats &ms, const encoder::WriterStats &
   out.inconsistencies = ms.inconsistencies;
   out.generations = ws.generations;
   out.generation_cuts = ms.generation_cuts;
+  out.goroutines_gone = ms.goroutines_gone;
   out.bytes_written = ws.bytes;
 }
 

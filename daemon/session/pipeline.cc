@@ -11,6 +11,7 @@
 
 #include "daemon/gobin/go_binary.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "daemon/procmem/mono_clock.h"
 #include "daemon/procmem/snapshot.h"
 #include "daemon/session/gobin_symbolizer.h"
 #include "daemon/session/snapshot_convert.h"
@@ -65,6 +66,9 @@ RecordPipeline::RecordPipeline(encoder::Sink &sink, const PipelineConfig &cfg) :
   mo.kernel_view = cfg.kernel_view;
   mo.labels = cfg.labels;
   model_ = std::make_unique<model::Model>(*writer_, sym_.get(), mo);
+  // Sparse mode (level low) keeps no goroutine between observations: nothing to give up.
+  if (cfg.live_goroutines && !cfg.sparse)
+    pruner_ = std::make_unique<LostEndPruner>(cfg.live_goroutines, [] { return procmem::MonoNowNs(); });
 
   model::DecoderConfig dc;
   dc.go_minor = bin.go_version().minor;
@@ -155,7 +159,11 @@ bool RecordPipeline::Advance(bool cut_requested, std::uint64_t delivered_up_to) 
   std::uint64_t top = std::max(max_ts_, delivered_up_to);
   if (top <= kModelSlackNs) return false;
   const std::uint64_t watermark = Watermark(top);
+  const std::uint64_t gens = model_->stats().generations;
   model_->Advance(watermark);
+  // The model cuts a generation of its own after a loss, every drain while losses go on
+  // (then the period never comes due): the pruner looks at every cut.
+  if (pruner_ && model_->stats().generations != gens) pruner_->AfterCut(*model_, watermark);
   const auto period = static_cast<std::uint64_t>(cfg_.generation_period.count());
   const bool due = period > 0 && watermark >= model_->generation_start() + period;
   // An early cut needs something after the generation's start (an empty one is not
@@ -163,6 +171,7 @@ bool RecordPipeline::Advance(bool cut_requested, std::uint64_t delivered_up_to) 
   const bool asked = cut_requested && watermark > model_->generation_start();
   if (model_->generation_start() != 0 && (due || asked)) {
     model_->CutGeneration(watermark);
+    if (pruner_) pruner_->AfterCut(*model_, watermark);
     TrimHeap();
     return true;
   }

@@ -24,6 +24,7 @@
 #include "daemon/capture/record_view.h"
 #include "daemon/model/model.h"
 #include "daemon/model/record_decoder.h"
+#include "daemon/session/lost_end_pruner.h"
 #include "daemon/session/trigger_scan.h"
 #include "encoder/sink.h"
 #include "encoder/event_writer.h"
@@ -80,6 +81,9 @@ struct PipelineConfig {
   // The target's pprof label sets (procmem/label_reader.h; caller-owned, may be null: no
   // "gotraced: labels" logs).
   model::LabelSource *labels = nullptr;
+  // Reads the target's live goroutine ids (procmem/goroutine_states.h): after a loss,
+  // goroutines whose end was lost are given up (lost_end_pruner.h). Empty: never.
+  LostEndPruner::ReadLive live_goroutines;
 };
 
 class RecordPipeline {
@@ -93,7 +97,10 @@ class RecordPipeline {
   // order within the reorder slack).
   void OnRecord(const capture::RecordView &v);
   // The capture lost `n` records before the next one (the model cuts the generation).
-  void NoteLoss(std::uint64_t n) { model_->NoteLoss(n); }
+  void NoteLoss(std::uint64_t n) {
+    model_->NoteLoss(n);
+    if (n && pruner_) pruner_->NoteLoss();
+  }
   // A sample of the goroutines' states taken at `ts` (CLOCK_MONOTONIC), as the text of
   // its trace log (capture level low: procmem/goroutine_states.h, model_sparse.cc). It is
   // queued on an M of its own and written in time order with the records. `category`:
@@ -131,6 +138,7 @@ class RecordPipeline {
   std::uint64_t max_ts_ = 0;
   std::uint32_t since_advance_ = 0;  // records since the model last advanced
   bool finished_ = false;
+  std::unique_ptr<LostEndPruner> pruner_;  // when cfg.live_goroutines is set
 };
 
 }  // namespace gotraced::session

@@ -474,6 +474,7 @@ bool Session::Start(std::string *error) {
     pc.initial_heap_goal = InitialHeapGoal(I.options.launched, pid(), bin, minor, I.cap->snapshot(), &why);
     if (!pc.initial_heap_goal) spdlog::debug("gotraced: no HeapGoal at the trace's start: {}", why);
   }
+  if (!sparse) pc.live_goroutines = LiveGoroutineReader(pid(), layout, I.cap->runtime_globals());
   I.pipe = std::make_unique<RecordPipeline>(*I.sink, pc);
   if (sparse && I.options.state_sample.count() > 0)
     I.sampler = std::make_unique<StateSampler>(pid(), layout, I.cap->runtime_globals(), I.options.state_sample,

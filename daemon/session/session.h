@@ -180,6 +180,7 @@ struct SessionStats {
   std::uint64_t records_discarded = 0;      // records the model could not use (e.g. unknown goroutine)
   std::uint64_t generations = 0;            // generations finished (written to the sink)
   std::uint64_t generation_cuts = 0;        // generations ended early to recover from loss/inconsistency
+  std::uint64_t goroutines_gone = 0;        // given up after a loss: ended, their end lost (lost_end_pruner.h)
 
   // Output.
   std::uint64_t bytes_written = 0;
