@@ -98,6 +98,11 @@ static __always_inline void fill_call(struct scratch *s, struct gt_call_record *
   r->deref[3] = s->deref[3];
   r->has_stack = stack;
   __builtin_memset(r->pad, 0, sizeof(r->pad));
+  // A sys_enter tracepoint's label set identity (gt_labels.bpf.h); 0 for every other site.
+  r->labels_id.w[0] = s->lwin[0];
+  r->labels_id.w[1] = s->lwin[1];
+  r->labels_id.w[2] = s->lwin[2];
+  r->labels_id.w[3] = s->lwin[3];
 }
 
 // The record of one hit, from the scratch (context and, with want_stack, the walk done).
@@ -129,6 +134,7 @@ __noinline int gt_call_emit(struct scratch *s, __u32 want_stack) {
   } else {
     d[0] = d[1] = d[2] = d[3] = 0;
   }
+  if (!(flags & GT_CALL_FROM_TRACEPOINT)) s->lwin[0] = s->lwin[1] = s->lwin[2] = s->lwin[3] = 0;
   GT_EMIT(struct gt_call_record, GT_FILL_CALL, cpu_counters(), want_stack, s->tail.nframes, &s->tail, s->pcs);
 }
 

@@ -11,7 +11,8 @@
 //
 // Which M, P and goroutine the sample belongs to is the daemon's model's knowledge
 // (daemon/model/model_cpu.cc); the record also carries m.curg's goid and m.p's id as read
-// here, for capture level "low", which has no scheduling records. What is read of the Go runtime here is only where the
+// here, for capture level "low", which has no scheduling records, and m.curg's pprof
+// label set pointer (with its identity, gt_labels.bpf.h): 3 more reads when it has one. What is read of the Go runtime here is only where the
 // runtime's own profiler would START the stack when the thread is outside Go code
 // (cpu_ext_start below); the daemon decides what the stack means.
 
@@ -21,6 +22,7 @@
 #include "bpf/gt_read.bpf.h"
 #include "bpf/gt_stack.bpf.h"
 #include "bpf/gt_record.bpf.h"
+#include "bpf/gt_labels.bpf.h"
 
 // Scratch for bpf_get_stack and the walk, per CPU and separate from the uprobes' per-thread
 // scratch: a perf_event program runs in a hard interrupt (it cannot be preempted, and
@@ -123,9 +125,9 @@ static __always_inline int cpu_sample(struct bpf_perf_event_data *ctx) {
   __u64 w[2] = {};
   if (bpf_probe_read_user(w, sizeof(w), (const void *)sp) != 0) w[0] = w[1] = 0;
   // sigprof's gp.m.curg and gp.m.p (runtime/proc.go), from the g in TLS (R14 is anything
-  // outside Go code): 4 reads at N Hz per CPU.
+  // outside Go code): 4 reads at N Hz per CPU (7 when curg has a label set).
   __s32 p_id = -1;
-  __u64 goid = 0;
+  __u64 goid = 0, labels = 0;
   if (cfg.tls_g_off && cfg.g_m >= 0 && cfg.m_curg >= 0 && cfg.g_goid >= 0) {
     __u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
     __u64 tg = fsbase ? rd64(fsbase + (__s64)cfg.tls_g_off) : 0;
@@ -133,10 +135,13 @@ static __always_inline int cpu_sample(struct bpf_perf_event_data *ctx) {
     if (tm) {
       __u64 curg = rdf64(tm, cfg.m_curg);
       if (curg) goid = rdf64(curg, cfg.g_goid);
+      // Its pprof label set (--no-labels: g_labels -1), and the words that identify it.
+      if (curg && cfg.g_labels >= 0) labels = rdf64(curg, cfg.g_labels);
       __u64 pp = cfg.m_p >= 0 ? rdf64(tm, cfg.m_p) : 0;
       if (pp && cfg.p_id >= 0) p_id = (__s32)rdf32(pp, cfg.p_id);
     }
   }
+  gt_labels_id(s, labels);
 
 #define GT_FILL_CPU(r, seq, stack)              \
   do {                                          \
@@ -151,6 +156,11 @@ static __always_inline int cpu_sample(struct bpf_perf_event_data *ctx) {
     __builtin_memset((r)->pad, 0, sizeof((r)->pad)); \
     (r)->p_id = p_id;                           \
     (r)->curg_goid = goid;                      \
+    (r)->labels = labels;                       \
+    (r)->labels_id.w[0] = s->lwin[0];           \
+    (r)->labels_id.w[1] = s->lwin[1];           \
+    (r)->labels_id.w[2] = s->lwin[2];           \
+    (r)->labels_id.w[3] = s->lwin[3];           \
   } while (0)
   GT_EMIT(struct gt_cpu_sample_record, GT_FILL_CPU, cpu_counters(), true, n, &s->tail, s->pcs);
 }

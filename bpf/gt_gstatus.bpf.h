@@ -7,6 +7,7 @@
 #include "bpf/gt_go_ctx.bpf.h"
 #include "bpf/gt_stack.bpf.h"
 #include "bpf/gt_record.bpf.h"
+#include "bpf/gt_labels.bpf.h"
 
 // ready's traceskip (GT_READ_SPILL, read by the daemon from the caller's spill slots
 // [caller_fp+16] and [caller_fp+24]) and caller_pc ([SP]) at a site that is not frame-
@@ -80,6 +81,13 @@ __noinline int gt_gstatus_body(struct scratch *s, __u32 groups) {
   // gp is in the GP view's copy (g.labels lies inside GT_GWIN in every supported layout):
   // no extra read of the target.
   r->labels = (groups & GT_READ_LABELS) ? gv_read(s, GT_VIEW_GP, cfg.g_labels, 8) : 0;
+  // The words that identify the set (proto/records.h gt_labels_id): two reads, only for a
+  // goroutine that has labels.
+  gt_labels_id(s, r->labels);
+  r->labels_id.w[0] = s->lwin[0];
+  r->labels_id.w[1] = s->lwin[1];
+  r->labels_id.w[2] = s->lwin[2];
+  r->labels_id.w[3] = s->lwin[3];
   r->probe_id = site_probe_id(s);
   r->caller_spill[0] = s->spill[0];
   r->caller_spill[1] = s->spill[1];

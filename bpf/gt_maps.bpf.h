@@ -128,6 +128,7 @@ struct scratch {
   __u64 sys_enter_ts;
   __u64 deref[4];  // a CALL record's deref[] before the record is reserved
   __u64 tmp[8];  // small multi-field reads (m's curg/p/oldp/id window, p's id..syscalltick)
+  __u64 lwin[12];  // a label set's identity: [0..3] the words, [4..11] a read (gt_labels.bpf.h)
   struct gt_gstatus_record gs;  // a GSTATUS record's body before the record is reserved
   __u64 pcs[GT_MAX_FRAMES];
   struct walk w;

@@ -26,6 +26,7 @@
 #include "bpf/gt_stack.bpf.h"
 #include "bpf/gt_record.bpf.h"
 #include "bpf/gt_call.bpf.h"
+#include "bpf/gt_labels.bpf.h"
 
 #define GT_GSCAN 0x1000   // runtime2.go _Gscan
 #define GT_GSYSCALL 3     // runtime2.go _Gsyscall
@@ -52,6 +53,7 @@ static __always_inline struct scratch *go_syscall_begin(struct pt_regs *regs, __
   gview_load(s, GT_VIEW_SELF, g, 0);
   if ((gv_read(s, GT_VIEW_SELF, cfg.g_atomicstatus, 4) & ~GT_GSCAN) != GT_GSYSCALL) return NULL;
   __builtin_memset(&s->regs, 0, sizeof(s->regs));
+  s->lwin[0] = s->lwin[1] = s->lwin[2] = s->lwin[3] = 0;  // no label set unless sys_enter reads one
   s->regs.r14 = g;
   s->regs.sp = BPF_CORE_READ(regs, sp);
   s->regs.bp = BPF_CORE_READ(regs, bp);
@@ -103,6 +105,7 @@ static __always_inline int go_sys_enter(struct pt_regs *regs, long id) {
   // The goroutine's pprof label set pointer (args[5]), from the copy of its g gt_go_ctx
   // made: a set pprof.Do put on it while it ran is named at its syscall (issue 34).
   s->regs.r[GT_REG_R8] = cfg.g_labels >= 0 ? gv_read(s, GT_VIEW_CURG, cfg.g_labels, 8) : 0;
+  gt_labels_id(s, s->regs.r[GT_REG_R8]);  // and the words that identify the set (labels_id)
   if (!cfg.sys_enter_stack) {
     // Capture level low: the goroutine and its context only (no walk, no stack tail).
     s->regs.r[GT_REG_DI] = (__u64)id;

@@ -60,6 +60,7 @@ static __always_inline void fill_user(struct scratch *s, struct gt_user_record *
   }
   r->call.has_stack = stack;
   __builtin_memset(r->call.pad, 0, sizeof(r->call.pad));
+  __builtin_memset(&r->call.labels_id, 0, sizeof(r->call.labels_id));
   __builtin_memset(r->ctx_words, 0, sizeof(r->ctx_words));
   r->ctx_val0 = 0;
   __u64 bx = s->regs.r[GT_REG_BX];

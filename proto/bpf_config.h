@@ -101,7 +101,13 @@ struct gt_bpf_config {
   // runtime.g's labels (unsafe.Pointer, every supported Go), read at casgstatus hits whose
   // groups have GT_READ_LABELS; -1: not read (--no-labels).
   gt_s32 g_labels;
-  gt_u8 pad5[4];
+  // Where the two words that identify a label set beyond its pointer lie, as offsets from
+  // the first word at g.labels (proto/records.h gt_labels_id; the daemon chooses them per
+  // Go version: daemon/procmem/label_identity.h). 0 <= [0] < [1], 8-aligned, [1] - [0] <= 48.
+  gt_s32 labels_id_off[2];
+  // Bytes of the set's first object to copy at g.labels: 8 or 16 (no more than it holds: a
+  // read past it may reach a page nothing has touched yet, which BPF cannot fault in).
+  gt_s32 labels_id_head;
 };
 
 // gt_go_ctx.p_status of a hit that took p.id from the thread's cache (p_id_cache).

@@ -44,7 +44,9 @@ typedef int64_t gt_s64;
 // 1: hello only. 2: Go runtime capture (gstatus/call/sched/syscall/task records).
 // 3: sched_switch records are the kernel view's (OFF/ON halves).
 // 4: gt_gstatus_record.labels (the g's pprof label pointer, issue 34).
-#define GT_PROTO_VERSION 4
+// 5: the words that identify the label set (gt_labels_id) with every labels pointer, and
+//    the labels of a CPU sample's goroutine.
+#define GT_PROTO_VERSION 5
 
 // Most frames a stack tail carries. Go's tracer keeps at most traceStackSize = 128
 // (runtime/tracestack.go, 1.21+: trace.go), including the skipped ones.
@@ -158,6 +160,21 @@ struct gt_stack_tail {
 };
 
 // ---------------------------------------------------------------------------------
+// The words that identify a pprof label set, copied with its pointer (g.labels) where the
+// pointer is read: the daemon reads the set a few ms later, when a set the goroutine has
+// dropped may have been freed and its memory reused by anything, so it reads these words
+// again after the set and drops a set whose words changed (daemon/procmem/label_reader.h).
+// Copied as they are, 0 where a read failed or no pointer:
+//   w[0], w[1]: the words at the pointer (w[1] only when cfg.labels_id_head is 16);
+//   w[2], w[3]: the words at w[0] + cfg.labels_id_off[0] and w[0] + cfg.labels_id_off[1]
+//               (w[3] 0 when the span between cannot be read).
+// Which of them belong to the set, per runtime/pprof's representation, is the daemon's
+// (daemon/procmem/label_identity.h).
+struct gt_labels_id {
+  gt_u64 w[4];
+};
+
+// ---------------------------------------------------------------------------------
 // GT_REC_GSTATUS: one hit of runtime.casgstatus(gp *g, oldval, newval uint32), the choke
 // point of nearly every G transition (runtime/proc.go). ABIInternal args: RAX = gp,
 // RBX = oldval, RCX = newval. The probe sits at the function's first instruction
@@ -207,6 +224,7 @@ struct gt_gstatus_record {
   // it points to (a map, or a sorted slice from Go 1.24) is read by the daemon
   // (daemon/procmem/label_set.h), cached by pointer.
   gt_u64 labels;
+  struct gt_labels_id labels_id;  // with labels (LABELS group and labels != 0), else 0
   // struct gt_stack_tail + pcs follow when has_stack.
 };
 
@@ -280,6 +298,8 @@ struct gt_call_record {
   gt_u64 deref[4];   // fields read through arg0 per GT_CALL_ARG0_* (else 0)
   gt_u8 has_stack;   // 1 when a gt_stack_tail follows
   gt_u8 pad[7];
+  // GT_CALL_FROM_TRACEPOINT at sys_enter: the set at args[5] (g.labels), else 0.
+  struct gt_labels_id labels_id;
   // struct gt_stack_tail + pcs follow when has_stack.
 };
 
@@ -377,6 +397,11 @@ struct gt_cpu_sample_record {
   // none: the scheduler on g0). Capture level "low" has no scheduling records to tell.
   gt_s32 p_id;
   gt_u64 curg_goid;
+  // m.curg's g.labels (runtime/pprof's set, as in gt_gstatus_record; 0: none, or not read:
+  // --no-labels) and its identity: a set that pprof.Do put on a goroutine that neither
+  // blocks nor yields nor makes a syscall before dropping it is seen only here (issue 34).
+  gt_u64 labels;
+  struct gt_labels_id labels_id;
   // struct gt_stack_tail (source GT_STACK_USER) + pcs always follow.
 };
 
@@ -442,7 +467,7 @@ static_assert(sizeof(struct gt_stack_tail) == 24, "stack tail layout");
 static_assert(sizeof(struct gt_gstatus_record) % 8 == 0, "gstatus layout");
 static_assert(sizeof(struct gt_call_record) % 8 == 0, "call layout");
 static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
-static_assert(sizeof(struct gt_cpu_sample_record) == 88, "cpu sample layout");
+static_assert(sizeof(struct gt_cpu_sample_record) == 128, "cpu sample layout");
 static_assert(sizeof(struct gt_sched_switch_record) == 64, "sched switch layout");
 static_assert(sizeof(struct gt_sys_sample_record) == 72, "sys sample layout");
 #endif

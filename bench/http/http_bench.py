@@ -20,6 +20,7 @@ way. Every trace written is checked with tracecheck.
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -186,11 +187,50 @@ def run_mode(a, server, mode, work, tag, closed=0):
             res["error"] = "%s: tracecheck failed" % trace
         elif mode == "runtime/trace":
             res["window_events"] = n * window / lifetime
+        if mode == "gotraced+labels":
+            wrong = check_label_logs(a, tag, trace)
+            if wrong:
+                res["error"] = "%d labels logs name a set the server never made" % wrong
         if mode == "gotraced+labels" and not closed:
             print_by_route(a, tag, trace)
         os.unlink(trace)
     print_run(tag, res)
     return res
+
+
+# The sets the labelled server makes (bench/http/server main.go -labels, routes.go's route
+# table): route and shard, nothing else. A labels log naming anything else is a set read
+# from memory that no longer held it (issue 34: 30 of 8,603 logs read the reply's words,
+# `alpha=beta gamma=N`, before the daemon checked what BPF copied with each pointer).
+ROUTES = ("/api/orders", "/api/search", "/api/static", "/api/health")
+SERVER_SET = re.compile(r"^route=(%s) shard=(1[0-5]|[0-9])$" % "|".join(re.escape(r) for r in ROUTES))
+
+
+def check_label_logs(a, tag, trace):
+    """Every `gotraced: labels` log of a labelled run against the sets the server makes
+    (or "", back to none): prints the logs per route and the wrong ones; returns how many
+    were wrong (an error of the run: a wrong set must never be printed)."""
+    p = subprocess.run([a.tracecheck, trace, "--events-json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        print("  run %s labels logs: tracecheck failed" % tag)
+        return 1
+    per, wrong = {}, []
+    for line in p.stdout.splitlines():
+        if '"gotraced: labels"' not in line:
+            continue
+        e = json.loads(line)
+        if e.get("kind") != "Log" or e.get("category") != "gotraced: labels":
+            continue
+        msg = e.get("message", "")
+        m = SERVER_SET.match(msg)
+        if msg and not m:
+            wrong.append(msg)
+        key = m.group(1) if m else ("(none)" if not msg else "(wrong)")
+        per[key] = per.get(key, 0) + 1
+    print("  run %s labels logs %d: %s; wrong sets %d%s" % (
+        tag, sum(per.values()), ", ".join("%s %d" % kv for kv in sorted(per.items())), len(wrong),
+        (" (%s)" % "; ".join(sorted(set(wrong))[:3])) if wrong else ""), flush=True)
+    return len(wrong)
 
 
 def print_by_route(a, tag, trace):

@@ -1,5 +1,7 @@
 #include "daemon/capture/bpf_config_fill.h"
 
+#include "daemon/procmem/label_identity.h"
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -50,6 +52,14 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
   c->m_vdso_pc = o.m_vdso_pc;
   c->m_ncgo = o.m_ncgo;
   c->g_labels = o.g_labels;
+  {
+    // The words that identify a label set beyond its pointer (procmem/label_identity.h).
+    const procmem::LabelRepr repr = procmem::LabelReprFor(plan.go_minor);
+    const auto off = procmem::LabelIdOffsets(repr);
+    c->labels_id_off[0] = off[0];
+    c->labels_id_off[1] = off[1];
+    c->labels_id_head = procmem::LabelIdHead(repr);
+  }
   c->tls_g_off = plan.tls_g_offset;
   c->gstatus_groups_set = 1;
   // m.curg, m.p, m.oldp, m.id within one 64-byte window? (bpf/gotrace.bpf.c read_go_ctx)

@@ -64,6 +64,22 @@ void DecodeCpuSample(const capture::RecordView &v, const DecoderConfig &cfg, std
   // runtime/traceback.go tracebackPCs). Ours is physical: pcs[0] is the interrupted
   // instruction, the rest return addresses. Writing pcs[0] + 1 makes every entry a return
   // PC, so the stack builder's expansion (callPC = retPC - 1) finds the instruction.
+  // The sampled goroutine's pprof label set (bpf/gt_cpu.bpf.h: m.curg's g.labels), just
+  // before the sample: work that sets a set and drops it without blocking, yielding or a
+  // syscall in between is seen only here (model_labels.cc OnGoLabels: said when it
+  // differs from the goroutine's last one, on the goroutine the model has running on this
+  // M, which must be the one BPF read).
+  if (!cfg.sparse && cfg.plan != nullptr && cfg.plan->offsets.g_labels >= 0 && s->curg_goid != 0) {
+    Record l;
+    l.kind = RecordKind::kGoLabels;
+    l.ts = r.ts;
+    l.m = r.m;
+    l.g = s->curg_goid;
+    l.value = s->labels;
+    l.value2 = LabelsId(cfg.go_minor, s->labels, s->labels_id);
+    l.flag = true;
+    out.push_back(std::move(l));
+  }
   std::span<const std::uint64_t> pcs = v.stack();
   r.stack.reserve(pcs.size() + 1);
   const gt_stack_tail *t = v.stack_tail();

@@ -198,6 +198,7 @@ ModelStats Model::stats() const {
   s.goroutines_live = st_.gs.size();
   s.queued = queued_;
   s.label_logs = labels_.logs;
+  s.label_unknown = labels_.unknown;
   return s;
 }
 

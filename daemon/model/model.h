@@ -100,6 +100,7 @@ struct ModelStats {
   std::uint64_t state_samples = 0;        // sparse mode: goroutine state samples written (model_sparse.cc)
   std::uint64_t state_samples_dropped = 0;  // ... left out: no P was idle to write one on
   std::uint64_t label_logs = 0;             // "gotraced: labels" logs written (model_labels.cc)
+  std::uint64_t label_unknown = 0;          // ... not written: the set could not be told
   std::uint64_t goroutines_gone = 0;        // given up after a loss: ended in the target, end lost (ForgetGone)
 };
 

@@ -26,7 +26,16 @@ void Model::RunningLabels(const Record &r, Goid g) {
   const std::uint64_t gen = w_.generation();
   if (r.value == 0 && it == ls.last.end()) return;  // never labelled: nothing to say
   if (it != ls.last.end() && it->second.ptr == r.value && it->second.gen == gen) return;
-  std::string_view text = r.value ? opt_.labels->Text(r.value) : std::string_view();
+  std::string_view text;
+  if (r.value != 0) {
+    // value2: the fingerprint of the words BPF copied with the pointer (record_decoder.cc).
+    const std::optional<std::string_view> t = opt_.labels->Text(r.value, r.value2);
+    if (!t) {
+      ++ls.unknown;  // unreadable, or freed and reused since the record: nothing said
+      return;
+    }
+    text = *t;
+  }
   const std::uint64_t hash = std::hash<std::string_view>{}(text);
   if (it != ls.last.end() && it->second.hash == hash && it->second.gen == gen) {
     it->second.ptr = r.value;  // another pointer, the same set
@@ -42,10 +51,11 @@ void Model::RunningLabels(const Record &r, Goid g) {
   ls.last[g] = LabelModelState::Last{r.value, hash, gen};
 }
 
-// A set read where no goroutine transition happens (a syscall's entry): said on the
+// A set read where no goroutine transition happens (a syscall's entry, a CPU sample): said on the
 // goroutine this M runs, when the model has it running here; else nothing (a start or
 // block of its own names it soon).
 void Model::OnGoLabels(const Record &r) {
+  if (opt_.labels == nullptr) return;
   const Goid g = r.g == kUnknownG ? st_.M(r.m).g : r.g;
   const GoState *gs = g != kNoG && g != kUnknownG ? st_.G(g) : nullptr;
   if (gs == nullptr || gs->status != GoStatus::kRunning || gs->m != r.m) {

@@ -18,6 +18,7 @@ struct LabelModelState {
   // Goroutines that started with a label set at least once (ended ones are erased).
   FlatMap<Goid, Last> last;
   std::uint64_t logs = 0;  // "gotraced: labels" logs written
+  std::uint64_t unknown = 0;  // sets the LabelSource could not tell (no log): label_source.h
 };
 
 }  // namespace gotraced::model

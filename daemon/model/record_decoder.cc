@@ -3,12 +3,19 @@
 #include "daemon/model/record_decoder.h"
 
 #include "daemon/model/cpu_sample.h"
+#include "daemon/procmem/label_identity.h"
 
 #include <algorithm>
 #include <array>
 #include <optional>
 
 namespace gotraced::model {
+
+std::uint64_t LabelsId(int go_minor, std::uint64_t ptr, const gt_labels_id &id) {
+  if (ptr == 0) return 0;
+  const procmem::LabelIdWords w{id.w[0], id.w[1], id.w[2], id.w[3]};
+  return procmem::LabelSetId(procmem::LabelReprFor(go_minor), w);
+}
 namespace {
 
 // A record's stack in a vector from the pool (stack_pool.h), given back when the decoder
@@ -226,6 +233,7 @@ void RecordDecoder::DecodeGstatus(const capture::RecordView &v, std::vector<Reco
                             oldv == gstatus::kGrunning && (newv == gstatus::kGwaiting || newv == gstatus::kGrunnable));
   if (labels_read && cfg_.plan != nullptr && cfg_.plan->offsets.g_labels >= 0) {
     r.value = gs.labels;
+    r.value2 = LabelsId(cfg_.go_minor, gs.labels, gs.labels_id);
     r.flag = true;
   }
   using gstatus::Handler;

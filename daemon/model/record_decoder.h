@@ -100,6 +100,11 @@ struct DecoderStats {
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
 
+// The fingerprint of the words BPF copied with a g.labels pointer (proto/records.h
+// gt_labels_id; procmem/label_identity.h), for the model's LabelSource to check the set it
+// reads against (Record::value2 of a labels record); 0 without a pointer.
+std::uint64_t LabelsId(int go_minor, std::uint64_t ptr, const gt_labels_id &id);
+
 class RecordDecoder {
  public:
   explicit RecordDecoder(DecoderConfig cfg);

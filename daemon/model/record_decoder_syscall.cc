@@ -269,6 +269,7 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         if (cfg_.plan != nullptr && cfg_.plan->offsets.g_labels >= 0) {
           Record l = Base(v, RecordKind::kGoLabels);
           l.value = c.args[5];
+          l.value2 = LabelsId(cfg_.go_minor, c.args[5], c.labels_id);
           l.flag = true;
           Emit(out, std::move(l));
         }

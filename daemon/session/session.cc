@@ -615,8 +615,9 @@ bool Session::Stop(std::string *error) {
                  ds.cpu_samples_unprofiled);
   if (I.labels) {
     const procmem::LabelReaderStats &ls = I.labels->stats();
-    spdlog::info("gotraced: {} pprof label logs; {} label sets read ({} unreadable, {} cut), {} from the cache",
-                 ms.label_logs, ls.reads, ls.failed, ls.cut, ls.hits);
+    spdlog::info("gotraced: {} pprof label logs; {} label sets read ({} unreadable, {} no longer the set "
+                 "the record named: dropped, {} cut), {} from the cache",
+                 ms.label_logs, ls.reads, ls.failed, ls.stale, ls.cut, ls.hits);
   }
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
   if (ds.m_thread_changes)

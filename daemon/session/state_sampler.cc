@@ -38,7 +38,7 @@ std::optional<StateSampler::Sample> StateSampler::Poll(std::uint64_t now_ns) {
       // Sets are read afresh each sample: between two, a GC may have freed a set and
       // another may sit at its address (no GC events here to forget the cache by).
       labels_->Forget();
-      out->message += procmem::GoroutineLabelsMessage(*states, [this](std::uint64_t p) { return labels_->Text(p); });
+      out->message += procmem::GoroutineLabelsMessage(*states, [this](std::uint64_t p) { return labels_->TextNow(p); });
     }
     ++stats_.samples;
     stats_.max_goroutines = std::max(stats_.max_goroutines, states->live());

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/procmem/label_identity.h"
 #include "daemon/procmem/label_set.h"
 #include "daemon/procmem/label_text.h"
 
@@ -43,6 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     std::memcpy(dst, data + (addr - kBase), n);
     return true;
   };
+  // The identity words the daemon checks a set against (label_identity.h): any image,
+  // bounded reads (16 bytes at the pointer, 56 at the first word), a fingerprint never 0.
+  LabelIdWords words;
+  if (ReadLabelIdWords(read, ptr, repr, &words) && LabelSetId(repr, words) == 0) std::abort();
+  if (bytes_read > 16 + 56 + 8) std::abort();
+  bytes_read = 0;
   LabelSet set;
   const bool ok = ReadLabelSet(read, ptr, repr, &set);
   // Bounded work whatever the image says: a map's 256 buckets (B <= 8) and as many old

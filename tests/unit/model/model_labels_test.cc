@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "tests/unit/model/model_test_util.h"
@@ -11,13 +12,19 @@
 namespace gotraced::model::testing {
 namespace {
 
+// Knows the sets in `sets`; a pointer it does not know, or one whose record's identity is
+// not ids[ptr] (when given), cannot be told (procmem/label_reader.h: unreadable, or freed
+// and reused since the record).
 struct FakeLabels final : LabelSource {
   std::map<std::uint64_t, std::string> sets;
+  std::map<std::uint64_t, std::uint64_t> ids;
   int reads = 0, forgets = 0;
-  std::string_view Text(std::uint64_t ptr) override {
+  std::optional<std::string_view> Text(std::uint64_t ptr, std::uint64_t id) override {
     ++reads;
     auto it = sets.find(ptr);
-    return it == sets.end() ? std::string_view() : std::string_view(it->second);
+    if (it == sets.end()) return std::nullopt;
+    if (auto i = ids.find(ptr); id != 0 && i != ids.end() && i->second != id) return std::nullopt;
+    return std::string_view(it->second);
   }
   void Forget() override { ++forgets; }
 };
@@ -144,6 +151,53 @@ TEST(ModelLabels, BlockAndStopNameTheSetTheyEndWith) {
   using L = std::vector<std::pair<std::uint64_t, std::string>>;
   // On g1 (a log after its block would be on no goroutine: g 0), each once.
   EXPECT_EQ(LabelLogs(res), (L{{1, "route=/a"}, {1, ""}, {1, "route=/b"}}));
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
+// A set the source cannot tell (its memory holds something else now: the identity BPF
+// copied differs, or it is unreadable) says nothing: no log of a wrong set, and no ""
+// either (the goroutine did not drop its labels); the goroutine keeps its last set, and
+// a later set it can tell is logged. The set seen by a CPU sample (kGoLabels on the
+// goroutine the M runs) is logged like a syscall entry's.
+TEST(ModelLabels, ASetThatCannotBeToldSaysNothing) {
+  FakeLabels fl;
+  fl.sets = {{0xa0, "route=/a"}, {0xb0, "route=/b"}, {0xc0, "alpha=beta gamma=7"}, {0xd0, "route=/health"}};
+  fl.ids = {{0xa0, 11}, {0xb0, 12}, {0xc0, 99}, {0xd0, 14}};
+  Harness h(encoder::Version::kGo126, false, &fl);
+  auto start = [](std::uint64_t ts, std::uint64_t labels, std::uint64_t id) {
+    Record r = Start(ts, 1, 0, 1, labels);
+    r.value2 = id;
+    return r;
+  };
+  auto sample = [](std::uint64_t ts, std::uint64_t labels, std::uint64_t id) {
+    Record r;
+    r.kind = RecordKind::kGoLabels;
+    r.ts = ts;
+    r.m = 1;
+    r.g = 1;
+    r.value = labels;
+    r.value2 = id;
+    r.flag = true;
+    return r;
+  };
+  h.PushAll({
+      RProcStart(100, 1, 0),
+      RGoCreate(110, 1, 0, kNoG, 1),
+      start(120, 0xa0, 11),  // log route=/a
+      RGoStop(130, 1, 0, 1),
+      start(140, 0xc0, 13),  // freed and reused since: identity 13, memory says 99: nothing
+      RGoStop(150, 1, 0, 1),
+      start(160, 0xe0, 15),  // unreadable: nothing
+      sample(165, 0xd0, 14), // a CPU sample in a handler that never blocks: log route=/health
+      RGoStop(170, 1, 0, 1),
+      start(180, 0xb0, 12),  // log route=/b
+      RGoEnd(190, 1, 0, 1),
+  });
+  CheckResult res = h.Finish("labels_unknown");
+  EXPECT_ACCEPTED(res);
+  using L = std::vector<std::pair<std::uint64_t, std::string>>;
+  EXPECT_EQ(LabelLogs(res), (L{{1, "route=/a"}, {1, "route=/health"}, {1, "route=/b"}}));
+  EXPECT_EQ(h.model.stats().label_unknown, 2u);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
 }
 
