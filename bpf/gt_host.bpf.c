@@ -30,12 +30,28 @@ int BPF_PROG(gt_host_sys_exit, struct pt_regs *regs, long ret) {
 }
 
 // Two processes meet here: the recordings of prev's (whose last one goes on to next's:
-// bpf/gt_kernel.bpf.h), else those of next's.
+// bpf/gt_kernel.bpf.h), else those of next's. One hash lookup per switch, next's: prev is
+// the thread this CPU switched to last time, whose heads that switch looked up and left in
+// gt_host_oncpu. When the CPU is running a thread it was not seen to switch to (the
+// tracepoint does not reach BPF for every switch, and nothing is known at load), prev is
+// looked up. A recording that joins while its thread runs sees that thread's switches from
+// the next switch-in on.
 SEC("tp_btf/sched_switch")
 int BPF_PROG(gt_host_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
-  dispatch(ctx, &gt_hp_sched_prev, BPF_CORE_READ(prev, tgid), GT_HOOK_SCHED_PREV);
-  return dispatch(ctx, &gt_hp_sched_next, BPF_CORE_READ(next, tgid), GT_HOOK_SCHED_NEXT);
+  __u32 zero = 0;
+  struct gt_host_oncpu *c = bpf_map_lookup_elem(&gt_host_oncpu, &zero);
+  if (!c) return 0;
+  __u32 prev_head = c->prev_head;
+  if (c->pid != prev->pid) prev_head = gt_host_head(prev->tgid, GT_HOOK_SCHED_PREV);
+  __u32 next_tgid = next->tgid;
+  struct gt_host_heads *h = bpf_map_lookup_elem(&gt_host_tgids, &next_tgid);
+  c->pid = next->pid;
+  c->prev_head = h ? h->head[GT_HOOK_SCHED_PREV] : GT_HOST_NONE;
+  c->next_head = h ? h->head[GT_HOOK_SCHED_NEXT] : GT_HOST_NONE;
+  if (prev_head != GT_HOST_NONE) bpf_tail_call(ctx, &gt_hp_sched_prev, prev_head);
+  if (c->next_head != GT_HOST_NONE) bpf_tail_call(ctx, &gt_hp_sched_next, c->next_head);
+  return 0;
 }
 
 SEC("tp_btf/sched_wakeup")

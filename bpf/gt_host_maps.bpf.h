@@ -41,6 +41,25 @@ GT_HOST_PROG_ARRAY(gt_hp_exec);
 GT_HOST_PROG_ARRAY(gt_hp_task_new);
 GT_HOST_PROG_ARRAY(gt_hp_cpu);
 
+// sched_switch's one lookup (bpf/gt_host.bpf.c gt_host_sched_switch): per CPU, the thread
+// it last switched to and that thread's process's heads on the two sched_switch hooks,
+// looked up then. That thread is prev at the CPU's next switch, so its heads are known
+// without a second lookup; the recording programs on prev's chain read next_head here too
+// (bpf/gt_kernel.bpf.h gt_sched_prev). Written only by the dispatcher.
+struct gt_host_oncpu {
+  __u32 pid;        // the thread switched to (0 with the idle task, as at load)
+  __u32 prev_head;  // its process's first slot on GT_HOOK_SCHED_PREV, as of that switch
+  __u32 next_head;  // ... on GT_HOOK_SCHED_NEXT (for that switch's next)
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct gt_host_oncpu);
+} gt_host_oncpu SEC(".maps");
+
 // The first slot of `tgid` on `hook`, GT_HOST_NONE when it has none.
 static __always_inline __u32 gt_host_head(__u32 tgid, __u32 hook) {
   struct gt_host_heads *h = bpf_map_lookup_elem(&gt_host_tgids, &tgid);

@@ -5,6 +5,7 @@
 
 #include "bpf/gt_maps.bpf.h"
 #include "bpf/gt_record.bpf.h"
+#include "bpf/gt_sys_switch.bpf.h"
 
 // ---- The kernel view (docs/kernel-view.md): off-CPU intervals of goroutines' threads ----
 // Per thread, between its OFF record and its ON record: when it went off CPU and the first
@@ -100,11 +101,14 @@ static __always_inline __u64 gt_sched_emit(struct task_struct *t, __u32 tgid, st
 // prev_state is the 4th argument since Linux 5.18 (include/trace/events/sched.h
 // sched_switch; fbd705a0c618), so every supported kernel (6.1+) has it. The daemon's
 // dispatcher (bpf/gt_host.bpf.c) runs these for the recordings of the thread going off CPU
-// (gt_sched_prev), then for those of the one coming on (gt_sched_next).
+// (gt_sched_prev), then for those of the one coming on (gt_sched_next). Two users, each
+// the .rodata's choice: the kernel view (cfg.sched_view) and level low's syscalls
+// (cfg.sys_switch, bpf/gt_sys_switch.bpf.h).
 SEC("tp_btf/sched_switch")
 int BPF_PROG(gt_sched_prev, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
   __u32 prev_tgid = BPF_CORE_READ(prev, tgid);
+  if (cfg.sys_switch && tgid_traced(prev_tgid)) sys_switch_out(prev, prev_state);
   if (cfg.sched_view && tgid_traced(prev_tgid)) {
     __u64 curg = gt_thread_curg(prev);
     if (curg) {
@@ -120,9 +124,11 @@ int BPF_PROG(gt_sched_prev, bool preempt, struct task_struct *prev, struct task_
     }
   }
   GT_NEXT(ctx, gt_hp_sched_prev, GT_HOOK_SCHED_PREV);
-  // The last recording of prev's process: on to those of next's.
-  __u32 head = gt_host_head(BPF_CORE_READ(next, tgid), GT_HOOK_SCHED_NEXT);
-  if (head != GT_HOST_NONE) bpf_tail_call(ctx, &gt_hp_sched_next, head);
+  // The last recording of prev's process: on to those of next's, whose head the
+  // dispatcher looked up for this switch (bpf/gt_host_maps.bpf.h gt_host_oncpu).
+  __u32 zero = 0;
+  struct gt_host_oncpu *c = bpf_map_lookup_elem(&gt_host_oncpu, &zero);
+  if (c && c->next_head != GT_HOST_NONE) bpf_tail_call(ctx, &gt_hp_sched_next, c->next_head);
   return 0;
 }
 
@@ -130,6 +136,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(gt_sched_next, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
   __u32 next_tgid = BPF_CORE_READ(next, tgid);
+  if (cfg.sys_switch && tgid_traced(next_tgid)) sys_switch_in(next);
   if (cfg.sched_view && tgid_traced(next_tgid)) {
     struct gt_ksched *k = bpf_task_storage_get(&ksched_map, next, 0, 0);
     if (k && k->armed) {

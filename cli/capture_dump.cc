@@ -59,6 +59,7 @@ int Run(const DumpArgs &a) {
   if (*level == session::CaptureLevel::kLow) {  // the level's syscalls, as a recording's (session.cc)
     o.plan.syscall_min_ns = 1'000'000;
     o.plan.syscall_sample = a.syscalls_by == "sample";
+    o.plan.syscall_switch = a.syscalls_by == "switch";
   }
   auto cap = capture::Capture::Start(o);
   if (!cap) {
@@ -121,8 +122,8 @@ void RegisterCaptureDump(CLI::App &app) {
   sub->add_flag("--no-sched-switch", args->no_sched, "do not attach sched_switch");
   sub->add_flag("--no-stacks", args->no_stacks, "no stack walks (cost measurements)");
   sub->add_option("--level", args->level, "attach the probe plan of this capture level (full, sched, low)");
-  sub->add_option("--syscalls-by", args->syscalls_by, "level low: syscalls by sample or tracepoint (record's --syscalls-by)")
-      ->check(CLI::IsMember({"sample", "tracepoint"}));
+  sub->add_option("--syscalls-by", args->syscalls_by, "level low: syscalls by switch, sample or tracepoint (record's --syscalls-by)")
+      ->check(CLI::IsMember({"switch", "sample", "tracepoint"}));
   sub->add_option("--ring-mb", args->ring_mb, "ring buffer size in MiB (default 32)");
   sub->callback([args] { std::exit(Run(*args)); });
 }

@@ -87,7 +87,8 @@ struct RecordOptions {
   std::string level = "full";
   std::string state_sample;  // "" = session::kDefaultStateSample
   std::string syscall_min;  // level low only; "" = the level's default (SessionOptions)
-  std::string syscalls_by = "tracepoint";  // level low only: sample | tracepoint
+  // Level low only: tracepoint (the default) | switch (sched_switch: docs/probe-plan.md §10) | sample.
+  std::string syscalls_by = "tracepoint";
   std::vector<std::string> command;
   ContainerSelector select;  // --container / --pod / --namespace
 };
@@ -296,6 +297,7 @@ int RunRecord(const RecordOptions &o) {
   so.state_sample = state_sample;
   if (syscall_min) so.syscall_min = *syscall_min;
   so.syscall_sample = o.syscalls_by == "sample";
+  so.syscall_switch = o.syscalls_by == "switch";
   session::Session session(so);
 
   std::string err;
@@ -390,6 +392,11 @@ int RunRecord(const RecordOptions &o) {
     std::fprintf(stderr, "gotraced: level low: syscalls by sampling the target's threads every %s (%llu sweeps): "
                  "no program ran on any syscall\n",
                  FormatDurationNs(stats.syscall_sample_period_ns).c_str(), (unsigned long long)stats.syscall_sweeps);
+  else if (stats.syscall_min_ns && stats.syscalls_by_switch)
+    std::fprintf(stderr, "gotraced: level low: syscalls from sched_switch: only syscalls that kept their thread off CPU "
+                 "for %s or longer are in the trace, from the switch-out; %llu shorter sleeps in syscalls were not "
+                 "written; no program ran on any syscall (--syscall-min 0 writes all)\n",
+                 FormatDurationNs(stats.syscall_min_ns).c_str(), (unsigned long long)stats.short_syscalls);
   else if (stats.syscall_min_ns)
     std::fprintf(stderr, "gotraced: level low: only syscalls of %s or longer are in the trace; %llu shorter ones of the "
                  "target's threads were not written (--syscall-min 0 writes all)\n",
@@ -484,9 +491,10 @@ std::function<int()> RegisterRecord(CLI::App &app) {
                  "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all): a short "
                  "syscall then costs two tracepoint runs that read nothing of the target");
   app.add_option("--syscalls-by", o->syscalls_by,
-                 "level low: find the syscalls of --syscall-min or longer by sampling the target's threads every "
-                 "quarter of it (sample: nothing per syscall) or with a program on every syscall (tracepoint)")
-      ->check(CLI::IsMember({"sample", "tracepoint"}))
+                 "level low: find the syscalls of --syscall-min or longer from sched_switch (switch: a thread off "
+                 "CPU in a syscall that long; nothing per syscall), by sampling the target's threads every quarter "
+                 "of it (sample) or with a program on every syscall (tracepoint)")
+      ->check(CLI::IsMember({"switch", "sample", "tracepoint"}))
       ->capture_default_str();
   app.add_option("--container", o->select.container,
                  "record every Go process of this container (its id, a 4+ character prefix of it, or its name; "

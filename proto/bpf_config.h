@@ -97,7 +97,11 @@ struct gt_bpf_config {
   gt_u8 raw_sys;
   // 1: the kernel view's off-CPU records (sched_switch, sched_wakeup).
   gt_u8 sched_view;
-  gt_u8 pad4[2];
+  // 1 (capture level low, `--syscalls-by switch`): goroutine syscalls from sched_switch
+  // (bpf/gt_sys_switch.bpf.h): a thread off CPU in one for sys_min_us or more writes
+  // GT_REC_SYS_SWITCH at its switch-in; no program on any syscall.
+  gt_u8 sys_switch;
+  gt_u8 pad4[1];
   // runtime.g's labels (unsafe.Pointer, every supported Go), read at casgstatus hits whose
   // groups have GT_READ_LABELS; -1: not read (--no-labels).
   gt_s32 g_labels;

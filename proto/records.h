@@ -46,7 +46,8 @@ typedef int64_t gt_s64;
 // 4: gt_gstatus_record.labels (the g's pprof label pointer, issue 34).
 // 5: the words that identify the label set (gt_labels_id) with every labels pointer, and
 //    the labels of a CPU sample's goroutine.
-#define GT_PROTO_VERSION 5
+// 6: GT_REC_SYS_SWITCH (level low's syscalls from sched_switch, issue 28).
+#define GT_PROTO_VERSION 6
 
 // Most frames a stack tail carries. Go's tracer keeps at most traceStackSize = 128
 // (runtime/tracestack.go, 1.21+: trace.go), including the skipped ones.
@@ -69,6 +70,7 @@ enum gt_record_kind {
   GT_REC_KSYS_ENTER = 13,   // struct gt_syscall_record: the kernel view's goroutine syscall entry
   GT_REC_KSYS_EXIT = 14,    // struct gt_syscall_record: ... and its exit (bpf/gt_kernel_syscall.bpf.h)
   GT_REC_SYS_SAMPLE = 15,   // struct gt_sys_sample_record: a sampled goroutine syscall (bpf/gt_sys_sample.bpf.h)
+  GT_REC_SYS_SWITCH = 16,   // struct gt_sys_switch_record: a goroutine syscall seen off CPU (bpf/gt_sys_switch.bpf.h)
   GT_REC_KIND_COUNT
 };
 
@@ -363,6 +365,22 @@ struct gt_sys_sample_record {
   gt_u32 gstatus;  // g.atomicstatus
 };
 
+// GT_REC_SYS_SWITCH: level low's syscalls from sched_switch (bpf/gt_sys_switch.bpf.h,
+// `--syscalls-by switch`). A thread of the target switched out while in a syscall made
+// from Go text, its g (TLS) in _Gsyscall, notes what it was in; switched back in after
+// at least cfg.sys_min_us, it writes this one record (shorter: counted, short_syscalls).
+// The decoder (RecordDecoder::DecodeSysSwitch) makes it a syscall of [off_ts, h.ts_ns].
+struct gt_sys_switch_record {
+  struct gt_record_header h;  // tid: the thread; ts: its switch-in (the syscall ends just after)
+  gt_u64 off_ts;   // its switch-out in the syscall (the syscall began its on-CPU prefix before)
+  gt_s64 nr;       // pt_regs orig_ax at the switch-out: the syscall number (x86-64)
+  gt_u64 arg0;     // pt_regs di: its first argument (an fd for read, write ...)
+  gt_u64 g;        // the thread's g, from its TLS, at the switch-out
+  gt_u64 goid;     // g.goid
+  gt_u32 prev_state;  // sched_switch's prev_state (0: preempted in the syscall, runnable)
+  gt_u32 pad;
+};
+
 // GT_REC_TASK_EXIT / GT_REC_EXEC / GT_REC_TASK_NEW.
 struct gt_task_record {
   struct gt_record_header h;
@@ -470,5 +488,6 @@ static_assert(sizeof(struct gt_user_record) % 8 == 0, "user layout");
 static_assert(sizeof(struct gt_cpu_sample_record) == 128, "cpu sample layout");
 static_assert(sizeof(struct gt_sched_switch_record) == 64, "sched switch layout");
 static_assert(sizeof(struct gt_sys_sample_record) == 72, "sys sample layout");
+static_assert(sizeof(struct gt_sys_switch_record) == 72, "sys switch layout");
 #endif
 #endif

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Serve's default against the untraced server with the load running throughout, the
-# syscall tracepoints and the syscall sampler side by side (issue 28 parts 1-2;
+# syscall tracepoints, the syscall sampler and sched_switch side by side (issue 28 parts 1-2;
 # bench/sampling/alternate.py): the HTTP bench server built with Go 1.26 and 1.19, and two
 # real servers from Debian's archive that no one here wrote: bookworm's prometheus
 # (2.42, go1.19.8; scripts/install-deps.sh) and trixie's caddy (2.6.2, go1.24.4;
 # scripts/fetch-debian-go.sh), at 3,000 requests/s.
 #   scripts/bench-sampling.sh [BUILD] [--smoke] [--rate R] [--seconds S] [--reps N]
+#                             [--paths tracepoint,sample,switch] [--bpf-stats] [--syscall-rate]
+# A bystander's getppid after every window when bench/host is built (gotraced-getppid-ns).
 # --smoke: the go1.26 bench server only, 500 requests/s, 2 s windows, 1 rep (that the bench
 # runs, not its figures: tests/suites/55-bench-smoke.sh).
 set -euo pipefail
@@ -35,4 +37,7 @@ servers+=(--server "prometheus-go1.19=$prom --config.file=$bin/prometheus.yml --
 caddy=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/caddy
 [[ -x $caddy ]] || { echo "bench-sampling: $caddy is missing (scripts/fetch-debian-go.sh)" >&2; exit 1; }
 servers+=(--server "caddy-go1.24=$caddy respond --listen 127.0.0.1:{port} --body {\"id\":1}")
-python3 "$root/bench/sampling/alternate.py" --gotraced "$build/cli/gotraced" --client "$bin/client" "${servers[@]}" ${args[@]+"${args[@]}"}
+by=()
+[[ -x $build/bench/host/gotraced-getppid-ns ]] && by=(--getppid "$build/bench/host/gotraced-getppid-ns")
+python3 "$root/bench/sampling/alternate.py" --gotraced "$build/cli/gotraced" --client "$bin/client" "${servers[@]}" \
+  ${by[@]+"${by[@]}"} ${args[@]+"${args[@]}"}

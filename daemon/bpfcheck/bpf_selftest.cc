@@ -171,6 +171,7 @@ std::vector<bpfcheck::ProgramCheck> CheckAllPrograms(const probes::ProbePlan *pl
                                             // whichever options a recording sets.
                                             s->rodata->cfg.raw_sys = 1;
                                             s->rodata->cfg.sched_view = 1;
+                                            s->rodata->cfg.sys_switch = 1;  // level low's syscalls
                                             if (plan->user_tracing_flag_vaddr) {
                                               s->rodata->gt_user_tracing_addr = plan->user_tracing_flag_vaddr;
                                               s->rodata->gt_user_tracing_size = plan->user_tracing_flag_size;

@@ -20,7 +20,7 @@ namespace {
 
 // Every field of PlanOptions: two option sets with the same fingerprint plan alike.
 std::string Fingerprint(const probes::PlanOptions &o) {
-  return fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", o.syscall_sample, o.syscall_tracepoints, o.sched_switch, o.gc_probes,
+  return fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", o.syscall_sample, o.syscall_switch, o.syscall_tracepoints, o.sched_switch, o.gc_probes,
                      o.sweep_probes, o.stacks, o.user_probes, o.syscalls_from_tracepoints, o.uprobe_multi,
                      o.legacy_syscall_tracepoints, o.sched_probes, o.gc_detail, o.syscall_min_ns, o.low_syscalls, o.labels);
 }

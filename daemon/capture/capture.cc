@@ -57,6 +57,7 @@ struct Capture::Impl {
   std::unique_ptr<probes::AttachedProbes> uprobes;
   std::unique_ptr<CpuSampler> cpu_sampler;  // --cpu-hz
   std::unique_ptr<SyscallSampler> sys_sampler;  // level low's syscalls by sampling (plan.syscall_sample)
+  bool by_switch = false;  // level low's syscalls from sched_switch (plan.syscall_switch), joined
   uint64_t sample_period_ns = 0, sample_sweeps = 0;  // its period and its sweeps once stopped
   std::unique_ptr<RingConsumer> consumer;
   procmem::RuntimeSnapshot snapshot;
@@ -305,8 +306,12 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     bpf_program__set_autoload(skel->progs.gt_sys_enter, sys);
     bpf_program__set_autoload(skel->progs.gt_sys_exit, sys);
     skel->rodata->cfg.sched_view = opts.plan.sched_switch ? 1 : 0;  // the kernel view (docs/kernel-view.md)
-    bpf_program__set_autoload(skel->progs.gt_sched_prev, opts.plan.sched_switch);
-    bpf_program__set_autoload(skel->progs.gt_sched_next, opts.plan.sched_switch);
+    // Level low's syscalls from sched_switch (bpf/gt_sys_switch.bpf.h); the syscall
+    // programs above are loaded as its fallback.
+    skel->rodata->cfg.sys_switch = I.plan.syscall_switch ? 1 : 0;
+    const bool sched = opts.plan.sched_switch || I.plan.syscall_switch;
+    bpf_program__set_autoload(skel->progs.gt_sched_prev, sched);
+    bpf_program__set_autoload(skel->progs.gt_sched_next, sched);
     bpf_program__set_autoload(skel->progs.gt_sched_wakeup, opts.plan.sched_switch);
     if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
     // The syscall sampler (its fallback, the syscall programs above, is loaded too).
@@ -371,6 +376,7 @@ std::string Capture::Attach() {
   life.prog[GT_HOOK_EXEC] = I.skel->progs.gt_exec;
   life.prog[GT_HOOK_TASK_NEW] = I.skel->progs.gt_task_new;
   if (opts.plan.sched_switch) {  // a kernel without them records without the kernel view
+    // (and with them level low's syscalls from sched_switch run in the same programs)
     life.prog[GT_HOOK_SCHED_PREV] = I.skel->progs.gt_sched_prev;
     life.prog[GT_HOOK_SCHED_NEXT] = I.skel->progs.gt_sched_next;
     life.prog[GT_HOOK_WAKEUP] = I.skel->progs.gt_sched_wakeup;
@@ -407,7 +413,22 @@ std::string Capture::Attach() {
         I.warnings.push_back(fmt::format("syscalls by the tracepoints: {}", ss.error()));
       }
     }
-    if (!I.sys_sampler) {
+    if (I.plan.syscall_switch && !opts.plan.sched_switch) {
+      // From sched_switch: this recording's two sched_switch programs join the daemon's
+      // one (host_hooks.h), and nothing joins the syscalls. Where that fails, the
+      // tracepoints below.
+      HookPrograms sw;
+      for (uint32_t h : {GT_HOOK_SCHED_PREV, GT_HOOK_SCHED_NEXT}) sw.required[h] = true;
+      sw.prog[GT_HOOK_SCHED_PREV] = I.skel->progs.gt_sched_prev;
+      sw.prog[GT_HOOK_SCHED_NEXT] = I.skel->progs.gt_sched_next;
+      if (auto err = I.host->Join(I.slot, opts.pid, sw, &I.warnings); err.empty())
+        I.by_switch = true;
+      else
+        I.warnings.push_back(fmt::format("syscalls by the tracepoints: sched_switch: {}", err));
+    } else if (I.plan.syscall_switch) {
+      I.by_switch = true;  // joined with the kernel view's
+    }
+    if (!I.sys_sampler && !I.by_switch) {
       for (uint32_t h : {GT_HOOK_SYS_ENTER, GT_HOOK_SYS_EXIT}) late.required[h] = true;
       late.prog[GT_HOOK_SYS_ENTER] = I.skel->progs.gt_sys_enter;
       late.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
@@ -476,6 +497,17 @@ std::string Capture::Attach() {
           bad = true;
           verdict = fmt::format("sampled syscall of g {:#x} goid {} (sched.goidgen {}): wrong g offsets?", ss->g,
                                 ss->goid, I.snapshot.goidgen);
+        } else {
+          ok = true;
+        }
+        return;
+      }
+      if (const gt_sys_switch_record *sw = r.sys_switch(); no_cas && !ok && !bad && sw) {
+        // A syscall from sched_switch (its g read from the thread's TLS, in _Gsyscall).
+        if (sw->goid == 0 || (I.snapshot.goidgen && sw->goid > I.snapshot.goidgen + 1000000)) {
+          bad = true;
+          verdict = fmt::format("syscall from sched_switch of g {:#x} goid {} (sched.goidgen {}): wrong g offsets?",
+                                sw->g, sw->goid, I.snapshot.goidgen);
         } else {
           ok = true;
         }
@@ -601,6 +633,7 @@ CaptureStats Capture::stats() const {
   }
   s.syscall_sample_period_ns = impl_->sample_period_ns;
   s.syscall_sweeps = impl_->sys_sampler ? impl_->sys_sampler->sweeps() : impl_->sample_sweeps;
+  s.syscalls_by_switch = impl_->by_switch;
   s.target_exited = impl_->exited;
   s.before_armed = impl_->before_armed;
   return s;

@@ -72,6 +72,8 @@ struct CaptureStats {
   // Level low's syscalls by sampling (syscall_sampler.h): its period and sweeps so far
   // (0: the syscalls come from the tracepoints, or there are none).
   uint64_t syscall_sample_period_ns = 0, syscall_sweeps = 0;
+  // Level low's syscalls come from sched_switch (bpf/gt_sys_switch.bpf.h), joined.
+  bool syscalls_by_switch = false;
   bool target_exited = false;
 };
 

@@ -23,7 +23,7 @@ const char *HookName(std::uint32_t h) {
     case GT_HOOK_SYS_ENTER: return "raw_syscalls/sys_enter";
     case GT_HOOK_SYS_EXIT: return "raw_syscalls/sys_exit";
     case GT_HOOK_SCHED_PREV:
-    case GT_HOOK_SCHED_NEXT: return "sched_switch (kernel view)";
+    case GT_HOOK_SCHED_NEXT: return "sched_switch (kernel view, level low's syscalls)";
     case GT_HOOK_WAKEUP: return "sched_wakeup (kernel view)";
     case GT_HOOK_TASK_EXIT: return "sched_process_exit";
     case GT_HOOK_EXEC: return "sched_process_exec";
@@ -216,7 +216,7 @@ gobin::Result<std::uint32_t> HostHooks::Reserve() {
 
 std::string HostHooks::ShareMaps(bpf_object *obj) {
   gt_host *skel = impl_->skel;
-  std::vector<bpf_map *> shared = {skel->maps.gt_host_tgids, skel->maps.gt_host_next};
+  std::vector<bpf_map *> shared = {skel->maps.gt_host_tgids, skel->maps.gt_host_next, skel->maps.gt_host_oncpu};
   for (std::uint32_t h = 0; h < GT_HOOKS; h++) shared.push_back(ProgArray(skel, h));
   for (bpf_map *m : shared) {
     bpf_map *mine = bpf_object__find_map_by_name(obj, bpf_map__name(m));

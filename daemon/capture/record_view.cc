@@ -23,6 +23,7 @@ const char *RecordKindName(uint16_t kind) {
     case GT_REC_USER: return "USER";
     case GT_REC_CPU_SAMPLE: return "CPU_SAMPLE";
     case GT_REC_SYS_SAMPLE: return "SYS_SAMPLE";
+    case GT_REC_SYS_SWITCH: return "SYS_SWITCH";
     default: return "?";
   }
 }
@@ -43,6 +44,7 @@ size_t RecordBodySize(uint16_t kind) {
     case GT_REC_USER: return sizeof(gt_user_record);
     case GT_REC_CPU_SAMPLE: return sizeof(gt_cpu_sample_record);
     case GT_REC_SYS_SAMPLE: return sizeof(gt_sys_sample_record);
+    case GT_REC_SYS_SWITCH: return sizeof(gt_sys_switch_record);
     default: return 0;
   }
 }
@@ -93,6 +95,10 @@ const gt_hello_record *RecordView::hello() const {
 const gt_cpu_sample_record *RecordView::cpu_sample() const {
   return valid_ && header().kind == GT_REC_CPU_SAMPLE ? reinterpret_cast<const gt_cpu_sample_record *>(data_) : nullptr;
 }
+const gt_sys_switch_record *RecordView::sys_switch() const {
+  return valid_ && header().kind == GT_REC_SYS_SWITCH ? reinterpret_cast<const gt_sys_switch_record *>(data_) : nullptr;
+}
+
 const gt_sys_sample_record *RecordView::sys_sample() const {
   return valid_ && header().kind == GT_REC_SYS_SAMPLE ? reinterpret_cast<const gt_sys_sample_record *>(data_) : nullptr;
 }
@@ -168,6 +174,9 @@ std::string RecordView::Describe() const {
   } else if (auto *ss = sys_sample()) {
     out += fmt::format(" nr={} arg0={} g={:#x} goid={} nvcsw={} state={} gstatus={}", ss->nr, ss->arg0, ss->g, ss->goid,
                        ss->nvcsw, ss->state, ss->gstatus);
+  } else if (auto *sw = sys_switch()) {
+    out += fmt::format(" off_ts={} nr={} arg0={} g={:#x} goid={} prev_state={}", sw->off_ts, sw->nr, sw->arg0, sw->g,
+                       sw->goid, sw->prev_state);
   } else if (auto *hl = hello()) {
     out += fmt::format(" value={}", hl->value);
   }

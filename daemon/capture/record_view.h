@@ -41,6 +41,7 @@ class RecordView {
   const gt_user_record *user() const;         // USER (runtime/trace annotation sites)
   const gt_cpu_sample_record *cpu_sample() const;
   const gt_sys_sample_record *sys_sample() const;  // SYS_SAMPLE (the syscall sampler)
+  const gt_sys_switch_record *sys_switch() const;  // SYS_SWITCH (syscalls from sched_switch)
   // The Go context of a GSTATUS, CALL or USER record, else nullptr.
   const gt_go_ctx *go_ctx() const;
 

@@ -148,6 +148,7 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
   if (v.kind() == GT_REC_SCHED_SWITCH) return DecodeKernelSwitch(v, out);  // kernel_view_decoder.cc
   if (v.kind() == GT_REC_KSYS_ENTER || v.kind() == GT_REC_KSYS_EXIT) return DecodeKernelSyscall(v, out);
   if (v.kind() == GT_REC_SYS_SAMPLE) return DecodeSysSample(v, out);
+  if (v.kind() == GT_REC_SYS_SWITCH) return DecodeSysSwitch(v, out);
   if (v.kind() == GT_REC_GSTATUS || v.kind() == GT_REC_CALL) {
     if (const gt_go_ctx *c = v.go_ctx(); c != nullptr && c->m != 0) {
       auto [it, fresh] = m_thread_.try_emplace(c->m, v.tid());
@@ -394,20 +395,49 @@ void RecordDecoder::DecodeSysSample(const capture::RecordView &v, std::vector<Re
   sys_sample_->Add(*s, sampled_);
   stats_.sample_sweeps = sys_sample_->sweeps();
   stats_.sample_short = sys_sample_->short_syscalls();
-  for (const SampledSyscall &c : sampled_) {
-    // Both halves at once, as the tracepoint path's one record per syscall (the model's
-    // sparse mode: GoCreateSyscall, GoDestroySyscall); the begin is older than this record.
-    Record b;
-    b.ts = c.begin;
-    b.m = c.tid;
-    b.kind = RecordKind::kGoSyscallBegin;
-    b.g = static_cast<Goid>(c.goid);
-    Record e = b;
-    e.ts = c.end;
-    e.kind = RecordKind::kGoSyscallEnd;
-    Emit(out, std::move(b));
-    Emit(out, std::move(e));
+  for (const SampledSyscall &c : sampled_) EmitSampledSyscall(c, out);
+}
+
+void RecordDecoder::EmitSampledSyscall(const SampledSyscall &c, std::vector<Record> &out) {
+  // Both halves at once, as the tracepoint path's one record per syscall (the model's
+  // sparse mode: GoCreateSyscall, GoDestroySyscall); the begin is older than the record,
+  // so the model, which takes records in the ring's order, cannot see an overlap with a
+  // syscall of the same goroutine it has already ended: this guard does. (The capture
+  // side makes none: bpf/gt_sys_switch.bpf.h drops a note its thread outlived.)
+  auto [it, fresh] = syscall_end_.try_emplace(c.goid, c.end);
+  if (!fresh) {
+    if (c.begin < it->second) {
+      ++stats_.syscall_overlaps;
+      return;
+    }
+    it->second = c.end;
   }
+  syscall_end_max_ = std::max(syscall_end_max_, c.end);
+  if (syscall_end_.size() > syscall_end_prune_at_) {  // goroutines come and go: forget those idle 10 s
+    std::erase_if(syscall_end_, [&](const auto &kv) { return kv.second + 10'000'000'000ull < syscall_end_max_; });
+    syscall_end_prune_at_ = std::max<std::size_t>(65536, 2 * syscall_end_.size());
+  }
+  Record b;
+  b.ts = c.begin;
+  b.m = c.tid;
+  b.kind = RecordKind::kGoSyscallBegin;
+  b.g = static_cast<Goid>(c.goid);
+  Record e = b;
+  e.ts = c.end;
+  e.kind = RecordKind::kGoSyscallEnd;
+  Emit(out, std::move(b));
+  Emit(out, std::move(e));
+}
+
+void RecordDecoder::DecodeSysSwitch(const capture::RecordView &v, std::vector<Record> &out) {
+  // One syscall seen off CPU from its switch-out to its switch-in (bpf/gt_sys_switch.bpf.h
+  // wrote it only if that lasted the threshold): the same syscall events as the sampler's.
+  const gt_sys_switch_record *s = v.sys_switch();
+  if (s == nullptr || s->goid == 0 || s->off_ts == 0 || s->off_ts > s->h.ts_ns) {
+    ++stats_.ignored;
+    return;
+  }
+  EmitSampledSyscall({s->h.tid, s->goid, s->nr, s->arg0, s->off_ts, s->h.ts_ns}, out);
 }
 
 void RecordDecoder::Flush(std::vector<Record> &out) {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,10 @@ struct DecoderStats {
   // The syscall sampler (capture level low, sys_sample_tracker.h): sweeps read, and the
   // syscalls seen in them that ended under the threshold.
   std::uint64_t sample_sweeps = 0, sample_short = 0;
+  // Level low's whole syscalls (sampler, sched_switch) dropped because they overlapped one
+  // already written for the same goroutine (EmitSampledSyscall's guard): 0 unless the
+  // capture side made one of a stale observation.
+  std::uint64_t syscall_overlaps = 0;
   std::map<std::string, std::uint64_t> unclassified_callers;  // for diagnostics
 };
 
@@ -161,6 +166,15 @@ class RecordDecoder {
   // The syscall sampler's records (GT_REC_SYS_SAMPLE): a begin and an end per syscall
   // that lasted the plan's syscall_min_ns (sys_sample_tracker.h).
   void DecodeSysSample(const capture::RecordView &v, std::vector<Record> &out);
+  // Level low's syscalls from sched_switch (GT_REC_SYS_SWITCH): the record is the syscall.
+  void DecodeSysSwitch(const capture::RecordView &v, std::vector<Record> &out);
+  // A syscall of either: GoSyscallBegin and GoSyscallEnd on its thread; one that begins
+  // before the end of the last one written for its goroutine is dropped (a goroutine is
+  // in one syscall at a time: Go's parser refuses a second GoCreateSyscall), counted.
+  void EmitSampledSyscall(const SampledSyscall &c, std::vector<Record> &out);
+  std::unordered_map<std::uint64_t, std::uint64_t> syscall_end_;  // goid -> its last written end
+  std::uint64_t syscall_end_max_ = 0;                             // the latest of those
+  std::size_t syscall_end_prune_at_ = 65536;
   std::optional<SysSampleTracker> sys_sample_;
   std::vector<SampledSyscall> sampled_;  // scratch
   std::string FdName(std::int64_t nr, std::uint64_t arg0);

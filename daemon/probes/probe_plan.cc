@@ -406,6 +406,8 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
       plan.syscall_sample = plan.syscall_pair && opts.syscall_sample && opts.syscall_min_ns > 0;
       if (plan.syscall_sample)
         plan.syscall_sample_period_ns = std::clamp<uint64_t>(opts.syscall_min_ns / 4, 250'000, 100'000'000);
+      // A short syscall rarely leaves the CPU: without a threshold, the tracepoints.
+      plan.syscall_switch = plan.syscall_pair && !plan.syscall_sample && opts.syscall_switch && opts.syscall_min_ns > 0;
     }
   } else if (opts.syscalls_from_tracepoints &&
            (v.minor >= 26 || (opts.uprobe_multi && opts.legacy_syscall_tracepoints)))

@@ -189,6 +189,11 @@ struct ProbePlan {
   // ... every this long: a quarter of syscall_min_ns (a syscall of the threshold is seen by
   // 3-4 sweeps), between 250 us and 100 ms.
   uint64_t syscall_sample_period_ns = 0;
+  // With syscall_pair and a threshold: the syscalls come from sched_switch (a thread off
+  // CPU in a goroutine syscall for syscall_min_ns: bpf/gt_sys_switch.bpf.h) instead of the
+  // sys_enter / sys_exit programs, which are loaded as its fallback
+  // (PlanOptions::syscall_switch).
+  bool syscall_switch = false;
   // The kernel view's goroutine syscall records (bpf/gt_kernel_syscall.bpf.h): the plan's
   // syscalls come from uprobes (Go <= 1.25) and the kernel view is on; go_text and sys_skip
   // are its filter's ranges too (syscall_sites.h UseKernelViewSyscalls).
@@ -249,8 +254,11 @@ struct PlanOptions {
   bool labels = true;
   // Capture level low with a threshold (syscall_min_ns > 0): find the long syscalls by
   // sampling the target's threads (ProbePlan::syscall_sample) rather than by a program on
-  // every syscall. `--syscalls-by sample|tracepoint`, serve's `syscalls_by`.
+  // every syscall. `--syscalls-by sample`, serve's `syscalls_by = "sample"`.
   bool syscall_sample = false;
+  // ... or from sched_switch (ProbePlan::syscall_switch): `--syscalls-by switch`, serve's
+  // `syscalls_by = "switch"`. Neither: the sys_enter / sys_exit tracepoints.
+  bool syscall_switch = false;
 };
 
 // The plan for `bin` with runtime struct offsets `layout`. Errors name what is missing:

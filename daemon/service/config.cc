@@ -223,12 +223,12 @@ void ParseFlight(const toml::table &t, Config &c) {
   if (auto v = s.NonNegative("syscall_min_ms", 3600e3)) c.syscall_min_ms = *v;
   if (const toml::node *n = t.get("syscalls_by")) {
     auto text = s.String("syscalls_by");
-    if (text && *text == "sample")
-      c.syscalls_by_sample = true;
-    else if (text && *text == "tracepoint")
-      c.syscalls_by_sample = false;
-    else
-      Fail(*n, fmt::format("flight.syscalls_by: \"{}\" is not one of sample, tracepoint", text ? *text : ""));
+    if (text && (*text == "sample" || *text == "switch" || *text == "tracepoint")) {
+      c.syscalls_by_sample = *text == "sample";
+      c.syscalls_by_switch = *text == "switch";
+    } else {
+      Fail(*n, fmt::format("flight.syscalls_by: \"{}\" is not one of switch, sample, tracepoint", text ? *text : ""));
+    }
   }
   if (const toml::node *n = t.get("trace_version")) {
     auto text = s.String("trace_version");

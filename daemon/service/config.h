@@ -119,10 +119,13 @@ struct Config {
   // syscall_min; a watch's syscall trigger below it lowers it for that process). 0: all.
   double syscall_min_ms = 1;
   // Level low: how those syscalls are found. "sample": a task iterator over the target's
-  // threads every syscall_min_ms / 4, nothing per syscall; "tracepoint": a program on
+  // threads every syscall_min_ms / 4, nothing per syscall; "switch": sched_switch, a
+  // thread off CPU in a syscall that long, nothing per syscall; "tracepoint": a program on
   // every syscall (sys_enter/sys_exit), which also makes every other process's syscalls
   // slower (docs/cost.md).
+  // Default "tracepoint" (docs/probe-plan.md §10 "Syscalls from sched_switch": its figures).
   bool syscalls_by_sample = false;
+  bool syscalls_by_switch = false;
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
 

@@ -368,6 +368,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
   ro.cpu_hz = cfg.cpu_hz;
   ro.syscall_min = std::chrono::nanoseconds(static_cast<std::int64_t>(cfg.syscall_min_ms * 1e6));
   ro.syscall_sample = cfg.syscalls_by_sample;
+  ro.syscall_switch = cfg.syscalls_by_switch;
   ro.start_time = info.start_time;
   const std::string where = container::Describe(info.identity);
   spdlog::info("attaching to pid {} ({}{}{}) [watch rule at line {}]", info.pid, info.exe, where.empty() ? "" : ", ",

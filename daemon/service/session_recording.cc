@@ -35,6 +35,7 @@ class SessionRecording final : public Recording {
     so.state_sample = o.state_sample;
     so.syscall_min = o.syscall_min;
     so.syscall_sample = o.syscall_sample;
+    so.syscall_switch = o.syscall_switch;
     so.self_check = o.self_check;
     so.triggers = o.triggers;
     so.on_trigger = o.on_trigger;

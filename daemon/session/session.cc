@@ -283,6 +283,7 @@ struct Session::Impl {
     stats.short_syscalls = cs.short_syscalls;
     stats.syscall_sample_period_ns = cs.syscall_sample_period_ns;
     stats.syscall_sweeps = cs.syscall_sweeps;
+    stats.syscalls_by_switch = cs.syscalls_by_switch;
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -372,6 +373,7 @@ bool Session::Prepare(std::string *error) {
     co.plan.syscall_min_ns = min_ns;
     co.plan.low_syscalls = I.options.events.syscalls;
     co.plan.syscall_sample = I.options.syscall_sample;
+    co.plan.syscall_switch = I.options.syscall_switch;
   }
   if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
     return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "
@@ -628,6 +630,10 @@ bool Session::Stop(std::string *error) {
     std::lock_guard<std::mutex> lock(I.mu);
     I.stats.m_thread_changes = ds.m_thread_changes;
   }
+  if (ds.syscall_overlaps)
+    spdlog::warn("gotraced: {} syscalls left out: each overlapped one already written for the same goroutine (a "
+                 "stale observation of the capture side; RecordDecoder::EmitSampledSyscall)",
+                 ds.syscall_overlaps);
   spdlog::debug("syscall exits: {} kept the P, {} retaken, {} without a P ({} resolved later)", ds.exits_fast,
                 ds.exits_retaken, ds.exits_no_p, ds.deferred);
   if (ms.inconsistencies) spdlog::debug("last repair: {}", I.pipe->model().last_repair());

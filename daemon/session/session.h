@@ -121,6 +121,9 @@ struct SessionOptions {
   // every syscall_min / 4 (capture/syscall_sampler.h) instead of a program on every
   // syscall (the sys_enter/sys_exit tracepoints, the fallback). `--syscalls-by`.
   bool syscall_sample = false;
+  // ... or from sched_switch: a thread off CPU in a goroutine syscall for syscall_min
+  // (bpf/gt_sys_switch.bpf.h), no program on any syscall. `--syscalls-by switch`.
+  bool syscall_switch = false;
 
   // --pid: wait (up to 1 s) for a first record that proves the struct offsets right
   // (capture.h self_check). Off for serve's escalations: the always-on recording of the
@@ -153,6 +156,8 @@ struct SessionStats {
   std::uint64_t syscall_min_ns = 0;
   // Level low's syscalls by sampling: the period (0: by the tracepoints) and sweeps made.
   std::uint64_t syscall_sample_period_ns = 0, syscall_sweeps = 0;
+  // Level low's syscalls came from sched_switch (`--syscalls-by switch` in effect).
+  bool syscalls_by_switch = false;
   bool target_exited = false;
   // The target called execve: the program traced is gone (its pid runs another one).
   // The recording ends at the exec; records after it are not the traced program's.

@@ -237,16 +237,26 @@ TEST(Config, EventsReachTheSession) {
   EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
 }
 
-// Level low's syscalls: by the tracepoints unless syscalls_by = "sample"; anything else
-// refused with the line.
+// Level low's syscalls: by the tracepoints unless syscalls_by = "sample" or "switch";
+// anything else refused with the line.
 TEST(Config, SyscallsBy) {
   std::string err;
   auto d = ParseConfig("[[watch]]\nname = \"x\"\n", "t.toml", &err);
   ASSERT_TRUE(d) << err;
   EXPECT_FALSE(d->syscalls_by_sample);
+  EXPECT_FALSE(d->syscalls_by_switch);  // the default: the tracepoints
   auto s = ParseConfig("[flight]\nsyscalls_by = \"sample\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
   ASSERT_TRUE(s) << err;
   EXPECT_TRUE(s->syscalls_by_sample);
+  EXPECT_FALSE(s->syscalls_by_switch);
+  auto w = ParseConfig("[flight]\nsyscalls_by = \"switch\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(w) << err;
+  EXPECT_TRUE(w->syscalls_by_switch);
+  EXPECT_FALSE(w->syscalls_by_sample);
+  auto t = ParseConfig("[flight]\nsyscalls_by = \"tracepoint\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
+  ASSERT_TRUE(t) << err;
+  EXPECT_FALSE(t->syscalls_by_switch);
+  EXPECT_FALSE(t->syscalls_by_sample);
   auto bad = ParseConfig("[flight]\nsyscalls_by = \"kprobe\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
   EXPECT_FALSE(bad);
   EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
