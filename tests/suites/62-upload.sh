@@ -105,11 +105,31 @@ pair() {
 }
 # check_objects PID: every spooled file of PID (saved copy) is an object with equal bytes that
 # tracecheck accepts, with the metadata listed by `gotraced traces`.
+# The listing is read again for up to 10 s while an object is not in it: versitygw's posix
+# backend writes an object's file before its metadata (xattrs), so a listing right after
+# the upload was confirmed can show it without the metadata that names it (fresh clone,
+# 2026-12-06: "after" object NONE, listed a moment after its upload).
 check_objects() {
-  local pid=$1 f key n=0
-  "$GOTRACED" traces --store "$W/c.toml" --json >"$W/list.json" 2>"$W/list.err" || die "gotraced traces: $(cat "$W/list.err")"
+  local pid=$1 f key n=0 try
   for f in "$W"/saved/*-"$pid"-*.trace; do
-    key=$(python3 - "$W/list.json" "$(basename "$f")" "$pid" <<'PY'
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+      "$GOTRACED" traces --store "$W/c.toml" --json >"$W/list.json" 2>"$W/list.err" || die "gotraced traces: $(cat "$W/list.err")"
+      key=$(find_key "$f" "$pid")
+      [[ $key == NONE ]] || break
+      sleep 1
+    done
+    [[ $key == gt/* ]] || die "pid $pid: $(basename "$f"): $key (listing: $(head -c 600 "$W/list.json"))"
+    "$GOTRACED" traces get "$key" --out "$W/got.trace" --store "$W/c.toml" 2>/dev/null || die "traces get $key failed"
+    cmp -s "$f" "$W/got.trace" || die "$key: the object's bytes differ from the spooled file's"
+    "$TC" "$W/got.trace" >/dev/null 2>"$W/tc.err" || die "$key: tracecheck refused it: $(head -c 300 "$W/tc.err")"
+    n=$((n + 1))
+  done
+  ((n == 2)) || die "pid $pid: $n objects checked, want 2"
+}
+# find_key FILE PID: the key of the listed object (list.json) that FILE was uploaded as,
+# or NONE / MISSING / BADMETA / BADKEY with what is wrong.
+find_key() {
+  python3 - "$W/list.json" "$(basename "$1")" "$2" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1])); name = sys.argv[2]; pid = sys.argv[3]
 part = "before" if name.endswith(".before.trace") else "after"
@@ -124,14 +144,6 @@ for r in rows:
         print(r["key"]); sys.exit(0)
 print("NONE")
 PY
-)
-    [[ $key == gt/* ]] || die "pid $pid: $(basename "$f"): $key (listing: $(head -c 600 "$W/list.json"))"
-    "$GOTRACED" traces get "$key" --out "$W/got.trace" --store "$W/c.toml" 2>/dev/null || die "traces get $key failed"
-    cmp -s "$f" "$W/got.trace" || die "$key: the object's bytes differ from the spooled file's"
-    "$TC" "$W/got.trace" >/dev/null 2>"$W/tc.err" || die "$key: tracecheck refused it: $(head -c 300 "$W/tc.err")"
-    n=$((n + 1))
-  done
-  ((n == 2)) || die "pid $pid: $n objects checked, want 2"
 }
 no_spool_trace() { ! ls "$W"/spool/*.trace >/dev/null 2>&1; }
 
