@@ -7,8 +7,9 @@
 #include "bpf/gt_maps.bpf.h"
 #include "bpf/gt_read.bpf.h"
 
-// Two reads of the target: cfg.labels_id_head bytes at ptr, and the span from the first
-// offset to the end of the second word at w[0] (cfg.labels_id_off: at most 56 bytes). When
+// Two reads of the target (three on a map version: cfg.labels_id_w1_at_w3): cfg.labels_id_head
+// bytes at ptr, and the span from the first offset to the end of the second word at w[0]
+// (cfg.labels_id_off: at most 56 bytes). When
 // the span cannot be read (it may end past a small object, on a page nothing has touched,
 // which the helper cannot fault in), the first word alone. A global function, verified
 // once; the words are left in s->lwin[0..3] (0 where a read failed).
@@ -40,5 +41,11 @@ __noinline int gt_labels_id(struct scratch *s, __u64 ptr) {
   asm volatile("%[j] &= 7" : [j] "+r"(j));
   s->lwin[2] = s->lwin[4];
   s->lwin[3] = s->lwin[4 + j];
+  // A third read on map versions: the first word of the first bucket (the set's third
+  // object: its own memory may be reused while the hmap's is not).
+  if (cfg.labels_id_w1_at_w3 && s->lwin[3] && bpf_probe_read_user(&s->lwin[1], 8, (const void *)s->lwin[3]) != 0) {
+    count_fault();
+    s->lwin[1] = 0;
+  }
   return 0;
 }

@@ -112,6 +112,10 @@ struct gt_bpf_config {
   // Bytes of the set's first object to copy at g.labels: 8 or 16 (no more than it holds: a
   // read past it may reach a page nothing has touched yet, which BPF cannot fault in).
   gt_s32 labels_id_head;
+  // 1: w[1] is the first word of what w[3] points to (a map version's first bucket: its
+  // tophash bytes, which a bucket reused by anything else no longer holds); the head is 8.
+  gt_s32 labels_id_w1_at_w3;
+  gt_u8 pad5[4];
 };
 
 // gt_go_ctx.p_status of a hit that took p.id from the thread's cache (p_id_cache).

@@ -167,7 +167,8 @@ struct gt_stack_tail {
 // dropped may have been freed and its memory reused by anything, so it reads these words
 // again after the set and drops a set whose words changed (daemon/procmem/label_reader.h).
 // Copied as they are, 0 where a read failed or no pointer:
-//   w[0], w[1]: the words at the pointer (w[1] only when cfg.labels_id_head is 16);
+//   w[0], w[1]: the words at the pointer (w[1] only when cfg.labels_id_head is 16; with
+//               cfg.labels_id_w1_at_w3, the first word of what w[3] points to instead);
 //   w[2], w[3]: the words at w[0] + cfg.labels_id_off[0] and w[0] + cfg.labels_id_off[1]
 //               (w[3] 0 when the span between cannot be read).
 // Which of them belong to the set, per runtime/pprof's representation, is the daemon's

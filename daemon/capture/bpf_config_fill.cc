@@ -59,6 +59,7 @@ void FillConfig(const probes::ProbePlan &plan, pid_t pid, gt_bpf_config *c, uint
     c->labels_id_off[0] = off[0];
     c->labels_id_off[1] = off[1];
     c->labels_id_head = procmem::LabelIdHead(repr);
+    c->labels_id_w1_at_w3 = repr == procmem::LabelRepr::kMap;
   }
   c->tls_g_off = plan.tls_g_offset;
   c->gstatus_groups_set = 1;

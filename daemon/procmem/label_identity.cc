@@ -22,6 +22,7 @@ std::uint64_t LabelSetId(LabelRepr repr, const LabelIdWords &w) {
   if (repr == LabelRepr::kMap) {
     h = Mix(h, w[2] >> 32);  // hash0
     h = Mix(h, w[3]);        // buckets
+    h = Mix(h, w[1]);        // the first bucket's tophash bytes
   } else {
     h = Mix(h, w[1]);  // len
     if (w[1] >= 1) h = Mix(h, w[2]);
@@ -40,12 +41,12 @@ bool ReadLabelIdWords(const MemRead &read, std::uint64_t ptr, LabelRepr repr, La
   const std::uint64_t at = (*w)[0] + static_cast<std::uint64_t>(off[0]);
   std::uint64_t span[7] = {};
   const std::size_t n = static_cast<std::size_t>(off[1] - off[0]) + 8;
-  if (read(at, span, n)) {
-    (*w)[2] = span[0];
-    (*w)[3] = span[(off[1] - off[0]) / 8];
-    return true;
-  }
-  return read(at, &(*w)[2], 8);
+  if (!read(at, span, n)) return read(at, &(*w)[2], 8);
+  (*w)[2] = span[0];
+  (*w)[3] = span[(off[1] - off[0]) / 8];
+  // A map's first bucket: its first word (bpf_config.h labels_id_w1_at_w3).
+  if (repr == LabelRepr::kMap && (*w)[3] != 0 && !read((*w)[3], &(*w)[1], 8)) return false;
+  return true;
 }
 
 }  // namespace gotraced::procmem

@@ -7,7 +7,10 @@
 // words again (label_reader.h), and a set whose words changed is dropped, never printed.
 // Which words belong to the set, per runtime/pprof's representation (label_set.h):
 //   map, Go 1.19-1.23: g.labels -> *labelMap, an 8-byte object holding the *hmap: w[0]
-//     (w[1] is not read: it is the next object's, maybe on a page not touched yet). w[2], w[3]: the hmap's words at 8 and 16, of which
+//     (the word after it is the next object's, maybe on a page not touched yet). w[1]:
+//     the first word of the first bucket (its tophash bytes: the buckets are an object of
+//     their own, freed with the set and reusable while the hmap's memory is not; the HTTP
+//     bench read such sets as `""="" ""=""` and `[cut: 2 labels]` before this word). w[2], w[3]: the hmap's words at 8 and 16, of which
 //     hash0 (the upper half of the first: runtime/map.go hmap{count int; flags, B uint8;
 //     noverflow uint16; hash0 uint32}) and buckets. hash0 is the map's random seed
 //     (makemap: h.hash0 = uint32(rand())), so a map made again at the same address
