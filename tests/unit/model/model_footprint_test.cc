@@ -28,15 +28,8 @@ std::size_t Largest(const ModelFootprint &f) {
 
 void RunChurn(Version v) {
   DiscardSink sink;
-  std::unique_ptr<encoder::EventWriter> w;
   encoder::LegacyTraceWriter *legacy = nullptr;
-  if (encoder::IsLegacy(v)) {
-    auto lw = std::make_unique<encoder::LegacyTraceWriter>(sink, encoder::LegacyWriterOptions{.version = v, .tick_divisor = 1});
-    legacy = lw.get();
-    w = std::move(lw);
-  } else {
-    w = std::make_unique<encoder::TraceWriter>(sink, encoder::WriterOptions{.version = v, .tick_divisor = 1});
-  }
+  std::unique_ptr<encoder::EventWriter> w = MakeWriter(sink, v, &legacy);
   TableSymbolizer sym;
   Model m(*w, &sym);
   std::uint64_t t = 100;

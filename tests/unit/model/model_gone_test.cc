@@ -38,15 +38,8 @@ std::uint64_t Scenario(Model &m, Goid n) {
 
 void RunGone(Version v, const char *name) {
   encoder::MemorySink sink;
-  std::unique_ptr<encoder::EventWriter> w;
   encoder::LegacyTraceWriter *legacy = nullptr;
-  if (encoder::IsLegacy(v)) {
-    auto lw = std::make_unique<encoder::LegacyTraceWriter>(sink, encoder::LegacyWriterOptions{.version = v, .tick_divisor = 1});
-    legacy = lw.get();
-    w = std::move(lw);
-  } else {
-    w = std::make_unique<encoder::TraceWriter>(sink, encoder::WriterOptions{.version = v, .tick_divisor = 1});
-  }
+  std::unique_ptr<encoder::EventWriter> w = MakeWriter(sink, v, &legacy);
   TableSymbolizer sym;
   Model m(*w, &sym);
   constexpr Goid kN = 1000;

@@ -65,4 +65,14 @@ CheckResult Harness::Finish(const std::string &name) {
   return RunTracecheck(sink.bytes(), name);
 }
 
+std::unique_ptr<encoder::EventWriter> MakeWriter(encoder::Sink &sink, encoder::Version v,
+                                                 encoder::LegacyTraceWriter **legacy) {
+  *legacy = nullptr;
+  if (!encoder::IsLegacy(v))
+    return std::make_unique<encoder::TraceWriter>(sink, encoder::WriterOptions{.version = v, .tick_divisor = 1});
+  auto lw = std::make_unique<encoder::LegacyTraceWriter>(sink, encoder::LegacyWriterOptions{.version = v, .tick_divisor = 1});
+  *legacy = lw.get();
+  return lw;
+}
+
 }  // namespace gotraced::model::testing

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "daemon/model/model.h"
 #include "daemon/model/record.h"
+#include "encoder/legacy_writer.h"
 #include "encoder/sink.h"
 #include "encoder/trace_writer.h"
 #include "tests/unit/common/tracecheck_runner.h"
@@ -45,6 +47,11 @@ using testutil::TraceEvents;
 inline CheckResult RunTracecheck(const std::vector<std::uint8_t> &bytes, const std::string &name) {
   return testutil::RunTracecheck(bytes, name, "gotraced-model-tests");
 }
+
+// The writer of version v into `sink`: the legacy one for go1.19/go1.21 (then also in
+// *legacy, for its goroutines_tracked()), else the v2 one.
+std::unique_ptr<encoder::EventWriter> MakeWriter(encoder::Sink &sink, encoder::Version v,
+                                                 encoder::LegacyTraceWriter **legacy);
 
 // One model writing into memory.
 struct Harness {
