@@ -75,6 +75,7 @@ void DecodeCpuSample(const capture::RecordView &v, const DecoderConfig &cfg, std
     l.ts = r.ts;
     l.m = r.m;
     l.g = s->curg_goid;
+    l.target_g = s->curg_goid;  // from a sample (model_labels.cc OnGoLabels)
     l.value = s->labels;
     l.value2 = LabelsId(cfg.go_minor, s->labels, s->labels_id);
     l.flag = true;

@@ -59,7 +59,11 @@ void Model::OnGoLabels(const Record &r) {
   const Goid g = r.g == kUnknownG ? st_.M(r.m).g : r.g;
   const GoState *gs = g != kNoG && g != kUnknownG ? st_.G(g) : nullptr;
   if (gs == nullptr || gs->status != GoStatus::kRunning || gs->m != r.m) {
-    ++stats_.records_discarded;
+    // A CPU sample's set (target_g: the goroutine the sample found) may catch its
+    // goroutine where the model does not have it running on that M: in a syscall, or
+    // between the records of a switch. Not a fault: the set is named at the goroutine's
+    // next start, block or syscall. A syscall entry's set (target_g kNoG) must find it.
+    if (r.target_g == kNoG) ++stats_.records_discarded;
     return;
   }
   RunningLabels(r, g);
