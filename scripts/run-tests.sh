@@ -31,13 +31,26 @@ else
   echo "-- ctest-repeat FAILED after $(( $(date +%s) - s0 ))s (log: $BUILD/ctest-repeat.log)"
 fi
 rm -rf "$tmp"
+# Each suite's output is kept in $BUILD/suite-logs/ as well as printed, so that the end of
+# the run can say again why a suite failed: a CI log is often cut in the middle, and its
+# tail is what a reader gets.
+logs=$GOTRACED_BUILD/suite-logs
+rm -rf "$logs" && mkdir -p "$logs"
 for s in tests/suites/*.sh; do
   [[ -e "$s" ]] || continue
-  echo "== suite $(basename "$s")"
+  name=$(basename "$s")
+  echo "== suite $name"
   s0=$(date +%s)
-  if bash "$s"; then passed=$((passed+1)); echo "-- $(basename "$s") ok in $(( $(date +%s) - s0 ))s"
-  else failed+=("$(basename "$s")"); echo "-- $(basename "$s") FAILED after $(( $(date +%s) - s0 ))s"; fi
+  if bash "$s" 2>&1 | tee "$logs/$name.log"; then passed=$((passed+1)); echo "-- $name ok in $(( $(date +%s) - s0 ))s"
+  else failed+=("$name"); echo "-- $name FAILED after $(( $(date +%s) - s0 ))s"; fi
 done
 echo "== $(( $(date +%s) - start ))s"
+for f in "${failed[@]}"; do
+  [[ -f $logs/$f.log ]] || continue
+  echo "== why $f failed (its FAIL lines, then its last lines; whole log: $logs/$f.log)"
+  grep -E 'FAIL|not ok' "$logs/$f.log" | tail -n 10 | cut -c1-400 || true
+  echo "   ..."
+  tail -n 8 "$logs/$f.log" | cut -c1-400
+done
 echo "suites: ${passed} passed, ${#failed[@]} failed"
 if ((${#failed[@]})); then echo "failed: ${failed[*]}"; exit 1; fi

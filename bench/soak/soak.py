@@ -15,7 +15,9 @@ Per server: `gotraced --pid` (each target's own trace format: the go1.19 server 
 always-on path). Every --probe s (1): the daemon's VmRSS, its heap (RssAnon) and the BPF
 maps' resident pages (the ring buffer: mapped pages, not the daemon's own memory); a line
 with the least and most of each every --sample s. Growth = the floor (least sample) of
-VmRSS less the BPF maps over the last --window s (30) minus its floor over the first
+VmRSS less the BPF maps (and, with --serve, less the flight window's bytes that
+/processes reports: bounded by window_mb, following the event rate) over the last
+--window s (30) minus its floor over the first
 --window s after --warm s: what is held for a moment (a generation being encoded, a
 drain's records) swings one sample by 2-5 MB, a leak raises the floor (the median's
 growth is printed beside it). Exits non-zero when a growth exceeds
@@ -25,6 +27,7 @@ errors, e.g. requests timed out on a loaded machine, are printed, not judged).
 """
 import argparse
 import json
+import re
 import os
 import signal
 import statistics
@@ -63,6 +66,19 @@ def rss_sample(pid):
     if rss is None or anon is None or maps is None:
         return None
     return {"rss_kb": rss, "anon_kb": anon, "bpf_kb": maps}
+
+
+def own_kb(s):
+    """What the daemon holds of its own: RSS less the BPF maps and, under serve, less the
+    flight window's bytes (generations kept for a dump, bounded by window_mb and following
+    the event rate, not the recording's age)."""
+    return s["rss_kb"] - s["bpf_kb"] - s.get("window_kb", 0)
+
+
+def window_kb(sock, pid):
+    """The bytes serve holds in pid's flight window, from /processes (0 if not listed)."""
+    m = re.search(r'"window":\{[^}]*"bytes":(\d+)', serve_state(sock, pid))
+    return int(m.group(1)) / 1024 if m else 0
 
 
 def serve_state(sock, pid):
@@ -130,14 +146,17 @@ def run_one(a, label, server, work):
             dead = "gotraced exited (%s) at %.0f s" % (gt.returncode, t)
             break
         s["t"] = round(t, 1)
+        if a.serve:
+            s["window_kb"] = window_kb(sock, srv.pid)
         series.append(s)
         last = [x for x in series if x["t"] > t - a.sample + a.probe / 2]
         if len(series) % max(1, round(a.sample / a.probe)) == 0:
-            own = [(x["rss_kb"] - x["bpf_kb"]) / 1024 for x in last]
+            own = [own_kb(x) / 1024 for x in last]
             heap = [x["anon_kb"] / 1024 for x in last]
-            print("  %-8s t=%4ds RSS %7.1f MB  less BPF maps %6.1f..%6.1f MB  heap %6.1f..%6.1f MB  BPF maps %6.1f MB" %
-                  (label, round(t), s["rss_kb"] / 1024, min(own), max(own), min(heap), max(heap), s["bpf_kb"] / 1024),
-                  flush=True)
+            print("  %-8s t=%4ds RSS %7.1f MB  less BPF maps%s %6.1f..%6.1f MB  heap %6.1f..%6.1f MB  BPF maps %6.1f MB%s" %
+                  (label, round(t), s["rss_kb"] / 1024, " and window" if a.serve else "", min(own), max(own),
+                   min(heap), max(heap), s["bpf_kb"] / 1024,
+                   "  window %.1f MB" % (s["window_kb"] / 1024) if a.serve else ""), flush=True)
         if t >= a.seconds - 0.5:
             break
     if a.serve:
@@ -197,7 +216,7 @@ def growth(res, warm, window):
     last = [s for s in after if s["t"] > after[-1]["t"] - window]
 
     def own(xs):
-        return [(s["rss_kb"] - s["bpf_kb"]) / 1024 for s in xs]
+        return [own_kb(s) / 1024 for s in xs]
 
     def heap(xs):
         return [s["anon_kb"] / 1024 for s in xs]

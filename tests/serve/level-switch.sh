@@ -55,7 +55,7 @@ cat >"$W/c.toml" <<EOF
 [flight]
 window_seconds = 4
 generation_ms = 500
-ring_mb = 32  # the escalation must lose nothing: room for a daemon starved by a loaded machine (8 MiB lost 32k records at load 8)
+ring_mb = 64  # the escalation must lose nothing: room for a daemon starved by a loaded machine (8 MiB lost 32k records at load 8, 32 MiB 54k in a run beside three builds, and failed a CI run; 64 is the CLI's default and the most a standby may hold)
 [endpoint]
 socket = "$SOCK"
 max_trace_seconds = 60
