@@ -30,6 +30,7 @@
 #include "daemon/session/gobin_symbolizer.h"
 #include "daemon/session/heap_log.h"
 #include "daemon/session/initial_heap_goal.h"
+#include "daemon/session/loss_log.h"
 #include "daemon/session/model_counters.h"
 #include "daemon/session/pipeline.h"
 #include "daemon/session/record_file.h"
@@ -191,6 +192,7 @@ struct Session::Impl {
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::unique_ptr<StateSampler> sampler;  // level low's goroutine state samples (state_sampler.h)
   std::uint64_t lost_seen = 0;
+  LossLog loss_log;  // the log's lines of those losses, one per 10 s at most
   std::uint64_t repairs_logged = 0;
   std::chrono::steady_clock::time_point next_stats{};
   int pidfd = -1;  // the target's, for the consumer's waits (closed with the session)
@@ -245,15 +247,14 @@ struct Session::Impl {
     const std::uint64_t lost = KnownLost(cs, final);
     if (lost > lost_seen) {
       pipe->NoteLoss(lost - lost_seen);
-      if (cs.consumer.lost() > lost_seen)
-        spdlog::warn("gotraced: {} records lost (the ring buffer was full); the generation is cut",
-                     cs.consumer.lost() - lost_seen);
-      if (lost > std::max(cs.consumer.lost(), lost_seen))
-        spdlog::warn("gotraced: {} records missing by their sequence numbers, beyond those the ring refused; "
-                     "the generation is cut",
-                     lost - std::max(cs.consumer.lost(), lost_seen));
+      const std::uint64_t refused = cs.consumer.lost() > lost_seen ? cs.consumer.lost() - lost_seen : 0;
+      const std::uint64_t missing = lost > std::max(cs.consumer.lost(), lost_seen)
+                                        ? lost - std::max(cs.consumer.lost(), lost_seen)
+                                        : 0;
+      loss_log.Note(refused, missing, LossLog::Clock::now());
       lost_seen = lost;
     }
+    if (final) loss_log.Flush(LossLog::Clock::now());
   }
 
   void UpdateStats(const capture::CaptureStats &cs, bool final = false) {
