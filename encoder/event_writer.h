@@ -82,6 +82,9 @@ struct WriterStats {
   std::uint64_t strings = 0;          // strings defined in finished generations
   std::uint64_t stacks = 0;           // stacks defined in finished generations
   std::uint64_t strings_over_bound = 0;  // legacy: strings past the table's bound (legacy_tables.h)
+  // legacy: what lost records left open for the reader, closed by the writer (an STW's
+  // end, a syscall's return): the format has no generation to restate it in.
+  std::uint64_t repairs = 0;
 };
 
 class EventWriter {

@@ -27,6 +27,10 @@ struct GState {
   GSt st = GSt::kDead;
   std::int64_t p = kNoP;    // the P it runs on (kRunning)
   bool in_syscall = false;  // kRunning inside a syscall: GoSysCall written, P kept
+  // The reader ended its syscall at another event of it, written while the writer had it
+  // in one (its return among lost records: EndSyscallForReader); a loss of its P then
+  // opens one again (ReopenSyscall).
+  bool syscall_cut = false;
   bool sys_blocked = false;  // kWaiting because its syscall lost the P: leaves by GoSysExit
   bool forever = false;     // EvGoStop: dead to the reader (parser.go), gone for good
   bool known = false;       // mentioned by any event or status so far
@@ -148,7 +152,35 @@ struct LegacyTraceWriter::Impl {
   }
   // An event of thread m at ts: into the batch of m's P (the runtime's traceAcquireBuffer).
   void At(MId m, std::uint64_t ts, Ev e, std::initializer_list<std::uint64_t> args, std::string_view data = {}) {
-    Put(BatchOf(m), Tick(ts), e, args, data);
+    const std::int64_t p = BatchOf(m);
+    EndSyscallForReader(p, e);
+    Put(p, Tick(ts), e, args, data);
+  }
+  // Go's converter (tracev1.go, EvGoSysCall) ends the syscall of the goroutine on p at its
+  // next event other than GoSysBlock. Such an event while the writer has it in a syscall
+  // means the return was among lost records (the runtime writes none from a thread in a
+  // syscall; the kernel view's are held: HoldInSyscall): the writer follows the reader.
+  void EndSyscallForReader(std::int64_t p, Ev e) {
+    if (e == Ev::kGoSysCall || p == kNoP) return;
+    const GId g = GOnP(p);
+    if (g == 0) return;
+    GState &gst = gs[g];
+    if (!gst.in_syscall) return;
+    gst.in_syscall = false;
+    gst.syscall_cut = true;
+    ++stats.repairs;
+  }
+  // The goroutine on p loses its P in a syscall the reader ended (EndSyscallForReader):
+  // it entered another since, among lost records. That syscall begins here (no stack).
+  bool ReopenSyscall(std::int64_t p, std::uint64_t ticks, GId g) {
+    GState &gst = gs[g];
+    if (gst.in_syscall) return true;
+    if (!gst.syscall_cut || gst.st != GSt::kRunning || gst.p != p) return false;
+    Put(p, ticks, Ev::kGoSysCall, {0});
+    gst.in_syscall = true;
+    gst.syscall_cut = false;
+    ++stats.repairs;
+    return true;
   }
   // A goroutine in a syscall has no event of its own in the legacy format until the
   // syscall returns or loses the P: Go's converter (tracev1.go, EvGoSysCall) takes the
@@ -202,6 +234,7 @@ struct LegacyTraceWriter::Impl {
     Put(p, ticks, Ev::kGoSysBlock, {});
     gst.st = GSt::kWaiting;
     gst.in_syscall = false;
+    gst.syscall_cut = false;
     gst.sys_blocked = true;
     gst.p = kNoP;
     ps[p].g = 0;
@@ -237,6 +270,7 @@ struct LegacyTraceWriter::Impl {
     gst.st = GSt::kRunning;
     gst.p = p;
     gst.in_syscall = false;
+    gst.syscall_cut = false;
     gst.sys_blocked = false;
     ps[p].g = g;
     if (!gst.held.empty()) {
@@ -262,6 +296,7 @@ struct LegacyTraceWriter::Impl {
     gst.st = to;
     gst.p = kNoP;
     gst.in_syscall = false;
+    gst.syscall_cut = false;
   }
 
   // Entries of goroutines the reader has dead and that can never run again: those an
@@ -434,7 +469,7 @@ EmitStatus LegacyTraceWriter::ProcStart(MId m, std::uint64_t ts, PId p, Seq) {
   PState &pst = I.ps[pid];
   if (pst.running) {
     // The reader still sees it running: only a syscall that kept it can explain that.
-    if (pst.g != 0 && I.gs[pst.g].in_syscall) I.SysBlock(pid, I.Tick(ts), pst.g);
+    if (pst.g != 0 && I.ReopenSyscall(pid, I.Tick(ts), pst.g)) I.SysBlock(pid, I.Tick(ts), pst.g);
     if (pst.g != 0) return I.Drop(EmitStatus::kBadState, "ProcStart", fmt::format("P {} runs G {}", p, pst.g));
     I.StopP(pid, I.Tick(ts));
   }
@@ -455,7 +490,7 @@ EmitStatus LegacyTraceWriter::ProcStop(MId m, std::uint64_t ts) {
   PState &pst = I.ps[p];
   if (!pst.running) return EmitStatus::kOk;
   if (pst.g != 0) {
-    if (!I.gs[pst.g].in_syscall)
+    if (!I.ReopenSyscall(p, I.Tick(ts), pst.g))
       return I.Drop(EmitStatus::kBadState, "ProcStop", fmt::format("P {} runs G {}", p, pst.g));
     I.SysBlock(p, I.Tick(ts), pst.g);
   }
@@ -472,7 +507,7 @@ EmitStatus LegacyTraceWriter::ProcSteal(MId, std::uint64_t ts, PId p, Seq, MId v
   if (auto it = I.ms.find(victim); it != I.ms.end() && it->second.p == pid) it->second.p = kNoP;
   if (!pst.running) return EmitStatus::kOk;
   if (pst.g != 0) {
-    if (!I.gs[pst.g].in_syscall)
+    if (!I.ReopenSyscall(pid, I.Tick(ts), pst.g))
       return I.Drop(EmitStatus::kBadState, "ProcSteal", fmt::format("P {} runs G {}", p, pst.g));
     I.SysBlock(pid, I.Tick(ts), pst.g);
   }
@@ -584,7 +619,8 @@ EmitStatus LegacyTraceWriter::GoDestroySyscall(MId m, std::uint64_t ts) {
   LEGACY_OPEN("GoDestroySyscall");
   MState &mm = I.M(m);
   GState &gst = I.gs[mm.g];
-  if (mm.g != 0 && gst.st == GSt::kRunning && gst.in_syscall) I.SysBlock(gst.p, I.Tick(ts), mm.g);
+  if (mm.g != 0 && gst.st == GSt::kRunning && I.ReopenSyscall(gst.p, I.Tick(ts), mm.g))
+    I.SysBlock(gst.p, I.Tick(ts), mm.g);
   mm.g = 0;
   return EmitStatus::kOk;
 }
@@ -649,6 +685,7 @@ EmitStatus LegacyTraceWriter::GoSyscallBegin(MId m, std::uint64_t ts, Seq, Stack
     return I.Drop(EmitStatus::kBadState, "GoSyscallBegin", fmt::format("M {} runs no goroutine", m));
   I.At(m, ts, Ev::kGoSysCall, {Sid(stack)});
   gst.in_syscall = true;
+  gst.syscall_cut = false;
   return EmitStatus::kOk;
 }
 
@@ -662,6 +699,7 @@ EmitStatus LegacyTraceWriter::GoSyscallEnd(MId m, std::uint64_t ts) {
   if (mm.g == 0) return I.Drop(EmitStatus::kBadState, "GoSyscallEnd", fmt::format("M {} runs no goroutine", m));
   if (gst.st == GSt::kRunning) {
     gst.in_syscall = false;
+    gst.syscall_cut = false;
     if (!gst.held.empty()) {
       I.Tick(ts);  // the return's time, for what follows
       I.FlushHeld(gst.p, gst);
@@ -687,7 +725,7 @@ EmitStatus LegacyTraceWriter::GoSyscallEndBlocked(MId m, std::uint64_t ts) {
   const GId g = mm.g;
   GState &gst = I.gs[g];
   if (g == 0) return I.Drop(EmitStatus::kBadState, "GoSyscallEndBlocked", fmt::format("M {} runs no goroutine", m));
-  if (gst.st == GSt::kRunning && gst.in_syscall) I.SysBlock(gst.p, I.Tick(ts), g);
+  if (gst.st == GSt::kRunning && I.ReopenSyscall(gst.p, I.Tick(ts), g)) I.SysBlock(gst.p, I.Tick(ts), g);
   if (gst.st != GSt::kWaiting || !gst.sys_blocked)
     return I.Drop(EmitStatus::kBadState, "GoSyscallEndBlocked", fmt::format("G {} is not in a syscall", g));
   I.SysExit(I.BatchOf(m), I.Tick(ts), g);
@@ -703,7 +741,18 @@ EmitStatus LegacyTraceWriter::GoStatusEvent(MId m, std::uint64_t ts, GId g, MId 
   GState &gst = I.gs[g];
   const bool on_m = status == GoStatus::kRunning || status == GoStatus::kSyscall;
   if (on_m && g_m != kNoThread) I.M(g_m).g = g;
-  if (gst.known) return EmitStatus::kOk;  // a restatement
+  if (gst.known) {
+    // A restatement (every generation after a loss cut). Running where the reader has it
+    // in a syscall: the return was among lost records. The reader ends that syscall at
+    // the goroutine's next event anyway (tracev1.go: GoSysCall then anything but
+    // GoSysBlock is an instant); a GoSysBlock written later for it, when its P goes,
+    // would leave a syscall the reader has ended ("leaves Syscall but was Running").
+    if (status == GoStatus::kRunning && gst.st == GSt::kRunning && gst.in_syscall) {
+      gst.in_syscall = false;
+      ++I.stats.repairs;
+    }
+    return EmitStatus::kOk;
+  }
   gst.known = true;
   if (!I.first_gen()) {
     // An unknown goroutine after the first generation (the model creates those, it does
@@ -774,7 +823,12 @@ EmitStatus LegacyTraceWriter::STWBegin(MId, std::uint64_t ts, StringArg kind, St
   LEGACY_OPEN("STWBegin");
   const int k = legacy::StwKindFor(I.opt.version, I.Text(kind));
   if (k < 0) return EmitStatus::kOk;  // go1.19 has no name for it: not written, nor its end
-  if (I.stw_open) return I.Drop(EmitStatus::kBadState, "STWBegin", "an STW is in progress");
+  if (I.stw_open) {
+    // The runtime never nests them: the open one's end was among lost records (a loss
+    // cuts a v2 generation, which restates; this format cannot). Ended here.
+    I.Put(kNoP, I.Tick(ts), Ev::kSTWDone, {});
+    ++I.stats.repairs;
+  }
   I.Put(kNoP, I.Tick(ts), Ev::kSTWStart, {static_cast<std::uint64_t>(k)});
   I.stw_open = true;
   return EmitStatus::kOk;

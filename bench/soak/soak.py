@@ -29,6 +29,7 @@ import argparse
 import json
 import re
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -108,6 +109,13 @@ def wait_recording(daemon, server_pid, trace, sock, seconds=180):
 
 
 def run_one(a, label, server, work):
+    if a.serve:
+        # serve watches an executable path: a copy of the server's own in the work dir, so
+        # that no other process of the build's binary (a test, a bench) is watched too and
+        # its window counted in the daemon's RSS.
+        own = os.path.join(work, "server-%s" % label)
+        shutil.copy2(server, own)
+        server = own
     srv, addr = start_server(server)
     trace = os.path.join(work, "%s.trace" % label)
     log = open(os.path.join(work, "%s.log" % label), "w+")

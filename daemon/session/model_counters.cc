@@ -8,7 +8,7 @@ void FillModelCounters(const model::ModelStats &ms, const encoder::WriterStats &
   out.goroutines_ended = ms.goroutines_ended;
   out.blocks = ms.blocks;
   out.syscalls = ms.syscalls;
-  out.inconsistencies = ms.inconsistencies;
+  out.inconsistencies = ms.inconsistencies + ws.repairs;
   out.generations = ws.generations;
   out.generation_cuts = ms.generation_cuts;
   out.goroutines_gone = ms.goroutines_gone;

@@ -152,6 +152,45 @@ TEST(LegacyWriter, KernelViewEventsInASyscallWaitUntilItRunsAgain) {
   }
 }
 
+// Records lost between a syscall's entry and what the goroutine did after its return (a
+// full ring): the model writes an unblock by the goroutine, then, when a later syscall's
+// entry was lost too, the retake of its P. The reader ended the first syscall at the
+// unblock (tracev1.go: GoSysCall then anything but GoSysBlock is an instant), so a
+// GoSysBlock then would leave a syscall it is not in ("goroutine 7 leaves Syscall but
+// was Running", a go1.19 recording with a 64 KiB ring): the writer follows the reader and
+// opens the later syscall where the P is lost. An STW whose end was lost is ended at the
+// next one's start instead of refusing it. Each counts as a repair.
+TEST(LegacyWriter, WhatLostRecordsLeftOpenIsClosedForTheReader) {
+  MemorySink sink;
+  LegacyTraceWriter w(sink, {.version = Version::kGo119, .tick_divisor = 1, .gomaxprocs = 2});
+  std::uint64_t t = 10 * kMs;
+  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG7, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG8, kNoThread, GoStatus::kWaiting), EmitStatus::kOk);
+  ASSERT_EQ(w.GoSyscallBegin(kM1, t += 100, 1, kNoStack), EmitStatus::kOk);
+  // ... lost: the return, more work, the next syscall's entry ...
+  ASSERT_EQ(w.GoUnblock(kM1, t += 100, kG8, 1, kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.ProcSteal(kM2, t += 100, kP0, 2, kM1), EmitStatus::kOk);
+  ASSERT_EQ(w.ProcStart(kM2, t += 100, kP0, 3), EmitStatus::kOk);
+  ASSERT_EQ(w.GoSyscallEndBlocked(kM1, t += 100), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStart(kM2, t += 100, kG7, 2), EmitStatus::kOk);
+  ASSERT_EQ(w.STWBegin(kM2, t += 100, "GC sweep termination", kNoStack), EmitStatus::kOk);
+  // ... lost: the STW's end ...
+  ASSERT_EQ(w.STWBegin(kM2, t += 100, "GC sweep termination", kNoStack), EmitStatus::kOk);
+  ASSERT_EQ(w.STWEnd(kM2, t += 100), EmitStatus::kOk);
+  ASSERT_EQ(w.GoDestroy(kM2, t += 100), EmitStatus::kOk);
+  w.Close();
+  EXPECT_EQ(w.stats().dropped, 0u) << w.last_error();
+  EXPECT_EQ(w.stats().repairs, 3u);  // the syscall ended, another opened, the STW ended
+  auto d = legacy::DecodeLegacy(sink.bytes());
+  ASSERT_TRUE(d.ok()) << d.error;
+  const std::vector<std::string> want = {
+      "ProcStart", "GoCreate", "GoCreate", "GoStartLocal", "GoWaiting", "Gomaxprocs",  // prelude
+      "GoSysCall", "GoUnblockLocal", "GoSysCall", "GoSysBlock", "ProcStop", "ProcStart", "GoSysExit",
+      "GoStartLocal", "STWStart", "STWDone", "STWStart", "STWDone", "GoEnd"};
+  EXPECT_EQ(Names(d), want);
+}
+
 // A GC worker's label right after its GoStart turns the GoStartLocal into GoStartLabel
 // [g, seq, label] (runtime/trace.go traceGoStart); a label after other events of the P
 // is left out, and the goroutine's sequence stays what order.go counts.
@@ -279,8 +318,10 @@ TEST(LegacyWriter, RestartFromLaterGeneration) {
   ASSERT_FALSE(file.empty()) << err;
   auto d = legacy::DecodeLegacy(file);
   ASSERT_TRUE(d.ok()) << d.error;
-  const std::vector<std::string> want = {"ProcStart", "GoCreate", "GoCreate", "GoWaiting", "GoStartLocal",
-                                         "Gomaxprocs", "GoSysBlock", "ProcStop", "GoSysExit", "GCStart"};
+  // The GCStart on g8's P ended its syscall for the reader (tracev1.go: any event of the
+  // goroutine after GoSysCall but GoSysBlock), so the retake opens one again first.
+  const std::vector<std::string> want = {"ProcStart",  "GoCreate", "GoCreate",   "GoWaiting", "GoStartLocal", "Gomaxprocs",
+                                         "GoSysCall", "GoSysBlock", "ProcStop", "GoSysExit", "GCStart"};
   EXPECT_EQ(Names(d), want);
   for (auto &e : d.events) {
     if (e.type == Ev::kGCStart) {
