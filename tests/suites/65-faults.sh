@@ -711,12 +711,13 @@ case_12_ring_buffer_overflow_under_a_burst() {
   [[ $rc == 0 ]] || problem "gotraced exit $rc, want 0"
   lost=$(grep -oE 'LOST [0-9]+ records' <<<"$summary" | grep -oE '[0-9]+')
   # The first loss is said at once, later ones summed at most every 10 s (LossLog):
-  # "N records lost", "(M more records missing by ...)", "N more records lost in C cuts".
-  warned=$(grep -oE '[0-9]+ (more )?records (lost|missing by their sequence numbers)' "$WORK/$SLUG.out" |
+  # "N records lost (the ring ...)", "(M more records missing by ...)", "N more records
+  # lost in C generation cuts" (not the end's "N records lost," of the counts line).
+  warned=$(grep -oE '[0-9]+ (more )?records (lost (\(the ring|in [0-9]+ generation cuts)|missing by their sequence numbers)' "$WORK/$SLUG.out" |
     awk '{s += $1} END {print s + 0}')
   if [[ -z $lost ]]; then problem "no loss reported: $summary"
   elif [[ $lost != "$warned" ]]; then problem "the summary says LOST $lost, the warnings add up to $warned"
-  else fig "LOST $lost records, as the $(grep -cE 'records (lost|missing by)' "$WORK/$SLUG.out") warnings add up, $(grep -oE '[0-9]+ generation cuts' <<<"$summary")"; fi
+  else fig "LOST $lost records, as the $(grep -cE 'records (lost (\(the ring|in [0-9]+ generation cuts)|missing by)' "$WORK/$SLUG.out") warnings add up, $(grep -oE '[0-9]+ generation cuts' <<<"$summary")"; fi
   parses "$WORK/burst.trace" && counts_true "$WORK/burst.trace"
   unharmed "$tpid"
   no_leftovers
