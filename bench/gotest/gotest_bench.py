@@ -10,6 +10,7 @@ both must exit 1 and print its FAIL, and its trace must parse. Called by
 scripts/bench-gotest.sh.
 """
 import argparse
+import atexit
 import glob
 import os
 import shutil
@@ -50,6 +51,7 @@ def main():
     a = ap.parse_args()
     pkgs = a.pkgs.split(",")
     work = tempfile.mkdtemp(prefix="bench-gotest-")
+    atexit.register(shutil.rmtree, work, True)  # each run left its (emptied) dir in /tmp
     failed = []
     exec_flag = lambda d: "-exec=%s --quiet --out-dir %s --" % (a.gotraced, d)  # noqa: E731
 

@@ -11,7 +11,9 @@ PROG's last instruction (its -exit-stamp, wall clock) gotraced had exited. Trace
 first rep are checked with tracecheck. Called by scripts/bench-startup.sh.
 """
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,7 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="bench-startup-")
+    atexit.register(shutil.rmtree, work, True)  # each run left its dir in /tmp
     stamp = os.path.join(work, "stamp")
     runs = {m: [] for m in MODES}
     failed = []

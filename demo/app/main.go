@@ -109,7 +109,10 @@ func main() {
 	for i := 0; i < 3; i++ {
 		go client(ln.Addr().String(), stop)
 	}
-	go fileIO(stop)
+	// Its temp file is removed when it returns: main waits for that, or every run left
+	// one in $TMPDIR.
+	fileDone := make(chan struct{})
+	go func() { fileIO(stop); close(fileDone) }()
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -143,10 +146,12 @@ func main() {
 		select {
 		case <-sigs:
 			close(stop)
+			<-fileDone
 			fmt.Printf("demo: %d rounds, exiting on signal\n", rounds)
 			return
 		case <-deadline:
 			close(stop)
+			<-fileDone
 			fmt.Printf("demo: %d rounds, done\n", rounds)
 			return
 		case <-time.After(20 * time.Millisecond):
