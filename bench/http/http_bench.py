@@ -168,7 +168,10 @@ def run_mode(a, server, mode, work, tag, closed=0):
         verb = bu.parse_verbose(err) or {}
         events = summ.get("events")
         # events in the window: the load is steady, so the recording's mean rate times it
+        # (the writer's count here; the reader's below, once tracecheck has parsed the trace)
         win_events = events * window / summ["seconds"] if events and summ.get("seconds") else None
+        res["rec_seconds"] = summ.get("seconds")
+        res["written_window_events"] = win_events
         res.update({"daemon_cpu_s": d1 - d0 if d0 is not None and d1 is not None else None, "events": events,
                     "window_events": win_events, "lost": summ.get("lost"), "rss0_kb": rss0, "rss1_kb": rss1,
                     "anon_max_kb": anon_max, "ring_kb": ring, "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode,
@@ -187,6 +190,13 @@ def run_mode(a, server, mode, work, tag, closed=0):
             res["error"] = "%s: tracecheck failed" % trace
         elif mode == "runtime/trace":
             res["window_events"] = n * window / lifetime
+        elif res.get("rec_seconds"):
+            # Events as Go's reader shows them, not as the writer counts them: the two
+            # formats say one thing in different numbers of events (go1.19's legacy format
+            # writes a syscall that kept its P as one GoSysCall, which the reader turns into
+            # GoSyscallBegin + GoSyscallEnd, as go1.22+ write it), so "per event" compares
+            # Go versions only counted by the reader, as the runtime/trace mode is.
+            res["window_events"] = n * window / res["rec_seconds"]
         if mode == "gotraced+labels":
             wrong = check_label_logs(a, tag, trace)
             if wrong:
@@ -262,9 +272,10 @@ def print_run(tag, r):
                                                       bu.fmt(cpu and cpu / w * 1000, "%.0f"))
     if r["mode"].startswith("gotraced"):
         d, ev = r.get("daemon_cpu_s"), r.get("window_events")
-        line += ", daemon CPU %s ms/s, events/s %s, repairs %s (%s per M events)" % (
-            bu.fmt(d and d / w * 1000, "%.0f"), bu.fmt(ev and ev / w, "%.0f"), bu.fmt(r.get("repairs"), "%d"),
-            bu.fmt(r.get("repairs_per_m"), "%.1f"))
+        wr = r.get("written_window_events")
+        line += ", daemon CPU %s ms/s, events/s %s (written %s), repairs %s (%s per M events)" % (
+            bu.fmt(d and d / w * 1000, "%.0f"), bu.fmt(ev and ev / w, "%.0f"), bu.fmt(wr and wr / w, "%.0f"),
+            bu.fmt(r.get("repairs"), "%d"), bu.fmt(r.get("repairs_per_m"), "%.1f"))
     if r.get("loadavg") is not None:
         line += ", load average %.1f" % r["loadavg"]
     print(line, flush=True)
@@ -349,9 +360,10 @@ def print_cost_by_source(label, a, modes, med, trap_ns):
         r = med[m]
         ev = r.get("window_events")
         req = (r.get("achieved") or a.rate) * r["window_s"]
-        added = None
+        added = added_req = None
         if r.get("server_cpu_s") is not None and base.get("server_cpu_s") is not None and ev:
             added = (r["server_cpu_s"] / r["window_s"] - base["server_cpu_s"] / base["window_s"]) * r["window_s"] / ev * 1e6
+            added_req = added * ev / req  # per request: the same work in every format
         row = [m, bu.fmt(ev and ev / req, "%.1f")]
         if m.startswith("gotraced") and ev:
             up, tp = r.get("uprobe_runs"), r.get("tp_runs")
@@ -363,14 +375,14 @@ def print_cost_by_source(label, a, modes, med, trap_ns):
                     bu.fmt(per(tp), "%.2f"), bu.fmt(per(tp_bpf, 1000), "%.3f")]
         else:
             row += ["-"] * 5
-        row += [bu.fmt(added, "%.2f"), bu.fmt(r["p50_us"], "%.0f"), bu.fmt(r["p99_us"], "%.0f")]
+        row += [bu.fmt(added, "%.2f"), bu.fmt(added_req, "%.1f"), bu.fmt(r["p50_us"], "%.0f"), bu.fmt(r["p99_us"], "%.0f")]
         rows.append(row)
     bu.print_table(
         "Cost by source (%s), per emitted event; uprobe trap %s ns (gotraced-uprobe-cost, this run)" %
         (label, bu.fmt(trap_ns, "%d")),
         ["mode", "events/request", "uprobe hits/event", "uprobe BPF us/event", "uprobe us/event (trap+BPF)",
          "tracepoint runs/event (host)", "tracepoint BPF us/event (host)", "server CPU added us/event",
-         "p50 us", "p99 us"], rows)
+         "server CPU added us/request", "p50 us", "p99 us"], rows)
 
 
 def print_max(label, a, modes, max_runs):
