@@ -278,6 +278,15 @@ class RecordDecoder {
     ProcId p = kNoP;
   };
   FlatMap<std::uint64_t, InSyscall> in_syscall_;
+  // Go <= 1.25: Ps whose steal the exiting thread wrote itself (its sys_exit found m.oldp
+  // taken, or its next record showed the P gone) before the stealer's record: retake and
+  // forEachP CAS the P, then reach handoffp, whose probe is the record, after the thread
+  // may have written its exit. That handoffp is the same steal and is dropped; written
+  // too, it came after the P's next holder had taken it (handoffp's startm, an idle M's
+  // acquirep), which the model had let go first ("P running on M, not in a syscall", then
+  // that M's events repaired). A P leaves the set at its next syscall entry: a handoffp
+  // after that is a new steal.
+  FlatSet<ProcId> steal_written_;
   // Go <= 1.23 creations whose goid was not yet assigned at the probe (the P's goid cache
   // was being refilled), by g address: written without an id, which a later record of
   // that g shows (a kGoidResolved then). The model holds the creating M's later records

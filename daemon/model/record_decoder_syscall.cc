@@ -114,6 +114,7 @@ bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector
         st.target_p = p.base.p;
         st.victim_m = p.base.m;
         Emit(out, std::move(st));
+        if (p.legacy) steal_written_.insert(p.base.p);  // the stealer's handoffp may follow
       }
       in_syscall_.erase(p.gp);
       pending_exit_[v.tid()] = {p.base.g, p.base.ts};
@@ -286,7 +287,10 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       }
       r.stack = std::move(pcs);
       r.stack_skip = 1;
-      if (r.p != kNoP) MarkSyscallPTaken(r.p);  // a P is in one syscall at a time
+      if (r.p != kNoP) {
+        MarkSyscallPTaken(r.p);  // a P is in one syscall at a time
+        steal_written_.erase(r.p);  // a steal of it from now on is a new one
+      }
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
       entry_tick_[v.tid()] = c.ctx.p_syscalltick;
       Emit(out, std::move(r));
@@ -369,10 +373,12 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         // the P idle.
         if (c.ctx.m_oldp != 0 && sys != in_syscall_.end() &&
             sys->second.p == static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]))) {
+          const ProcId st_p = sys->second.p;
           Record st = Base(v, RecordKind::kProcSteal);
-          st.target_p = sys->second.p;
+          st.target_p = st_p;
           st.victim_m = v.tid();
           Emit(out, std::move(st));
+          steal_written_.insert(st_p);  // the stealer's handoffp, if it comes, is this steal
           ++stats_.exits_self_stolen;
         }
         in_syscall_.erase(c.ctx.curg);
@@ -433,6 +439,16 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       Record r = Base(v, RecordKind::kProcSteal);
       r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
       r.victim_m = 0;  // the model knows which M the P's syscall is on
+      if (steal_written_.contains(r.target_p)) {
+        bool pending = false;  // an exit still waiting on this P: decided below, as before
+        for (const auto &[tid, pf] : pending_fast_) pending = pending || pf.base.p == r.target_p;
+        if (!pending) {
+          // The exiting thread wrote this steal already (steal_written_).
+          steal_written_.erase(r.target_p);
+          ++stats_.ignored;
+          return true;
+        }
+      }
       MarkSyscallPTaken(r.target_p);
       // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
       // exit is a slow one after all.
@@ -526,7 +542,10 @@ void RecordDecoder::DecodeSyscallGstatus(const gstatus::Row &row, const capture:
         r.p = held_stop->second.p;
       }
       syscall_p_[v.tid()] = r.p;
-      if (r.p != kNoP) MarkSyscallPTaken(r.p);  // a P is in one syscall at a time
+      if (r.p != kNoP) {
+        MarkSyscallPTaken(r.p);  // a P is in one syscall at a time
+        steal_written_.erase(r.p);
+      }
       in_syscall_[gs.gp] = {v.tid(), r.p};
       Emit(out, std::move(r));
       if (held_stop != held_release_.end()) {

@@ -573,6 +573,33 @@ TEST(RecordDecoder, LegacyExitLostToAStaleOldpAndTakenBack) {
   EXPECT_EQ(m2_steals, 1u);
 }
 
+// Go <= 1.25 from the tracepoints (go1.19 HTTP bench: "ProcSteal ...: P 0 running on M
+// .., not in a syscall", then that M's GoStart repaired): sysmon's retake CASes P0 out of
+// M1's syscall, M1's sys_exit finds m.oldp _Pidle and writes the steal itself, and
+// retake's handoffp record comes after it. That record is the same steal: written again,
+// it found P0 with its next holder. A handoffp after P0's next syscall entry is a new one.
+TEST(RecordDecoder, LegacyStealWrittenAtTheExitIsNotWrittenAgainByHandoff) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22), sysmon(23);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    b->m_oldp = 0xd000;
+  }
+  sysmon.call_caller = 0x2e00;  // runtime.retake
+  auto steals = [&f](std::uint64_t from, std::uint64_t to) {
+    std::size_t n = 0;
+    for (const Record &r : f.out) n += r.kind == RecordKind::kProcSteal && r.target_p == 0 && r.ts >= from && r.ts < to;
+    return n;
+  };
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));              // sys_enter: GoSyscallBegin on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 0, 0, 11}));              // sys_exit: P0 already _Pidle
+  f.Feed(sysmon.Call(112, 7, -1, 0, {0xd000}, {0, 0, 0, 11}));    // retake's handoffp(P0)
+  EXPECT_EQ(steals(0, 200), 1u);
+  f.Feed(m2.Call(200, 1, -1, 6, {}, {0, 2, 0, 12}));              // M2's syscall on P0
+  f.Feed(sysmon.Call(300, 7, -1, 0, {0xd000}, {0, 2, 0, 12}));    // retaken from M2
+  EXPECT_EQ(steals(200, 400), 1u);
+}
+
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.
 TEST(RecordDecoder, LegacyExitKeptShowsTheNextTick) {
   Fixture f(23);
