@@ -43,6 +43,9 @@ LEVEL_MODES = ("none", "runtime/trace", "gotraced", "gotraced:sched", "gotraced:
 KERNEL_VIEW_MODES = ("none", "runtime/trace", "gotraced", "gotraced:no-kernel-view")
 # --labels (issue 34): the server with a pprof label set per request ("+labels": its
 # -labels flag) untraced, and under gotraced without (--no-labels) and with its labels logs.
+# A labelled gotraced run's line also gives the daemon's label reads (its summary): how
+# many sets it read, how many it dropped because their memory had been reused by then, and
+# how long after its record a set was read at the ring (session/label_prefetch.h).
 LABEL_MODES = ("none", "none+labels", "gotraced:no-labels+labels", "gotraced+labels")
 
 
@@ -105,6 +108,11 @@ def start_server(server, trace_path, labels=False, routes=False):
     return p, line.split()[-1]
 
 
+LABEL_READS_RE = re.compile(r"(\d+) pprof label logs; (\d+) label sets read \((\d+) unreadable, (\d+) no longer "
+                            r"the set the record named: dropped, (\d+) cut\), (\d+) from the cache"
+                            r"(?:; (\d+) read as their record came off the ring, ([\d.]+) ms after it)?")
+
+
 def run_mode(a, server, mode, work, tag, closed=0):
     trace = os.path.join(work, "%s-%s.trace" % (tag, mode.replace("/", "_")))
     # --labels: every mode's server takes the four routes (bench/http/server/routes.go: three
@@ -114,8 +122,9 @@ def run_mode(a, server, mode, work, tag, closed=0):
     started = time.monotonic()
     gt = None
     if mode.startswith("gotraced"):
+        # stdout: the daemon's log (spdlog), whose summary has the label reads.
         gt = subprocess.Popen([a.gotraced, "--quiet", "--verbose", "--pid", str(srv.pid), "--out", trace] + gotraced_args(mode),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     load = ["-closed", str(closed)] if closed else ["-rate", str(a.rate)]
     cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr] + load + ["-warmup",
                            "%gs" % a.warmup, "-duration", "%gs" % a.seconds], stdout=subprocess.PIPE, text=True)
@@ -163,7 +172,7 @@ def run_mode(a, server, mode, work, tag, closed=0):
             res[kind + "_runs"] = runs
             res[kind + "_bpf_ns"] = ns
         gt.send_signal(signal.SIGINT)
-        _, err = gt.communicate(timeout=60)
+        log, err = gt.communicate(timeout=60)
         summ = bu.parse_summary(err) or {}
         verb = bu.parse_verbose(err) or {}
         events = summ.get("events")
@@ -177,6 +186,14 @@ def run_mode(a, server, mode, work, tag, closed=0):
                     "anon_max_kb": anon_max, "ring_kb": ring, "hwm_kb": hwm, "start_ms": verb.get("start_ms"), "gotraced_exit": gt.returncode,
                     "repairs": verb.get("repairs"),
                     "repairs_per_m": verb["repairs"] * 1e6 / events if events and verb.get("repairs") is not None else None})
+        # The labels reader's summary (session.cc): sets read, and dropped because the memory
+        # no longer held the set the record named (issue 34: freed and reused before the read).
+        lab = LABEL_READS_RE.search(log)
+        if lab:
+            res["label_reads"] = {k: int(v) for k, v in zip(("logs", "reads", "unreadable", "dropped", "cut", "hits"),
+                                                            lab.groups()[:6])}
+            if lab.group(7):
+                res["label_reads"].update(prefetched=int(lab.group(7)), age_ms=float(lab.group(8)))
         if gt.returncode != 0 or not summ:
             sys.stderr.write(err)
             res["error"] = "gotraced exited %d" % gt.returncode
@@ -276,6 +293,12 @@ def print_run(tag, r):
         line += ", daemon CPU %s ms/s, events/s %s (written %s), repairs %s (%s per M events)" % (
             bu.fmt(d and d / w * 1000, "%.0f"), bu.fmt(ev and ev / w, "%.0f"), bu.fmt(wr and wr / w, "%.0f"),
             bu.fmt(r.get("repairs"), "%d"), bu.fmt(r.get("repairs_per_m"), "%.1f"))
+    lr = r.get("label_reads")
+    if lr and (lr["reads"] or r["mode"] == "gotraced+labels"):
+        line += ", label sets read %d (%d dropped: %.1f%%, %d unreadable)" % (
+            lr["reads"], lr["dropped"], 100.0 * lr["dropped"] / lr["reads"] if lr["reads"] else 0.0, lr["unreadable"])
+        if "age_ms" in lr:
+            line += ", %d at the ring %.1f ms after their record" % (lr["prefetched"], lr["age_ms"])
     if r.get("loadavg") is not None:
         line += ", load average %.1f" % r["loadavg"]
     print(line, flush=True)

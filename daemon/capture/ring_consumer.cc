@@ -110,6 +110,7 @@ int RingConsumer::OnSample(void *ctx, void *data, size_t size) {
     return 0;
   }
   self->Account(v);
+  if (self->opts_.on_read) self->opts_.on_read(v);
   if (self->direct_) {
     (*self->direct_)(v);
     self->direct_n_++;

@@ -68,6 +68,10 @@ struct ConsumerOptions {
   // ring order as soon as read.
   std::chrono::microseconds reorder_slack{2000};
   bool sort_by_time = true;
+  // Each valid record as it comes off the ring, in ring order, before the reorder buffer
+  // holds it for up to a drain (may be empty). For what must not wait for the sort: the
+  // session reads the pprof label sets records name then (session/label_prefetch.h).
+  std::function<void(const RecordView &)> on_read;
 };
 
 struct ConsumerStats {

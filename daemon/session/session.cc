@@ -30,6 +30,7 @@
 #include "daemon/session/gobin_symbolizer.h"
 #include "daemon/session/heap_log.h"
 #include "daemon/session/initial_heap_goal.h"
+#include "daemon/session/label_prefetch.h"
 #include "daemon/session/loss_log.h"
 #include "daemon/session/model_counters.h"
 #include "daemon/session/pipeline.h"
@@ -189,6 +190,7 @@ struct Session::Impl {
   std::unique_ptr<TriggerScan> triggers;  // serve's triggers (trigger_scan.h); outlives the pipeline
   std::unique_ptr<FdTargets> fds;        // the kernel view's fd names (fd_targets.h)
   std::unique_ptr<procmem::LabelReader> labels;  // pprof label sets (procmem/label_reader.h)
+  std::unique_ptr<LabelPrefetch> label_prefetch;  // ... read as records come off the ring
   std::unique_ptr<RecordPipeline> pipe;  // decoder -> model -> writer (pipeline.h)
   std::unique_ptr<StateSampler> sampler;  // level low's goroutine state samples (state_sampler.h)
   std::uint64_t lost_seen = 0;
@@ -384,6 +386,11 @@ bool Session::Prepare(std::string *error) {
   // interval has grown. Linux 5.3+ (the floor is 6.1); without it, plain sleeps.
   I.pidfd = static_cast<int>(syscall(SYS_pidfd_open, I.options.pid, 0));
   co.consumer.wake_fd = I.pidfd;
+  // pprof label sets are read as their records come off the ring, not when the model
+  // reaches them a drain later (label_prefetch.h); the reader exists from Start on.
+  co.consumer.on_read = [&I](const capture::RecordView &v) {
+    if (I.label_prefetch) I.label_prefetch->OnRead(v);
+  };
   // The session makes the plan (binary, layout, probe sites) and hands it to capture,
   // which loads only the programs the plan names.
   using Clock = std::chrono::steady_clock;
@@ -471,6 +478,7 @@ bool Session::Start(std::string *error) {
   if (I.options.events.labels && !sparse) {
     I.labels = std::make_unique<procmem::LabelReader>(pid(), minor);
     pc.labels = I.labels.get();
+    I.label_prefetch = std::make_unique<LabelPrefetch>(*I.labels, I.cap->plan(), minor);
   }
   if (I.options.events.gc) {
     std::string why;
@@ -619,8 +627,11 @@ bool Session::Stop(std::string *error) {
   if (I.labels) {
     const procmem::LabelReaderStats &ls = I.labels->stats();
     spdlog::info("gotraced: {} pprof label logs; {} label sets read ({} unreadable, {} no longer the set "
-                 "the record named: dropped, {} cut), {} from the cache",
-                 ms.label_logs, ls.reads, ls.failed, ls.stale, ls.cut, ls.hits);
+                 "the record named: dropped, {} cut), {} from the cache; {} read as their record came off "
+                 "the ring, {:.1f} ms after it on average",
+                 ms.label_logs, ls.reads, ls.failed, ls.stale, ls.cut, ls.hits, ls.prefetched,
+                 ls.prefetched ? static_cast<double>(ls.prefetch_age_ns) / 1e6 / static_cast<double>(ls.prefetched)
+                               : 0.0);
   }
   for (const auto &[name, n] : ds.unclassified_callers) spdlog::debug("unclassified casgstatus caller {}: {}", name, n);
   if (ds.m_thread_changes)
