@@ -34,7 +34,7 @@ struct DumpArgs {
   bool no_stacks = false;
   size_t ring_mb = 32;
   std::string level = "full";
-  std::string syscalls_by = "tracepoint";
+  std::string syscalls_by = "switch";  // record's default
 };
 
 std::string Sym(const gobin::GoBinary &bin, uint64_t bias, uint64_t pc) {

@@ -33,6 +33,7 @@
 #include "daemon/service/discovery.h"
 #include "daemon/session/malloc_tuning.h"
 #include "daemon/session/session.h"
+#include "daemon/session/syscall_path.h"
 
 namespace gotraced::cli {
 namespace {
@@ -87,8 +88,8 @@ struct RecordOptions {
   std::string level = "full";
   std::string state_sample;  // "" = session::kDefaultStateSample
   std::string syscall_min;  // level low only; "" = the level's default (SessionOptions)
-  // Level low only: tracepoint (the default) | switch (sched_switch: docs/probe-plan.md §10) | sample.
-  std::string syscalls_by = "tracepoint";
+  // Level low only: switch (the default: sched_switch, docs/probe-plan.md §10) | tracepoint | sample.
+  std::string syscalls_by = "switch";
   std::vector<std::string> command;
   ContainerSelector select;  // --container / --pod / --namespace
 };
@@ -124,14 +125,6 @@ std::string OutDirFile(const std::string &dir, pid_t pid, const std::vector<std:
   return (std::filesystem::path(dir) /
           ((stem.empty() ? "" : stem + "-") + BinaryName(pid, command) + "-" + std::to_string(pid) + ".trace"))
       .string();
-}
-
-// "1 ms", "200 us": a threshold as the summary says it.
-std::string FormatDurationNs(std::uint64_t ns) {
-  char buf[32];
-  if (ns % 1000000 == 0) std::snprintf(buf, sizeof buf, "%llu ms", (unsigned long long)(ns / 1000000));
-  else std::snprintf(buf, sizeof buf, "%llu us", (unsigned long long)((ns + 999) / 1000));
-  return buf;
 }
 
 bool ProcessExists(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
@@ -388,19 +381,8 @@ int RunRecord(const RecordOptions &o) {
                  stats.state_sample_ms_max, stats.state_sample_ms_total);
   if (o.no_syscalls)
     std::fprintf(stderr, "gotraced: level low: no syscalls (--no-syscalls): no syscall tracepoint was attached\n");
-  if (stats.syscall_sample_period_ns)
-    std::fprintf(stderr, "gotraced: level low: syscalls by sampling the target's threads every %s (%llu sweeps): "
-                 "no program ran on any syscall\n",
-                 FormatDurationNs(stats.syscall_sample_period_ns).c_str(), (unsigned long long)stats.syscall_sweeps);
-  else if (stats.syscall_min_ns && stats.syscalls_by_switch)
-    std::fprintf(stderr, "gotraced: level low: syscalls from sched_switch: only syscalls that kept their thread off CPU "
-                 "for %s or longer are in the trace, from the switch-out; %llu shorter sleeps in syscalls were not "
-                 "written; no program ran on any syscall (--syscall-min 0 writes all)\n",
-                 FormatDurationNs(stats.syscall_min_ns).c_str(), (unsigned long long)stats.short_syscalls);
-  else if (stats.syscall_min_ns)
-    std::fprintf(stderr, "gotraced: level low: only syscalls of %s or longer are in the trace; %llu shorter ones of the "
-                 "target's threads were not written (--syscall-min 0 writes all)\n",
-                 FormatDurationNs(stats.syscall_min_ns).c_str(), (unsigned long long)stats.short_syscalls);
+  else if (*level == session::CaptureLevel::kLow)  // which path ran (syscall_path.h)
+    std::fprintf(stderr, "gotraced: %s\n", session::SyscallSummary(stats).c_str());
   if (o.verbose)
     std::fprintf(stderr,
                  "gotraced: start-up %.0f ms (binary analysis %.0f, BPF load and verification %.0f for %llu programs, "
@@ -477,23 +459,26 @@ std::function<int()> RegisterRecord(CLI::App &app) {
       ->capture_default_str();
   app.add_option("--level", o->level,
                  "what to trap for (docs/levels.md): full (everything), sched (no stacks on scheduling "
-                 "events, no GC sweeps), low (no per-goroutine-switch probe: syscalls from the kernel's "
-                 "tracepoints, GC cycles and STW, GOMAXPROCS, CPU samples; no scheduling)")
+                 "events, no GC sweeps), low (no per-goroutine-switch probe: syscalls of 1 ms or more from "
+                 "sched_switch, GC cycles and STW, GOMAXPROCS, CPU samples; no scheduling)")
       ->capture_default_str();
   app.add_option("--state-sample", o->state_sample,
                  "level low: count the goroutines' states (running, runnable, syscall, waiting and on what) "
                  "read-only from the target's memory this often, each count a trace log \"gotraced: goroutine "
                  "states\" (default 5s; 0 = off)");
   app.add_flag("--no-syscalls", o->no_syscalls,
-               "level low: record no syscall and attach no syscall tracepoint (those make every syscall of every "
-               "process on the host take the kernel's slow path, ~0.2 us each)");
+               "level low: record no syscall: attach neither sched_switch's syscall part nor any syscall "
+               "tracepoint (a syscall tracepoint makes every syscall of every process on the host take the "
+               "kernel's slow path, ~0.2 us each)");
   app.add_option("--syscall-min", o->syscall_min,
-                 "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all): a short "
-                 "syscall then costs two tracepoint runs that read nothing of the target");
+                 "level low: leave out goroutine syscalls shorter than this (default 1ms; 0 = write all, by the "
+                 "syscall tracepoints: sched_switch sees only the syscalls that leave the CPU)");
   app.add_option("--syscalls-by", o->syscalls_by,
-                 "level low: find the syscalls of --syscall-min or longer from sched_switch (switch: a thread off "
-                 "CPU in a syscall that long; nothing per syscall), by sampling the target's threads every quarter "
-                 "of it (sample) or with a program on every syscall (tracepoint)")
+                 "level low: find the syscalls of --syscall-min or longer from sched_switch (switch, the default: "
+                 "a thread off CPU in a syscall that long; nothing per syscall; the tracepoints where the kernel "
+                 "cannot, said in the summary), with a program on every syscall of the host (tracepoint: also "
+                 "the syscalls that never leave the CPU) or by sampling the target's threads every quarter of "
+                 "it (sample)")
       ->check(CLI::IsMember({"switch", "sample", "tracepoint"}))
       ->capture_default_str();
   app.add_option("--container", o->select.container,

@@ -23,6 +23,7 @@
 #include "daemon/capture/bpf_config_fill.h"
 #include "daemon/capture/cpu_sampler.h"
 #include "daemon/capture/host_hooks.h"
+#include "daemon/capture/kernel_features.h"
 #include "daemon/capture/libbpf_log.h"
 #include "daemon/capture/load_error.h"
 #include "daemon/capture/stack_guard.h"
@@ -58,6 +59,8 @@ struct Capture::Impl {
   std::unique_ptr<CpuSampler> cpu_sampler;  // --cpu-hz
   std::unique_ptr<SyscallSampler> sys_sampler;  // level low's syscalls by sampling (plan.syscall_sample)
   bool by_switch = false;  // level low's syscalls from sched_switch (plan.syscall_switch), joined
+  std::string sys_switch_missing;  // TargetPlan::sys_switch_missing
+  std::string switch_refused;      // CaptureStats::syscalls_switch_refused
   uint64_t sample_period_ns = 0, sample_sweeps = 0;  // its period and its sweeps once stopped
   std::unique_ptr<RingConsumer> consumer;
   procmem::RuntimeSnapshot snapshot;
@@ -213,6 +216,12 @@ gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, con
   t.exe = exe_path.empty() || !SameFile(exe_path, running) ? running : exe_path;
   probes::PlanOptions po = opts;
   po.uprobe_multi = probes::KernelHasUprobeMulti();
+  // Level low's syscalls from sched_switch (the default): where the kernel lacks what they
+  // need, the tracepoints, said once in the log and in the summary (Capture::Attach).
+  if (po.syscall_switch && !po.sched_probes) {
+    t.sys_switch_missing = SysSwitchMissingHere();
+    if (!t.sys_switch_missing.empty()) po.syscall_switch = false;
+  }
   if (const char *e = std::getenv("GOTRACED_LEGACY_SYSCALL_TP")) po.legacy_syscall_tracepoints = std::string_view(e) != "0";
   // Once per distinct executable (analysis_cache.h), known by what runs.
   auto key = ExecutableKeyOf(running);
@@ -250,6 +259,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
   I.bin = std::move(target.bin);
   I.layout = std::move(target.layout);
   I.plan = std::move(target.plan);
+  I.sys_switch_missing = std::move(target.sys_switch_missing);
   // A Go version outside the plan's range (probes/version_support.h) is traced only
   // after a conclusive self-check, which needs the program running: not in launch mode.
   if (I.plan.untested && !opts.self_check)
@@ -421,12 +431,23 @@ std::string Capture::Attach() {
       for (uint32_t h : {GT_HOOK_SCHED_PREV, GT_HOOK_SCHED_NEXT}) sw.required[h] = true;
       sw.prog[GT_HOOK_SCHED_PREV] = I.skel->progs.gt_sched_prev;
       sw.prog[GT_HOOK_SCHED_NEXT] = I.skel->progs.gt_sched_next;
-      if (auto err = I.host->Join(I.slot, opts.pid, sw, &I.warnings); err.empty())
+      if (auto err = I.host->Join(I.slot, opts.pid, sw, &I.warnings); err.empty()) {
         I.by_switch = true;
-      else
-        I.warnings.push_back(fmt::format("syscalls by the tracepoints: sched_switch: {}", err));
+      } else {
+        I.switch_refused = fmt::format("sched_switch: {}", err);
+        I.warnings.push_back("syscalls by the tracepoints: " + I.switch_refused);
+      }
     } else if (I.plan.syscall_switch) {
       I.by_switch = true;  // joined with the kernel view's
+    } else if (opts.plan.syscall_switch && !I.plan.syscall_sample) {
+      // Asked (the default at level low) and not planned: say why, once in the log and in
+      // the summary. --syscall-min 0 is the documented choice, not worth a warning.
+      if (!I.sys_switch_missing.empty()) {
+        I.switch_refused = "sched_switch cannot be used here: " + I.sys_switch_missing;
+        I.warnings.push_back("syscalls by the tracepoints: " + I.switch_refused);
+      } else if (I.plan.syscall_min_ns == 0) {
+        I.switch_refused = "no threshold: sched_switch sees only the syscalls that leave the CPU";
+      }
     }
     if (!I.sys_sampler && !I.by_switch) {
       for (uint32_t h : {GT_HOOK_SYS_ENTER, GT_HOOK_SYS_EXIT}) late.required[h] = true;
@@ -634,6 +655,7 @@ CaptureStats Capture::stats() const {
   s.syscall_sample_period_ns = impl_->sample_period_ns;
   s.syscall_sweeps = impl_->sys_sampler ? impl_->sys_sampler->sweeps() : impl_->sample_sweeps;
   s.syscalls_by_switch = impl_->by_switch;
+  s.syscalls_switch_refused = impl_->switch_refused;
   s.target_exited = impl_->exited;
   s.before_armed = impl_->before_armed;
   return s;

@@ -74,6 +74,9 @@ struct CaptureStats {
   uint64_t syscall_sample_period_ns = 0, syscall_sweeps = 0;
   // Level low's syscalls come from sched_switch (bpf/gt_sys_switch.bpf.h), joined.
   bool syscalls_by_switch = false;
+  // ... or were asked from there and come from the syscall tracepoints: why (the kernel
+  // lacks a feature, the join failed, --syscall-min 0 writes every syscall). "" otherwise.
+  std::string syscalls_switch_refused;
   bool target_exited = false;
 };
 
@@ -85,6 +88,9 @@ struct TargetPlan {
   std::shared_ptr<const gobin::GoBinary> bin;  // shared by the processes of one executable
   gobin::RuntimeLayout layout;
   probes::ProbePlan plan;
+  // Level low asked for its syscalls from sched_switch and this kernel lacks what that
+  // needs (kernel_features.h SysSwitchMissing): the plan takes the tracepoints; why.
+  std::string sys_switch_missing;
 };
 
 // Opens the target's binary, resolves its runtime layout and makes the probe plan, once

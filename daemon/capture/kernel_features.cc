@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -88,8 +89,11 @@ void ProbeTpBtf(KernelFeature &f) {
 
 }  // namespace
 
-std::vector<KernelFeature> ProbeKernelFeatures() {
+std::vector<KernelFeature> ProbeKernelFeatures(const std::vector<std::string> &only) {
   const bool privileged = probes::CurrentPrivileges().can_load();
+  auto wanted = [&](const std::string &id) {
+    return only.empty() || std::find(only.begin(), only.end(), id) != only.end();
+  };
   std::vector<KernelFeature> out;
   auto add = [&](std::string id, std::string name, std::string since, bool cpu_only, std::string remedy) -> KernelFeature & {
     KernelFeature f;
@@ -102,6 +106,7 @@ std::vector<KernelFeature> ProbeKernelFeatures() {
     return out.back();
   };
   auto bpf_probe = [&](KernelFeature &f, auto probe) {
+    if (!wanted(f.id)) return;  // dropped below
     if (!privileged) {
       f.state = State::kUnknown;
       f.detail = kNoPrivilege;
@@ -142,6 +147,8 @@ std::vector<KernelFeature> ProbeKernelFeatures() {
                   BPF_FUNC_get_attach_cookie, BPF_PROG_TYPE_KPROBE, false},
            Helper{"current_task_btf", "bpf_get_current_task_btf helper", "5.11", BPF_FUNC_get_current_task_btf,
                   BPF_PROG_TYPE_KPROBE, false},
+           // Level low's syscalls from sched_switch need it too, and fall back to the
+           // syscall tracepoints without it (SysSwitchMissing): not a refusal there.
            Helper{"task_pt_regs", "bpf_task_pt_regs helper (CPU samples in kernel mode)", "5.15",
                   BPF_FUNC_task_pt_regs, BPF_PROG_TYPE_PERF_EVENT, true},
        }) {
@@ -171,12 +178,26 @@ std::vector<KernelFeature> ProbeKernelFeatures() {
             [](KernelFeature &f) {
               FromLibbpf(f, libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_PERF_EVENT, nullptr), "program load");
             });
+  std::erase_if(out, [&](const KernelFeature &f) { return !wanted(f.id); });
   return out;
 }
 
 std::string DescribeMissing(const KernelFeature &f) {
   return fmt::format("{} (Linux {}+){} is missing: {}", f.name, f.since, f.cpu_hz_only ? ", needed for --cpu-hz," : "",
                      f.remedy);
+}
+
+std::string SysSwitchMissing(const std::vector<KernelFeature> &features) {
+  std::string out;
+  for (const auto &f : features)
+    if (f.state == State::kMissing && f.id == "task_pt_regs")
+      out += fmt::format("{}{} (Linux {}+) is missing", out.empty() ? "" : "; ", f.name, f.since);
+  return out;
+}
+
+const std::string &SysSwitchMissingHere() {
+  static const std::string missing = SysSwitchMissing(ProbeKernelFeatures({"task_pt_regs"}));
+  return missing;
 }
 
 std::vector<std::string> MissingFeatures(const std::vector<KernelFeature> &features) {

@@ -28,14 +28,25 @@ struct KernelFeature {
   std::string remedy;  // what the user can do when it is missing
 };
 
-// Probes every feature (a few ms: each BPF probe is one small load).
-std::vector<KernelFeature> ProbeKernelFeatures();
+// Probes every feature (~50 ms: each BPF probe is one small load, tp_btf's reads the
+// kernel's BTF), or only those whose id is in `only`.
+std::vector<KernelFeature> ProbeKernelFeatures(const std::vector<std::string> &only = {});
 
 // "the bpf_loop helper (Linux 5.17+) is missing: <remedy>"
 std::string DescribeMissing(const KernelFeature &f);
 
 // DescribeMissing of each missing feature, recording's first.
 std::vector<std::string> MissingFeatures(const std::vector<KernelFeature> &features);
+
+// What level low's syscalls from sched_switch (bpf/gt_sys_switch.bpf.h) need beyond what
+// every recording needs (tp_btf, task storage: without them nothing loads) and `features`
+// says this kernel lacks: bpf_task_pt_regs ("bpf_task_pt_regs helper (...) (Linux 5.15+)
+// is missing"), "" when it is there (or could not be probed: the load then says). The
+// capture takes the syscall tracepoints instead, and says why.
+std::string SysSwitchMissing(const std::vector<KernelFeature> &features);
+
+// The same of this kernel, probed once per process (one helper probe, under a ms).
+const std::string &SysSwitchMissingHere();
 
 // The oldest kernel gotraced supports (docs/requirements.md): the features need
 // 5.17, and 6.1 (Debian 12's) is the oldest the kernel matrix runs.

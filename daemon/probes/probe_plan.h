@@ -257,7 +257,9 @@ struct PlanOptions {
   // every syscall. `--syscalls-by sample`, serve's `syscalls_by = "sample"`.
   bool syscall_sample = false;
   // ... or from sched_switch (ProbePlan::syscall_switch): `--syscalls-by switch`, serve's
-  // `syscalls_by = "switch"`. Neither: the sys_enter / sys_exit tracepoints.
+  // `syscalls_by = "switch"`, the default of both (SessionOptions::syscall_switch; off
+  // where the kernel lacks bpf_task_pt_regs: capture.cc PlanTarget). Neither: the
+  // sys_enter / sys_exit tracepoints.
   bool syscall_switch = false;
 };
 

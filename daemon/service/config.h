@@ -60,8 +60,9 @@ std::string EventSetName(std::uint32_t events);
 // at levels full and sched: the goroutine/P/M model (and with it every other class) rests
 // on them, and syscalls are scheduling events in the runtime's own trace (a P handed off
 // in a blocking syscall), so the session always records both; `gc`, `user` and `cpu` (at
-// cpu_hz) are, and at level low `syscall` too (its syscall tracepoints cost every
-// process of the host ~0.2 us per syscall: docs/levels.md).
+// cpu_hz) are, and at level low `syscall` too (from sched_switch it costs a few loads per
+// context switch of the target's threads; by the syscall tracepoints, syscalls_by =
+// "tracepoint", every process of the host ~0.2 us per syscall: docs/levels.md).
 session::SessionOptions::EventSet SessionEvents(std::uint32_t events, std::uint32_t cpu_hz);
 
 // [watch.triggers]: moments worth full detail. Each threshold is optional (0 = off). A
@@ -123,9 +124,10 @@ struct Config {
   // thread off CPU in a syscall that long, nothing per syscall; "tracepoint": a program on
   // every syscall (sys_enter/sys_exit), which also makes every other process's syscalls
   // slower (docs/cost.md).
-  // Default "tracepoint" (docs/probe-plan.md §10 "Syscalls from sched_switch": its figures).
+  // Default "switch" (docs/probe-plan.md §10 "Syscalls from sched_switch": its figures);
+  // the tracepoints where the kernel cannot, or with syscall_min_ms = 0, said in the log.
   bool syscalls_by_sample = false;
-  bool syscalls_by_switch = false;
+  bool syscalls_by_switch = true;
   session::TraceVersion trace_version = session::TraceVersion::kAuto;
   std::size_t ring_bytes = std::size_t{8} << 20;  // BPF ring buffer per target
 
@@ -163,7 +165,8 @@ struct Config {
   double WindowSeconds(const WatchRule &r) const { return r.window_seconds.value_or(window_seconds); }
   std::size_t WindowBytes(const WatchRule &r) const { return r.window_bytes.value_or(window_bytes); }
   // The set actually recorded: sched and syscall always (see SessionEvents).
-  // At level low, `syscall` may be left out: then no syscall tracepoint is attached.
+  // At level low, `syscall` may be left out: then neither sched_switch's syscall part
+  // nor any syscall tracepoint is attached.
   std::uint32_t Events(const WatchRule &r) const {
     return r.events.value_or(events) | kEventSched | (Level(r) == session::CaptureLevel::kLow ? 0u : std::uint32_t{kEventSyscall});
   }

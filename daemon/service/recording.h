@@ -29,7 +29,7 @@ struct RecordingOptions {
   std::uint32_t cpu_hz = 100;        // when events has kEventCpu
   std::chrono::nanoseconds syscall_min = std::chrono::milliseconds(1);  // level low ([flight] syscall_min_ms)
   bool syscall_sample = false;  // level low: syscalls by sampling ([flight] syscalls_by)
-  bool syscall_switch = false;  // level low: syscalls from sched_switch ([flight] syscalls_by)
+  bool syscall_switch = true;   // level low: syscalls from sched_switch ([flight] syscalls_by)
   session::CaptureLevel level = session::CaptureLevel::kFull;  // what is trapped for (capture_level.h)
   std::chrono::milliseconds state_sample = session::kDefaultStateSample;  // SessionOptions::state_sample
   bool self_check = true;  // SessionOptions::self_check (off for escalations)

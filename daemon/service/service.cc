@@ -13,6 +13,7 @@
 #include "daemon/procmem/mono_clock.h"
 #include "daemon/service/api.h"
 #include "daemon/session/malloc_tuning.h"
+#include "daemon/session/syscall_path.h"
 #include "daemon/service/spool.h"
 
 namespace gotraced::service {
@@ -432,8 +433,16 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
     std::lock_guard<std::mutex> lock(mu_);
     counters_.attached++;
   }
-  spdlog::info("tracing {} ({}, trace format {})", container::TargetLog(t->info.identity), rec->Stats().go_version,
-               rec->Stats().trace_format);
+  {
+    // Level low: which path its syscalls take, the tracepoints' reason included (syscall_path.h).
+    const session::SessionStats st = rec->Stats();
+    std::string low;
+    if (t->level == session::CaptureLevel::kLow)
+      low = (t->events & kEventSyscall) ? ", level low, syscalls " + session::SyscallPath(st)
+                                        : ", level low, no syscalls";
+    spdlog::info("tracing {} ({}, trace format {}{})", container::TargetLog(t->info.identity), st.go_version,
+                 st.trace_format, low);
+  }
   // Who the trace is of, at its start (what a reader of the file alone cannot know).
   rec->Note(procmem::MonoNowNs(), "gotraced: target", container::TargetLog(t->info.identity));
   auto last_stats = SteadyClock::now();

@@ -10,9 +10,10 @@
 //          assists and user annotations, without stack walks (~0.5 us of BPF per hit
 //          saved) and without GC sweeps (~2 hits per span, the costliest GC probes).
 //   low    no per-goroutine-switch site: no casgstatus, acquirep/releasep, handoffp,
-//          preemptPark or syscall uprobe. Syscalls with their goroutine from the
-//          sys_enter/sys_exit tracepoints (every Go version; by default only those of
-//          1 ms or more, SessionOptions::syscall_min), GC cycles and STW (a few
+//          preemptPark or syscall uprobe. Syscalls with their goroutine from
+//          sched_switch (by default only those of 1 ms or more, SessionOptions::
+//          syscall_min; every Go version) or the sys_enter/sys_exit tracepoints
+//          (SessionOptions::syscall_switch, syscall_path.h), GC cycles and STW (a few
 //          hits per cycle), HeapGoal, GOMAXPROCS, CPU samples with goroutine and stack,
 //          and the goroutines' states sampled read-only every few seconds (a trace log
 //          per sample: session/state_sampler.h). No scheduling: the model writes each

@@ -287,6 +287,7 @@ struct Session::Impl {
     stats.syscall_sample_period_ns = cs.syscall_sample_period_ns;
     stats.syscall_sweeps = cs.syscall_sweeps;
     stats.syscalls_by_switch = cs.syscalls_by_switch;
+    stats.syscalls_switch_refused = cs.syscalls_switch_refused;
     if (file_sink) {
       stats.output_error = file_sink->error();
       stats.output_stopped = file_sink->stopped();
@@ -514,6 +515,11 @@ bool Session::Start(std::string *error) {
     I.stats.probe_plan = I.cap->plan().name;
     I.stats.level = std::string(CaptureLevelName(I.options.level));
     I.stats.syscall_min_ns = I.cap->plan().syscall_pair ? I.cap->plan().syscall_min_ns : 0;
+    // Which path level low's syscalls take (syscall_path.h), for serve's log at the start.
+    const capture::CaptureStats cs = I.cap->stats();
+    I.stats.syscalls_by_switch = cs.syscalls_by_switch;
+    I.stats.syscalls_switch_refused = cs.syscalls_switch_refused;
+    I.stats.syscall_sample_period_ns = cs.syscall_sample_period_ns;
     const capture::CaptureTimings &ct = I.cap->timings();
     I.stats.plan_ms = plan_ms;
     I.stats.load_ms = ct.load_ms;

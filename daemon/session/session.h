@@ -97,10 +97,11 @@ struct SessionOptions {
     // threads as "kernel: ..." regions (sched_switch + sched_wakeup).
     bool kernel = true;
     std::uint32_t cpu_hz = 0; // CPU samples per second per thread (0 = off)
-    // Level low only: goroutine syscalls (the raw_syscalls tracepoints). Off, no syscall
-    // tracepoint is attached, and no syscall of any process on the host pays for one
-    // (docs/levels.md: ~0.2 us per syscall host-wide). The other levels always
-    // record syscalls (scheduling events in the runtime's own trace).
+    // Level low only: goroutine syscalls (from sched_switch or the raw_syscalls
+    // tracepoints: syscall_switch). Off, neither is attached for them, and no syscall of
+    // any process on the host pays for one (docs/levels.md: ~0.2 us per syscall host-wide
+    // by the tracepoints). The other levels always record syscalls (scheduling events
+    // in the runtime's own trace).
     bool syscalls = true;
   };
   EventSet events;
@@ -122,8 +123,10 @@ struct SessionOptions {
   // syscall (the sys_enter/sys_exit tracepoints, the fallback). `--syscalls-by`.
   bool syscall_sample = false;
   // ... or from sched_switch: a thread off CPU in a goroutine syscall for syscall_min
-  // (bpf/gt_sys_switch.bpf.h), no program on any syscall. `--syscalls-by switch`.
-  bool syscall_switch = false;
+  // (bpf/gt_sys_switch.bpf.h), no program on any syscall. `--syscalls-by switch`, the
+  // default (docs/cost.md "Per capture level"); the tracepoints where it cannot be used
+  // (SessionStats::syscalls_switch_refused). Neither: the tracepoints.
+  bool syscall_switch = true;
 
   // --pid: wait (up to 1 s) for a first record that proves the struct offsets right
   // (capture.h self_check). Off for serve's escalations: the always-on recording of the
@@ -156,8 +159,10 @@ struct SessionStats {
   std::uint64_t syscall_min_ns = 0;
   // Level low's syscalls by sampling: the period (0: by the tracepoints) and sweeps made.
   std::uint64_t syscall_sample_period_ns = 0, syscall_sweeps = 0;
-  // Level low's syscalls came from sched_switch (`--syscalls-by switch` in effect).
+  // Level low's syscalls came from sched_switch (`--syscalls-by switch` in effect) ...
   bool syscalls_by_switch = false;
+  // ... or were asked from there and came from the tracepoints: why (capture.h).
+  std::string syscalls_switch_refused;
   bool target_exited = false;
   // The target called execve: the program traced is gone (its pid runs another one).
   // The recording ends at the exec; records after it are not the traced program's.

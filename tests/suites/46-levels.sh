@@ -16,8 +16,8 @@
 #          By default only syscalls of 1 ms or more (the 3 ms nanosleeps; the summary
 #          counts the short ones left out); with --syscall-min 0 (low-all) every one, so
 #          at least twice as many pieces; with --no-syscalls none (no tracepoint attached).
-#          low-switch: the same checks with the syscalls from sched_switch (--syscalls-by
-#          switch), whose summary says so.
+#          low-switch: the same checks with the syscalls from sched_switch, the default
+#          (no --syscalls-by given), whose summary says so.
 set -euo pipefail
 ROOT=${GOTRACED_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${GOTRACED_BUILD:-$ROOT/build}
@@ -171,13 +171,13 @@ PY
 # record NAME LEVEL: one 2 s --pid recording of $pid, then check (sets last_verdict).
 # LEVEL low is level low with its syscalls from the tracepoints (--syscalls-by tracepoint:
 # the threshold's count of short syscalls below is theirs), low-switch the same from
-# sched_switch (--syscalls-by switch, bpf/gt_sys_switch.bpf.h), low-all level low with
-# --syscall-min 0 (every goroutine syscall written, by the tracepoints).
+# sched_switch (the default: no --syscalls-by, bpf/gt_sys_switch.bpf.h), low-all level low
+# with --syscall-min 0 (every goroutine syscall written, by the tracepoints).
 last_verdict=
 record() {
   local name=$1 level=$2 opts=()
   [[ $level == low ]] && opts=(--syscalls-by tracepoint --state-sample 500ms)
-  if [[ $level == low-switch ]]; then level=low; opts=(--syscalls-by switch --state-sample 500ms); fi
+  if [[ $level == low-switch ]]; then level=low; opts=(--state-sample 500ms); fi
   if [[ $level == low-all ]]; then level=low; opts=(--syscall-min 0 --state-sample 500ms); fi
   if timeout 60 "$GOTRACED" --pid "$pid" --level "$level" "${opts[@]}" --cpu-hz 100 "${fmt[@]}" --out "$WORK/$name.trace" \
     --duration 2s -q >"$WORK/$name.log" 2>&1; then
@@ -238,9 +238,14 @@ for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19 1.24 1.25}; do
   if [[ -n $short ]] && ((short >= 1000)) && ((${pieces[low-all]:-0} >= 2 * ${pieces[low]:-1})); then
     ok "go$v low: $short syscalls under 1 ms left out; ${pieces[low]} pieces, ${pieces[low-all]} with --syscall-min 0"
   else
-    bad "go$v low: syscall threshold: short '${short}', pieces ${pieces[low]:-?} at 1 ms vs ${pieces[low-all]:-?} with --syscall-min 0: $(grep 'level low: only' "$WORK/go$v-low.log")"
+    bad "go$v low: syscall threshold: short '${short}', pieces ${pieces[low]:-?} at 1 ms vs ${pieces[low-all]:-?} with --syscall-min 0: $(grep 'level low: syscalls' "$WORK/go$v-low.log")"
   fi
-  grep -q "level low: only" "$WORK/go$v-low-all.log" && bad "go$v low-all: the summary claims a threshold with --syscall-min 0"
+  grep -q "level low: .*only syscalls" "$WORK/go$v-low-all.log" && bad "go$v low-all: the summary claims a threshold with --syscall-min 0"
+  # Which path ran, said in the summary: the tracepoints when asked, and with no threshold.
+  grep -q "level low: syscalls by the syscall tracepoints: only syscalls of 1 ms" "$WORK/go$v-low.log" ||
+    bad "go$v low: the summary does not say the tracepoints ran: $(grep 'level low: syscalls' "$WORK/go$v-low.log")"
+  grep -q "level low: syscalls by the syscall tracepoints (no threshold" "$WORK/go$v-low-all.log" ||
+    bad "go$v low-all: the summary does not say why the tracepoints ran: $(grep 'level low: syscalls' "$WORK/go$v-low-all.log")"
   # --no-syscalls: no syscall tracepoint, no syscall in the trace, which still parses.
   if timeout 60 "$GOTRACED" --pid "$pid" --level low --no-syscalls --out "$WORK/go$v-low-nosys.trace" --duration 1s \
     >"$WORK/go$v-low-nosys.log" 2>&1 && "$TOOLS/tracecheck" "$WORK/go$v-low-nosys.trace" >"$WORK/go$v-low-nosys.json" 2>&1; then
@@ -254,7 +259,8 @@ for v in ${GOTRACED_LEVEL_GOS:-1.26 1.19 1.24 1.25}; do
     bad "go$v low --no-syscalls failed: $(tail -3 "$WORK/go$v-low-nosys.log")"
   fi
   # Zero hits of the per-goroutine-switch site at level low: it is not even attached.
-  if timeout 60 "$GOTRACED" capture-dump --pid "$pid" --level low --duration 1 -q >"$WORK/go$v-dump.txt" 2>&1; then
+  if timeout 60 "$GOTRACED" capture-dump --pid "$pid" --level low --syscalls-by tracepoint --duration 1 -q \
+    >"$WORK/go$v-dump.txt" 2>&1; then
     cas=$(grep -c "casgstatus" "$WORK/go$v-dump.txt" || true)
     gst=$(grep -cE "^  GSTATUS" "$WORK/go$v-dump.txt" || true)
     # One record per syscall at low, at its exit (ProbePlan::syscall_pair).

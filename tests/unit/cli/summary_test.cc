@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/status_line.h"
+#include "daemon/session/syscall_path.h"
 
 namespace gotraced::cli {
 namespace {
@@ -59,3 +60,66 @@ TEST(SummaryTest, NoFileLeft) {
 
 }  // namespace
 }  // namespace gotraced::cli
+
+// Level low's syscall line names the path that ran (daemon/session/syscall_path.h), and
+// why the tracepoints ran when sched_switch, the default, was asked.
+namespace gotraced::session {
+namespace {
+
+SessionStats Low() {
+  SessionStats s;
+  s.level = "low";
+  s.syscall_min_ns = 1'000'000;
+  s.short_syscalls = 42;
+  return s;
+}
+
+bool Has(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+
+TEST(SyscallSummaryTest, SchedSwitch) {
+  auto s = Low();
+  s.syscalls_by_switch = true;
+  const std::string line = SyscallSummary(s);
+  EXPECT_TRUE(Has(line, "level low: syscalls from sched_switch: only syscalls that kept their thread off CPU for "
+                        "1 ms or longer")) << line;
+  EXPECT_TRUE(Has(line, "42 shorter sleeps")) << line;
+  EXPECT_TRUE(Has(line, "no program ran on any syscall")) << line;
+}
+
+TEST(SyscallSummaryTest, TracepointsAskedSayNoWhy) {
+  const std::string line = SyscallSummary(Low());
+  EXPECT_TRUE(Has(line, "level low: syscalls by the syscall tracepoints: only syscalls of 1 ms or longer are in "
+                        "the trace; 42 shorter ones")) << line;
+  EXPECT_TRUE(Has(line, "every syscall of the host ran a program")) << line;
+}
+
+TEST(SyscallSummaryTest, TracepointsInsteadOfSchedSwitchSayWhy) {
+  auto s = Low();
+  s.syscalls_switch_refused = "sched_switch cannot be used here: bpf_task_pt_regs helper (Linux 5.15+) is missing";
+  const std::string line = SyscallSummary(s);
+  EXPECT_TRUE(Has(line, "level low: syscalls by the syscall tracepoints (sched_switch cannot be used here: "
+                        "bpf_task_pt_regs helper (Linux 5.15+) is missing): only syscalls of 1 ms")) << line;
+  EXPECT_EQ(SyscallPath(s), "by the syscall tracepoints (" + s.syscalls_switch_refused + ")");
+}
+
+TEST(SyscallSummaryTest, NoThresholdClaimsNone) {
+  auto s = Low();
+  s.syscall_min_ns = 0;
+  s.syscalls_switch_refused = "no threshold: sched_switch sees only the syscalls that leave the CPU";
+  const std::string line = SyscallSummary(s);
+  EXPECT_FALSE(Has(line, "only syscalls")) << line;
+  EXPECT_TRUE(Has(line, "every goroutine syscall is in the trace")) << line;
+  EXPECT_TRUE(Has(line, "(no threshold")) << line;
+}
+
+TEST(SyscallSummaryTest, Sampling) {
+  auto s = Low();
+  s.syscall_sample_period_ns = 250'000;
+  s.syscall_sweeps = 7;
+  EXPECT_EQ(SyscallSummary(s),
+            "level low: syscalls by sampling the target's threads every 250 us (7 sweeps): no program ran on any "
+            "syscall");
+}
+
+}  // namespace
+}  // namespace gotraced::session

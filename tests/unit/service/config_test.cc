@@ -237,14 +237,14 @@ TEST(Config, EventsReachTheSession) {
   EXPECT_NE(err.find("t.toml:2:"), std::string::npos) << err;
 }
 
-// Level low's syscalls: by the tracepoints unless syscalls_by = "sample" or "switch";
+// Level low's syscalls: from sched_switch unless syscalls_by = "sample" or "tracepoint";
 // anything else refused with the line.
 TEST(Config, SyscallsBy) {
   std::string err;
   auto d = ParseConfig("[[watch]]\nname = \"x\"\n", "t.toml", &err);
   ASSERT_TRUE(d) << err;
   EXPECT_FALSE(d->syscalls_by_sample);
-  EXPECT_FALSE(d->syscalls_by_switch);  // the default: the tracepoints
+  EXPECT_TRUE(d->syscalls_by_switch);  // the default: sched_switch (docs/cost.md)
   auto s = ParseConfig("[flight]\nsyscalls_by = \"sample\"\n[[watch]]\nname = \"x\"\n", "t.toml", &err);
   ASSERT_TRUE(s) << err;
   EXPECT_TRUE(s->syscalls_by_sample);
