@@ -16,7 +16,10 @@
 # Also, per Go: the cost by source (events per request; per event the uprobe hits, their
 # trap (measured here by gotraced-uprobe-cost) and BPF time, the tracepoint runs and their
 # BPF time) and the maximum throughput with 32 keep-alive connections sending back to back
-# (--closed N; 0 = off).
+# (--closed N; 0 = off). And per mode (every level with --levels): the server's CPU per
+# request and what the mode adds per request and per syscall of the server (its syscalls
+# counted untraced by perf stat), what another process's syscall pays (a getppid loop,
+# bench/host's gotraced-getppid-ns, as bench-sampling.sh runs it) and the daemon's CPU.
 # Exits non-zero if a measurement could not be taken or a trace does not parse.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,8 +56,11 @@ bash "$root/tests/fidelity/build-targets.sh" "$build/fidelity/targets" go1.26 >/
 upcost=$build/bench/overhead/gotraced-uprobe-cost
 [[ -x $upcost ]] || { echo "bench-http: $upcost is not built (cmake --build $build)" >&2; exit 1; }
 args=(--uprobe-cost "$upcost" --uprobe-target "$build/fidelity/targets/go1.26/fidelity" "${args[@]}")
+getppid=$build/bench/host/gotraced-getppid-ns
+[[ -x $getppid ]] || { echo "bench-http: $getppid is not built (cmake --build $build)" >&2; exit 1; }
+command -v perf >/dev/null || { echo "bench-http: perf is not installed (linux-perf)" >&2; exit 1; }
 bench=(python3 "$root/bench/http/http_bench.py" --gotraced "$build/cli/gotraced" --tracecheck "$build/tools/tracecheck"
-  --client "$bin/client")
+  --client "$bin/client" --getppid "$getppid" --syscall-rate)
 "${bench[@]}" "${servers[@]}" "${args[@]}"
 [[ ${BENCH_HTTP_CADDY:-1} == 0 ]] && exit 0
 caddy=${GOTRACED_GO_CACHE:-/var/cache/gotraced-go}/caddy

@@ -118,6 +118,27 @@ def bpf_stats_restore():
     _bpf_stats_prev = None
 
 
+def getppid_ns(tool, calls=300000):
+    """ns of CPU per getppid in a process no one watches (bench/host/getppid_ns.c,
+    gotraced-getppid-ns): what another process's syscall costs while gotraced runs (issue
+    28: a program on a syscall tracepoint puts every syscall of the host on the kernel's
+    slow path). Run it between measured windows: its own CPU is in none of them."""
+    out = subprocess.run([tool, str(calls)], capture_output=True, text=True, check=True).stdout
+    return float(out.strip())
+
+
+def syscall_rate(pid, seconds=3):
+    """Process pid's syscalls per second, by perf stat on raw_syscalls:sys_enter for
+    `seconds`; None without perf. Not inside a measured window: that counter makes every
+    syscall of the host slower while it runs."""
+    try:
+        r = subprocess.run(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter", "-p", str(pid), "--", "sleep",
+                            str(seconds)], capture_output=True, text=True, timeout=seconds + 30)
+        return float(r.stderr.strip().splitlines()[-1].split(",")[0]) / seconds
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return None
+
+
 def uprobe_hit_ns(text):
     """gotraced-uprobe-cost's last lines ("uprobe_hit_ns MODE WALL CPU") as
     {mode: {"wall_ns": .., "cpu_ns": ..}}."""

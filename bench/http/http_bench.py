@@ -16,6 +16,13 @@ whatever the load), and its own heap (RssAnon) at the window's start and end and
 largest seen (sampled every 0.5 s): flat RSS is a heap that does not grow. For runtime/trace, its CPU per event is the server's CPU
 above the untraced run's, over the events tracecheck counts in its file, scaled the same
 way. Every trace written is checked with tracecheck.
+
+Per request and per syscall (issue 28 part 4), per mode: the server's CPU per request and
+what the mode adds to it, per request and per syscall of the server (its syscalls per
+request counted once, untraced, by perf stat: --syscall-rate); what other processes'
+syscalls pay (--getppid: a bystander's getppid in ns of CPU, run after each mode's window
+with the mode still on, against the same rep's untraced run); the daemon's CPU per second
+and per request.
 """
 import argparse
 import json
@@ -145,6 +152,9 @@ def run_mode(a, server, mode, work, tag, closed=0):
     s1 = bu.proc_cpu_s(srv.pid)
     d1 = bu.proc_cpu_s(gt.pid) if gt else None
     loadavg = os.getloadavg()[0]  # the machine's 1-minute load at the window's end (a shared VM)
+    # Another process's syscall with this mode on (the recording still attached), after the
+    # window: its CPU is in no count above.
+    bystander = bu.getppid_ns(a.getppid) if a.getppid else None
     b1 = bu.bpf_prog_stats(gt.pid) if gt else {}
     rss1 = bu.proc_status_kb(gt.pid, "RssAnon") if gt else None
     hwm = bu.proc_status_kb(gt.pid, "VmHWM") if gt else None
@@ -156,7 +166,7 @@ def run_mode(a, server, mode, work, tag, closed=0):
     res = {"mode": mode, "window_s": window, "server_cpu_s": (s1 - s0) if s0 is not None and s1 is not None else None,
            "achieved": float(client.get("achieved", 0)), "p50_us": int(client.get("p50_us", -1)),
            "p99_us": int(client.get("p99_us", -1)), "errors": int(client.get("errors", -1)),
-           "server_hwm_kb": srv_hwm, "loadavg": loadavg}
+           "server_hwm_kb": srv_hwm, "loadavg": loadavg, "bystander_ns": bystander}
     if gt:
         # BPF runs and run time in the window, by source (kernel.bpf_stats_enabled is on
         # for the bench): uprobe programs run in the server's context, the tracepoint
@@ -299,6 +309,8 @@ def print_run(tag, r):
             lr["reads"], lr["dropped"], 100.0 * lr["dropped"] / lr["reads"] if lr["reads"] else 0.0, lr["unreadable"])
         if "age_ms" in lr:
             line += ", %d at the ring %.1f ms after their record" % (lr["prefetched"], lr["age_ms"])
+    if r.get("bystander_ns") is not None:
+        line += ", bystander getppid %.0f ns" % r["bystander_ns"]
     if r.get("loadavg") is not None:
         line += ", load average %.1f" % r["loadavg"]
     print(line, flush=True)
@@ -408,6 +420,67 @@ def print_cost_by_source(label, a, modes, med, trap_ns):
          "server CPU added us/request", "p50 us", "p99 us"], rows)
 
 
+def server_syscalls_per_request(a, server):
+    """The untraced server's syscalls per request at the bench's rate (perf stat over a
+    window of its own, after the modes' runs: the counter slows every syscall of the host
+    while it runs); None without perf."""
+    srv, addr = start_server(server, None, routes=a.labels)
+    seconds = max(1, int(round(a.seconds)))
+    cl = subprocess.Popen([a.client, "-url", "http://%s/" % addr, "-rate", str(a.rate), "-warmup", "%gs" % a.warmup,
+                           "-duration", "%gs" % (seconds + 1)], stdout=subprocess.PIPE, text=True)
+    time.sleep(a.warmup + 0.01)
+    rate = bu.syscall_rate(srv.pid, seconds)
+    out, _ = cl.communicate()
+    srv.send_signal(signal.SIGTERM)
+    srv.wait(timeout=30)
+    client = dict(kv.split("=") for kv in out.split()[1:]) if out.startswith("RESULT") else {}
+    achieved = float(client.get("achieved", 0)) or a.rate
+    return rate / achieved if rate is not None else None
+
+
+def print_per_request(label, a, modes, runs, sys_per_req):
+    """Per request and per syscall (issue 28 part 4), each rep against its own untraced
+    run, median of the reps: the server's CPU per request and what the mode adds, per
+    request and per syscall of the server; a bystander's getppid untraced -> with the mode
+    on (what every other process's syscall pays); the daemon's CPU per second and per
+    request."""
+    def med(m, f):
+        xs = []
+        for i, r in enumerate(runs[m]):
+            b = runs["none"][i] if i < len(runs["none"]) else None
+            try:
+                x = f(r, b)
+            except (TypeError, ZeroDivisionError, KeyError):
+                x = None
+            if x is not None:
+                xs.append(x)
+        return bu.median(xs)
+    cpu_req = lambda r: r["server_cpu_s"] / (r["achieved"] * r["window_s"]) * 1e6  # noqa: E731 (us)
+    rows = []
+    for m in modes:
+        added = med(m, lambda r, b: cpu_req(r) - cpu_req(b))
+        dmn = m.startswith("gotraced")
+        rows.append([m, bu.fmt(med(m, lambda r, b: r["achieved"]), "%.0f"),
+                     bu.fmt(med(m, lambda r, b: cpu_req(r)), "%.1f"),
+                     bu.fmt(added, "%+.1f") if m != "none" else "-",
+                     bu.fmt(added * 1000 / sys_per_req if added is not None and sys_per_req else None, "%+.0f")
+                     if m != "none" else "-",
+                     bu.fmt(med(m, lambda r, b: b["bystander_ns"]), "%.0f") + " -> " +
+                     bu.fmt(med(m, lambda r, b: r["bystander_ns"]), "%.0f") if m != "none" else
+                     bu.fmt(med(m, lambda r, b: r["bystander_ns"]), "%.0f"),
+                     bu.fmt(med(m, lambda r, b: r["bystander_ns"] - b["bystander_ns"]), "%+.0f")
+                     if m != "none" else "-",
+                     bu.fmt(med(m, lambda r, b: r["daemon_cpu_s"] / r["window_s"] * 1000), "%.1f") if dmn else "-",
+                     bu.fmt(med(m, lambda r, b: r["daemon_cpu_s"] / (r["achieved"] * r["window_s"]) * 1e6), "%.2f")
+                     if dmn else "-"])
+    bu.print_table(
+        "Per request and per syscall (%s), median of %d reps, each against its rep's untraced run; the server "
+        "makes %s syscalls per request untraced (perf stat)" % (label, len(runs["none"]), bu.fmt(sys_per_req, "%.1f")),
+        ["mode", "req/s", "server CPU us/request", "added us/request", "added ns per server syscall",
+         "bystander getppid ns (untraced -> this mode)", "added ns per other process's syscall",
+         "daemon CPU ms/s", "daemon CPU us/request"], rows)
+
+
 def print_max(label, a, modes, max_runs):
     """Maximum throughput (closed loop): requests/s served per mode, against untraced."""
     rows = []
@@ -446,6 +519,9 @@ def main():
                     help="also the maximum throughput: this many keep-alive connections sending back to back, per mode")
     ap.add_argument("--uprobe-cost", help="gotraced-uprobe-cost: measures one uprobe trap here, for the cost by source")
     ap.add_argument("--uprobe-target", help="the fidelity target gotraced-uprobe-cost probes")
+    ap.add_argument("--getppid", help="bench/host's gotraced-getppid-ns: another process's syscall after each window")
+    ap.add_argument("--syscall-rate", action="store_true",
+                    help="the untraced server's syscalls per request (perf stat), for the cost per syscall")
     a = ap.parse_args()
     modes = LEVEL_MODES if a.levels else KERNEL_VIEW_MODES if a.kernel_view else LABEL_MODES if a.labels else MODES
     if a.modes:
@@ -538,6 +614,10 @@ def main():
                   (bu.fmt(g.get("tracer_us_per_event"), "%.3f"), bu.fmt(t.get("tracer_us_per_event"), "%.3f"),
                    bu.ratio(g.get("tracer_us_per_event"), t.get("tracer_us_per_event"))))
         print_cost_by_source(label, a, modes, med, trap_ns)
+        sys_per_req = server_syscalls_per_request(a, server) if a.syscall_rate else None
+        if a.syscall_rate and sys_per_req is None:
+            failed.append("%s: no syscall count (perf stat raw_syscalls:sys_enter)" % label)
+        print_per_request(label, a, modes, runs, sys_per_req)
         if a.closed:
             print_max(label, a, modes, max_runs)
         if a.kernel_view:

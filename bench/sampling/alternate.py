@@ -31,6 +31,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import benchutil as bu  # noqa: E402
+
 TICK = os.sysconf("SC_CLK_TCK")
 PATHS = {"tracepoint": ["--syscalls-by", "tracepoint"], "sample": ["--syscalls-by", "sample"],
          "switch": ["--syscalls-by", "switch"]}
@@ -135,24 +138,9 @@ def window(srv, gt, seconds):
 
 
 def bystander_ns(a):
-    """ns of CPU per getppid in a process no one watches (bench/host/getppid_ns.c), run
-    between windows (its CPU is in none of them); None without --getppid."""
-    if not a.getppid:
-        return None
-    out = subprocess.run([a.getppid, "300000"], capture_output=True, text=True, check=True).stdout
-    return float(out.strip())
-
-
-def syscall_rate(pid, seconds=3):
-    """The server's syscalls per second (perf stat on raw_syscalls:sys_enter, untraced by
-    gotraced, after the windows: that counter makes the host's syscalls slower while it
-    runs); None without perf."""
-    try:
-        r = subprocess.run(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter", "-p", str(pid), "--", "sleep",
-                            str(seconds)], capture_output=True, text=True, timeout=seconds + 30)
-        return float(r.stderr.strip().splitlines()[-1].split(",")[0]) / seconds
-    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
-        return None
+    """A bystander's getppid in ns of CPU (benchutil.getppid_ns), between windows; None
+    without --getppid."""
+    return bu.getppid_ns(a.getppid) if a.getppid else None
 
 
 def run_server(a, label, cmd, path):
@@ -206,7 +194,7 @@ def run_server(a, label, cmd, path):
             if by0 is not None:
                 print("        bystander getppid %.0f ns untraced, %.0f ns watched" % (by0, by1), flush=True)
             os.unlink(out) if os.path.exists(out) else None
-    rate = syscall_rate(srv.pid) if a.syscall_rate else None
+    rate = bu.syscall_rate(srv.pid) if a.syscall_rate else None
     if rate is not None:
         print("  %s makes %.0f syscalls/s at %d requests/s (perf stat, untraced)" % (label, rate, a.rate), flush=True)
     cl.terminate()
