@@ -199,11 +199,11 @@ def run_mode(a, server, mode, work, tag, closed=0):
         # The labels reader's summary (session.cc): sets read, and dropped because the memory
         # no longer held the set the record named (issue 34: freed and reused before the read).
         lab = LABEL_READS_RE.search(log)
-        if lab:
-            res["label_reads"] = {k: int(v) for k, v in zip(("logs", "reads", "unreadable", "dropped", "cut", "hits"),
-                                                            lab.groups()[:6])}
-            if lab.group(7):
-                res["label_reads"].update(prefetched=int(lab.group(7)), age_ms=float(lab.group(8)))
+        if lab:  # flat numbers, as every other field: the medians take them per key
+            for k, v in zip(("label_logs", "label_reads", "label_unreadable", "label_dropped", "label_cut", "label_hits",
+                             "label_prefetched", "label_age_ms"), lab.groups()):
+                if v is not None:
+                    res[k] = float(v) if k == "label_age_ms" else int(v)
         if gt.returncode != 0 or not summ:
             sys.stderr.write(err)
             res["error"] = "gotraced exited %d" % gt.returncode
@@ -303,12 +303,12 @@ def print_run(tag, r):
         line += ", daemon CPU %s ms/s, events/s %s (written %s), repairs %s (%s per M events)" % (
             bu.fmt(d and d / w * 1000, "%.0f"), bu.fmt(ev and ev / w, "%.0f"), bu.fmt(wr and wr / w, "%.0f"),
             bu.fmt(r.get("repairs"), "%d"), bu.fmt(r.get("repairs_per_m"), "%.1f"))
-    lr = r.get("label_reads")
-    if lr and (lr["reads"] or r["mode"] == "gotraced+labels"):
+    if r.get("label_reads") or (r["mode"] == "gotraced+labels" and "label_reads" in r):
+        n, dropped = r["label_reads"], r["label_dropped"]
         line += ", label sets read %d (%d dropped: %.1f%%, %d unreadable)" % (
-            lr["reads"], lr["dropped"], 100.0 * lr["dropped"] / lr["reads"] if lr["reads"] else 0.0, lr["unreadable"])
-        if "age_ms" in lr:
-            line += ", %d at the ring %.1f ms after their record" % (lr["prefetched"], lr["age_ms"])
+            n, dropped, 100.0 * dropped / n if n else 0.0, r["label_unreadable"])
+        if "label_age_ms" in r:
+            line += ", %d at the ring %.1f ms after their record" % (r["label_prefetched"], r["label_age_ms"])
     if r.get("bystander_ns") is not None:
         line += ", bystander getppid %.0f ns" % r["bystander_ns"]
     if r.get("loadavg") is not None:
