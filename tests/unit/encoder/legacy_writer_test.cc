@@ -39,6 +39,12 @@ struct RestartCapture final : LegacyRestartSink {
   }
 };
 
+// The first generation's state of most tests: P0 running under M1, g running on it.
+void RunningOnP0(LegacyTraceWriter &w, std::uint64_t t, GId g) {
+  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
+  ASSERT_EQ(w.GoStatusEvent(kM1, t, g, kM1, GoStatus::kRunning), EmitStatus::kOk);
+}
+
 TEST(LegacyWriter, HeaderPerVersion) {
   for (Version v : kLegacyVersions) {
     MemorySink sink;
@@ -75,8 +81,7 @@ TEST(LegacyWriter, PreludeAndSyscalls) {
   MemorySink sink;
   LegacyTraceWriter w(sink, {.version = Version::kGo121, .tick_divisor = 1, .gomaxprocs = 2});
   std::uint64_t t = 10 * kMs;
-  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
-  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG1, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_NO_FATAL_FAILURE(RunningOnP0(w, t, kG1));
   ASSERT_EQ(w.GoCreate(kM1, t += 100, kG7, kNoStack, kNoStack), EmitStatus::kOk);
   ASSERT_EQ(w.GoBlock(kM1, t += 100, "chan receive", kNoStack), EmitStatus::kOk);
   ASSERT_EQ(w.GoStart(kM1, t += 100, kG7, 1), EmitStatus::kOk);
@@ -117,8 +122,7 @@ TEST(LegacyWriter, KernelViewEventsInASyscallWaitUntilItRunsAgain) {
   MemorySink sink;
   LegacyTraceWriter w(sink, {.version = Version::kGo119, .tick_divisor = 1, .gomaxprocs = 2});
   std::uint64_t t = 10 * kMs;
-  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
-  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG7, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_NO_FATAL_FAILURE(RunningOnP0(w, t, kG7));
   // A blocked syscall with a region begun inside it (off-CPU) and a log.
   ASSERT_EQ(w.GoSyscallBegin(kM1, t += 100, 1, kNoStack), EmitStatus::kOk);
   ASSERT_EQ(w.UserRegionBegin(kM1, t += 100, 0, "kernel: off-CPU sleep", kNoStack), EmitStatus::kOk);
@@ -164,8 +168,7 @@ TEST(LegacyWriter, WhatLostRecordsLeftOpenIsClosedForTheReader) {
   MemorySink sink;
   LegacyTraceWriter w(sink, {.version = Version::kGo119, .tick_divisor = 1, .gomaxprocs = 2});
   std::uint64_t t = 10 * kMs;
-  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
-  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG7, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_NO_FATAL_FAILURE(RunningOnP0(w, t, kG7));
   ASSERT_EQ(w.GoStatusEvent(kM1, t, kG8, kNoThread, GoStatus::kWaiting), EmitStatus::kOk);
   ASSERT_EQ(w.GoSyscallBegin(kM1, t += 100, 1, kNoStack), EmitStatus::kOk);
   // ... lost: the return, more work, the next syscall's entry ...
@@ -198,8 +201,7 @@ TEST(LegacyWriter, GcWorkerLabelIsGoStartLabel) {
   MemorySink sink;
   LegacyTraceWriter w(sink, {.version = Version::kGo121, .tick_divisor = 1});
   std::uint64_t t = 10 * kMs;
-  ASSERT_EQ(w.ProcStatusEvent(kM1, t, kP0, ProcStatus::kRunning), EmitStatus::kOk);
-  ASSERT_EQ(w.GoStatusEvent(kM1, t, kG1, kM1, GoStatus::kRunning), EmitStatus::kOk);
+  ASSERT_NO_FATAL_FAILURE(RunningOnP0(w, t, kG1));
   ASSERT_EQ(w.GoCreate(kM1, t += 100, kG7, kNoStack, kNoStack), EmitStatus::kOk);
   ASSERT_EQ(w.GoBlock(kM1, t += 100, "chan receive", kNoStack), EmitStatus::kOk);
   ASSERT_EQ(w.GoStart(kM1, t += 100, kG7, 1), EmitStatus::kOk);
