@@ -17,6 +17,11 @@
 // (closed loop, as wrk does), and "offered" is 0; with -new-conn each request still opens
 // a connection of its own (at most N at a time: the soak's short form, whose server then
 // never holds more than N requests whatever the machine's load).
+//
+// On SIGUSR1 the open-loop client prints the requests finished so far, warm-up included,
+// so that a bench can count what was served in a window of its own (bench/sampling/paired.py):
+//
+//	COUNT ok=123456 errors=0
 package main
 
 import (
@@ -26,8 +31,11 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"os/signal"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -57,6 +65,8 @@ func main() {
 	skip := int(*warmup / interval)
 	lat := make([]time.Duration, total)
 	okv := make([]bool, total)
+	var doneOK, doneErr atomic.Int64
+	countOnSignal(&doneOK, &doneErr)
 	var wg sync.WaitGroup
 	start := time.Now().Add(10 * time.Millisecond)
 	for i := 0; i < total; i++ {
@@ -74,6 +84,11 @@ func main() {
 				okv[i] = err == nil && resp.StatusCode == 200
 			}
 			lat[i] = time.Since(due)
+			if okv[i] {
+				doneOK.Add(1)
+			} else {
+				doneErr.Add(1)
+			}
 		}(i, due)
 	}
 	sendEnd := time.Now()
@@ -99,6 +114,17 @@ func main() {
 	window := sendEnd.Sub(start.Add(time.Duration(skip) * interval)).Seconds()
 	fmt.Printf("RESULT offered=%.0f achieved=%.1f sent=%d ok=%d errors=%d p50_us=%d p99_us=%d max_us=%d\n",
 		*rate, float64(oks)/window, len(counted), oks, len(counted)-oks, pct(0.50), pct(0.99), pct(1.0))
+}
+
+// countOnSignal prints the requests finished so far at every SIGUSR1 (one line each).
+func countOnSignal(ok, errs *atomic.Int64) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGUSR1)
+	go func() {
+		for range ch {
+			fmt.Printf("COUNT ok=%d errors=%d\n", ok.Load(), errs.Load())
+		}
+	}()
 }
 
 // closedLoop: n workers, each with its own keep-alive connection, send requests back to
