@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Keeps the benches from rotting: every scripts/bench-*.sh runs with --smoke (a short
 # run of each measurement: overhead, start-up, go test -exec, the HTTP server, the
-# encoder replay) and must take every measurement, with every trace it writes parsing.
+# encoder replay) and must take every measurement, with every trace it writes parsing;
+# bench-sampling's twins (--paired --smoke) too, which must print a watched window's cost.
 # The figures are printed, not judged: the benches themselves (make bench) are where cost
 # is measured. Whole suite: well under a minute on an idle 2-core machine.
 set -euo pipefail
@@ -24,4 +25,13 @@ for b in "$ROOT"/scripts/bench-*.sh; do
     fail=1
   fi
 done
+t0=$SECONDS
+out=$(bash "$ROOT/scripts/bench-sampling.sh" "$BUILD" --paired --smoke 2>&1) || true
+echo "$out"
+if grep -q "serve's default, 1 watched windows: cost median" <<<"$out" && grep -q "w02 A .* req/s" <<<"$out"; then
+  echo "ok   $SUITE: bench-sampling --paired --smoke ($((SECONDS - t0)) s)"
+else
+  echo "FAIL $SUITE: bench-sampling --paired --smoke printed no watched window's cost ($((SECONDS - t0)) s)"
+  fail=1
+fi
 exit $fail
