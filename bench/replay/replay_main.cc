@@ -202,8 +202,10 @@ int main(int argc, char **argv) {
       p.Finish(p.max_ts());
       events = p.writer().stats().events;
       if (pass == 0 && std::getenv("GOTRACED_DEBUG"))
-        std::fprintf(stderr, "model: %llu inconsistencies repaired, %llu records discarded; decoder: %llu unusable\n",
+        std::fprintf(stderr, "model: %llu inconsistencies repaired (the legacy writer: %llu more), %llu records discarded; "
+                     "decoder: %llu unusable\n",
                      static_cast<unsigned long long>(p.model().stats().inconsistencies),
+                     static_cast<unsigned long long>(p.writer().stats().repairs),
                      static_cast<unsigned long long>(p.model().stats().records_discarded),
                      static_cast<unsigned long long>(p.decoder().stats().unusable));
       dropped = p.writer().stats().dropped;

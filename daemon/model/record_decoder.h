@@ -262,6 +262,9 @@ class RecordDecoder {
   static bool RecordP(const capture::RecordView &v, ProcId &p, std::uint32_t &tick);
   void EmitStealBack(const capture::RecordView &v, ProcId p, Goid g, std::vector<Record> &out);
   void MarkSyscallPTaken(ProcId p);
+  // The exit (its thread) a retake/forEachP handoffp of P took the P from (Go <= 1.25).
+  std::optional<std::uint32_t> HandoffVictim(ProcId p, std::uint64_t tick_after) const;
+  bool SyscallHolder(ProcId p, std::uint32_t except) const;
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(PendingFast &pf, std::vector<Record> &out);
   // Per thread (Go 1.26+ only): the ProcStop of entersyscallblock's handoff, which the
@@ -278,6 +281,10 @@ class RecordDecoder {
     ProcId p = kNoP;
   };
   FlatMap<std::uint64_t, InSyscall> in_syscall_;
+  // Go <= 1.25: per P, a retake/forEachP steal decoded while no known syscall held the P,
+  // with the P's syscalltick it read: the syscall's entry record may come after it (the
+  // thread preempted before sys_enter), and is then already stolen (DecodeSyscallCall).
+  FlatMap<ProcId, std::uint32_t> early_steal_;
   // Go <= 1.25: Ps whose steal the exiting thread wrote itself (its sys_exit found m.oldp
   // taken, or its next record showed the P gone) before the stealer's record: retake and
   // forEachP CAS the P, then reach handoffp, whose probe is the record, after the thread

@@ -119,6 +119,18 @@ bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector
       in_syscall_.erase(p.gp);
       pending_exit_[v.tid()] = {p.base.g, p.base.ts};
       ++stats_.exits_no_p;
+    } else if (p.legacy && p.taken && pid == p.base.p) {
+      // Go <= 1.25: another M's exit took the P out of this syscall (its CAS on the same
+      // stale m.oldp won first: p.taken), yet the thread holds it now with no acquirep
+      // before (an idle P's path, probed: the branch above): its own CAS won later, on
+      // the P in that other M's next syscall — the steal-back, whatever the record's
+      // tick says (a GSTATUS record away from a syscall reads none). Written as a fast
+      // exit, the P was back on this M before the other M's ProcSteal of it from this
+      // syscall could apply (seen on go1.19's HTTP server: that steal then forced, "P
+      // running on M, not in a syscall").
+      in_syscall_.erase(p.gp);
+      ++stats_.exits_retaken;
+      EmitStealBack(v, p.base.p, p.base.g, out);
     } else if (p.legacy && pid == p.base.p && rtick != 0 && rtick != PTickAfterWin(p)) {
       // Go <= 1.25: the thread holds its old P, but the P's syscalltick says other
       // syscall exits happened on it since this thread's sys_exit (each exit's ++,
@@ -202,6 +214,19 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   if (c == nullptr) return;  // still without a P: keep waiting
   pending_exit_.erase(it);
   ++stats_.deferred;
+  if (cfg_.go_minor <= 25 && SyscallHolder(c->p_id, v.tid())) {
+    // Go <= 1.25: the thread holds a P that another thread's syscall holds, and no
+    // acquirep came before (an idle P is taken by pidleget + acquirep, probed, above):
+    // exitsyscallfast's CAS on m.oldp won while that P was _Psyscall in the other M's
+    // syscall (its handoff had given the P on, and the new holder entered a syscall),
+    // and exitsyscallfast_reacquired wrote GoSysBlock(pp) for it: the steal-back, as
+    // when this record is the thread's next syscall entry (above). Written as a plain
+    // ProcStart, the P was "still held" by the other M (seen on go1.19's HTTP server:
+    // a forEachP handoff, the P's next holder in a syscall, this thread's CAS).
+    in_syscall_.erase(c->curg);
+    EmitStealBack(v, c->p_id, pe.g, out);
+    return;
+  }
   // The P was acquired somewhere between the exit's entry and this record; the events
   // carry this record's time and come before its own (the M's queue order): stamping them
   // at the exit's entry could put the ProcStart before the previous owner's ProcStop.
@@ -293,6 +318,19 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       }
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
       entry_tick_[v.tid()] = c.ctx.p_syscalltick;
+      if (auto early = early_steal_.find(r.p); r.p != kNoP && early != early_steal_.end()) {
+        // Go <= 1.25: a handoffp of this P found no syscall to take it from (its record
+        // came first), and this entry finds the P no longer _Psyscall with the tick that
+        // steal left: the thread was preempted between entersyscall and the kernel's
+        // sys_enter, and retake/forEachP took the P meanwhile. That steal is this
+        // syscall's (the model applies it after this entry: ProcSteal waits for a P in a
+        // syscall); the exit must not write another (seen on go1.19's HTTP server: the
+        // exit's own steal then found the P with its next holder, "P running on M").
+        constexpr std::uint64_t kPsyscall = 2;
+        if ((c.flags & GT_CALL_DEREF_OLDP) && c.deref[1] != kPsyscall && c.deref[3] == early->second)
+          in_syscall_[c.ctx.curg].p = kNoP;
+        early_steal_.erase(early);
+      }
       Emit(out, std::move(r));
       return true;
     }
@@ -449,16 +487,18 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
           return true;
         }
       }
+      const bool holder = SyscallHolder(r.target_p, 0);
       MarkSyscallPTaken(r.target_p);
       // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
       // exit is a slow one after all.
-      for (auto &[tid, pf] : pending_fast_) {
-        if (pf.base.p != r.target_p) continue;
-        pending_exit_[tid] = {pf.base.g, pf.base.ts};
+      if (const std::optional<std::uint32_t> victim = HandoffVictim(r.target_p, c.deref[3])) {
+        PendingFast &pf = pending_fast_.find(*victim)->second;
+        pending_exit_[*victim] = {pf.base.g, pf.base.ts};
         in_syscall_.erase(pf.gp);
-        pending_fast_.erase(tid);
+        pending_fast_.erase(*victim);
         ++stats_.exits_no_p;
-        break;
+      } else if (!holder) {
+        early_steal_[r.target_p] = static_cast<std::uint32_t>(c.deref[3]);  // its entry may follow
       }
       Emit(out, std::move(r));
       return true;
@@ -466,6 +506,32 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
     default:
       return false;
   }
+}
+
+// Go <= 1.25: the thread whose exit retake/forEachP's handoffp of P (its syscalltick read
+// after their `pp.syscalltick++`, proc.go retake) took the P from, among the exits still
+// deciding fast or slow. Several may name P: one whose P another exit took back since
+// (`taken`: its CAS lost already, it waits for its own next record) is the syscall of an
+// earlier holder, not this one's (seen on go1.19: sysmon's steal assigned to such a stale
+// exit left the real victim's exit fast, and the P in two syscalls at once). The victim
+// is the exit whose P tick at sys_exit is the one retake incremented.
+std::optional<std::uint32_t> RecordDecoder::HandoffVictim(ProcId p, std::uint64_t tick_after) const {
+  std::optional<std::uint32_t> any;
+  for (const auto &[tid, pf] : pending_fast_) {
+    if (pf.taken || pf.base.p != p) continue;
+    if (static_cast<std::uint64_t>(pf.p_tick) + 1 == tick_after) return tid;
+    if (!any) any = tid;
+  }
+  return any;
+}
+
+// Go <= 1.25: P is in the syscall of a thread other than `except` (its entry decoded, no
+// steal of it since).
+bool RecordDecoder::SyscallHolder(ProcId p, std::uint32_t except) const {
+  if (p < 0) return false;
+  for (const auto &[gp, sys] : in_syscall_)
+    if (sys.p == p && sys.tid != except) return true;
+  return false;
 }
 
 // Go <= 1.25: a steal of P was decoded: the goroutine whose syscall held it no longer

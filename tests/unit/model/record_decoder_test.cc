@@ -600,6 +600,156 @@ TEST(RecordDecoder, LegacyStealWrittenAtTheExitIsNotWrittenAgainByHandoff) {
   EXPECT_EQ(steals(200, 400), 1u);
 }
 
+// Runs the decoder's records through the model (go1.22's vocabulary, which the legacy
+// writer translates): the trace parses and nothing was repaired.
+void ExpectNoRepair(Fixture &f, const std::string &name) {
+  Harness h(encoder::Version::kGo122);
+  for (Record &r : f.out) h.Push(std::move(r));
+  CheckResult res = h.Finish(name);
+  ASSERT_TRUE(res.ok()) << res.errors << "\ntrace: " << res.path;
+  EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
+}
+
+std::size_t Steals(const Fixture &f, ProcId p, ThreadId m) {
+  std::size_t n = 0;
+  for (const Record &r : f.out) n += r.kind == RecordKind::kProcSteal && r.target_p == p && r.m == m;
+  return n;
+}
+
+// Go <= 1.25 (go1.19 HTTP bench, "fast syscall exit after the P was lost" and two more
+// repairs): two exits wait on P0 — M1's, whose P M2's exit took already (its CAS on the
+// same stale m.oldp won first: taken), and M2's, in its next syscall on P0. Sysmon's
+// retake takes P0 from M2's syscall (tick 12 -> 13, then handoffp). That steal is M2's
+// (the exit whose tick retake incremented), not M1's stale one: M2's next record, an
+// idle P1's acquirep, is then its slow exit, not a second steal of P0 from M2.
+TEST(RecordDecoder, LegacyHandoffStealsFromTheExitItsTickNames) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22), sysmon(23);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    b->m_oldp = 0xd000;
+  }
+  m1.m_tick = 10;
+  m2.m_tick = 8;
+  sysmon.call_caller = 0x2e00;  // runtime.retake
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));  // M1's syscall on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));  // its sys_exit: P0 _Psyscall, its tick
+  f.Feed(m2.Call(120, 2, -1, 6, {}, {0, 2, 0, 10}));  // M2's sys_exit (old P0 of tick 8)
+  f.Feed(m2.Call(130, 1, -1, 6, {}, {0, 2, 0, 12}));  // M2 won P0 (M1's exit: taken), syscall again
+  m2.m_tick = 12;
+  f.Feed(m2.Call(140, 2, -1, 6, {}, {0, 2, 0, 12}));  // its sys_exit: P0 _Psyscall, its tick
+  f.Feed(sysmon.Call(150, 7, -1, 0, {0xd000}, {0, 0, 0, 13}));  // retake: handoffp(P0)
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(160, 3, -1, 6, {0xd001}, {1, 0, 0, 4}));  // acquirep(P1): a slow exit
+  EXPECT_EQ(Steals(f, 0, 22), 1u);  // M2's exit at 130 took P0 from M1; no other steal by M2
+  EXPECT_EQ(Steals(f, 0, 23), 1u);
+  ExpectNoRepair(f, "decoder-legacy-handoff-victim");
+}
+
+// Go <= 1.25 (go1.19 HTTP bench, "P 0 still held by M"): forEachP takes P0 from M1's
+// syscall between its sys_exit and its CAS (M1: a slow exit, waiting); the handoff gives
+// P0 to M2, which enters a syscall on it. M1's next record holds P0 with no acquirep
+// before it: exitsyscallfast's CAS on m.oldp took P0 out of M2's syscall
+// (exitsyscallfast_reacquired's GoSysBlock): a steal-back, not a ProcStart of an idle P.
+TEST(RecordDecoder, LegacySlowExitRegainsItsPFromAnotherSyscall) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22), gc(23);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    b->m_oldp = 0xd000;
+  }
+  m1.m_tick = 20;
+  m2.m_tick = 21;
+  gc.call_caller = 0x2e10;  // forEachP
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 20}));  // M1's syscall on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 20}));  // sys_exit: P0 _Psyscall
+  f.Feed(gc.Call(120, 7, -1, 0, {0xd000}, {0, 0, 0, 21}));  // forEachP: handoffp(P0)
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(130, 3, -1, 0, {0xd000}, {0, 0, 0, 21}));  // handoffp's startm: M2 acquirep(P0)
+  m2.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  f.Feed(m2.Call(140, 1, -1, 6, {}, {0, 2, 0, 21}));  // M2's syscall on P0
+  f.Feed(m2.Call(150, 2, -1, 6, {}, {0, 2, 0, 21}));  // its sys_exit, then preempted
+  m1.p_tick = 0;  // a GSTATUS away from a syscall reads no tick
+  f.Feed(m1.Gstatus(200, 0x1300, 7, 4, 1, 0, 5));  // M1 on P0: ready(g7)
+  std::vector<RecordKind> m1_kinds;
+  for (const Record &r : f.out)
+    if (r.m == 21 && r.ts == 200) m1_kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kProcSteal, RecordKind::kProcStart,
+                                        RecordKind::kGoSyscallEndBlocked, RecordKind::kGoStart,
+                                        RecordKind::kGoUnblock};
+  ASSERT_EQ(m1_kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(m1_kinds[i]), RecordKindName(want[i])) << i;
+  ExpectNoRepair(f, "decoder-legacy-slow-exit-steal-back");
+}
+
+// Go <= 1.25, the same race one step further (go1.19 HTTP bench, "P 0 running on M, not
+// in a syscall"): M1 took P0 back from M2's syscall (above) and entered a syscall on it;
+// M2's exit, waiting since its sys_exit, is taken. M2's next record holds P0 again with
+// no tick to compare (a GSTATUS): its CAS won on P0 in M1's syscall, the steal-back.
+// Written as M2's fast exit at its sys_exit, P0 was back on M2 before M1's steal of it
+// from M2's syscall could apply.
+TEST(RecordDecoder, LegacyTakenExitHoldingItsPAgainIsAStealBack) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22), gc(23);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    b->m_oldp = 0xd000;
+  }
+  m1.m_tick = 20;
+  m2.m_tick = 21;
+  gc.call_caller = 0x2e10;
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 20}));
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 20}));
+  f.Feed(gc.Call(120, 7, -1, 0, {0xd000}, {0, 0, 0, 21}));
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(130, 3, -1, 0, {0xd000}, {0, 0, 0, 21}));
+  m2.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  f.Feed(m2.Call(140, 1, -1, 6, {}, {0, 2, 0, 21}));
+  f.Feed(m2.Call(150, 2, -1, 6, {}, {0, 2, 0, 21}));
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(200, 0x1300, 7, 4, 1, 0, 5));    // M1 took P0 back (steal-back)
+  m1.m_tick = 23;
+  f.Feed(m1.Call(210, 1, -1, 5, {}, {0, 2, 0, 23}));  // M1's next syscall on P0
+  f.Feed(m1.Call(215, 2, -1, 5, {}, {0, 2, 0, 23}));
+  m2.p_tick = 0;
+  m2.block_reason = 4;
+  f.Feed(m2.Gstatus(300, 0x1200, 6, 2, 4, 0, 6));     // M2 on P0 again: g6 parks
+  std::vector<RecordKind> m2_kinds;
+  for (const Record &r : f.out)
+    if (r.m == 22 && r.ts >= 150) m2_kinds.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kProcSteal, RecordKind::kProcStart,
+                                        RecordKind::kGoSyscallEndBlocked, RecordKind::kGoStart,
+                                        RecordKind::kGoBlock};
+  ASSERT_EQ(m2_kinds.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(m2_kinds[i]), RecordKindName(want[i])) << i;
+  ExpectNoRepair(f, "decoder-legacy-taken-exit-steal-back");
+}
+
+// Go <= 1.25 (go1.19 HTTP bench, "P 0 running on M, not in a syscall"): the kernel
+// preempts M1 inside entersyscall, after P0 went _Psyscall and before sys_enter; sysmon
+// retakes P0 (handoffp, tick 11) meanwhile, so its record comes before M1's entry, which
+// then reads P0 _Pidle at that tick. That steal is this syscall's: the sys_exit, finding
+// m.oldp not _Psyscall, writes no second one (which found P0 with its next holder).
+TEST(RecordDecoder, LegacyStealBeforeTheEntryIsNotWrittenAgainAtTheExit) {
+  Fixture f(19);
+  RawBuilder m1(21), sysmon(23), m3(24);
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 11;
+  sysmon.call_caller = 0x2e00;
+  f.Feed(m1.Gstatus(100, 0x1100, 5, 1, 2, 0, 5));  // M1 runs g5 on P0
+  f.Feed(sysmon.Call(110, 7, -1, 0, {0xd000}, {0, 0, 0, 11}));  // retake: handoffp(P0)
+  m3.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m3.Call(120, 3, -1, 0, {0xd000}, {0, 0, 0, 11}));  // handoffp's startm: M3 takes P0
+  f.Feed(m1.Call(200, 1, -1, 5, {}, {0, 0, 0, 11}));  // M1's sys_enter: P0 _Pidle already
+  f.Feed(m1.Call(210, 2, -1, 5, {}, {0, 0, 0, 11}));  // sys_exit: still not _Psyscall
+  m1.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m1.Call(300, 3, -1, 5, {0xd001}, {1, 0, 0, 4}));  // acquirep(P1): the slow exit
+  EXPECT_EQ(Steals(f, 0, 23), 1u);
+  EXPECT_EQ(Steals(f, 0, 21), 0u);
+  ExpectNoRepair(f, "decoder-legacy-steal-before-entry");
+}
+
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.
 TEST(RecordDecoder, LegacyExitKeptShowsTheNextTick) {
   Fixture f(23);
