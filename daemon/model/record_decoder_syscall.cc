@@ -54,11 +54,17 @@ void RecordDecoder::EmitStealBack(const capture::RecordView &v, ProcId p, Goid g
   for (auto &[tid, other] : pending_fast_)
     if (tid != v.tid() && other.legacy && other.base.p == p) other.taken = true;
   MarkSyscallPTaken(p);
-  Record st = Base(v, RecordKind::kProcSteal);
-  st.target_p = p;
-  st.victim_m = 0;  // the model knows which M's syscall holds it
-  st.g = g;
-  Emit(out, std::move(st));
+  // The victim's sys_exit may have found m.oldp taken and written this steal itself
+  // (steal_written_: this thread's CAS won while the victim was in its syscall): written
+  // twice, the second waited for P in a syscall, held this M's queue, and P's next holder
+  // overtook it (go1.23 HTTP bench: "P 1 held by M" and two more).
+  if (!steal_written_.erase(p)) {
+    Record st = Base(v, RecordKind::kProcSteal);
+    st.target_p = p;
+    st.victim_m = 0;  // the model knows which M's syscall holds it
+    st.g = g;
+    Emit(out, std::move(st));
+  }
   Record ps = Base(v, RecordKind::kProcStart);
   ps.p = kNoP;
   ps.target_p = p;

@@ -750,6 +750,39 @@ TEST(RecordDecoder, LegacyStealBeforeTheEntryIsNotWrittenAgainAtTheExit) {
   ExpectNoRepair(f, "decoder-legacy-steal-before-entry");
 }
 
+// Go <= 1.25 (go1.23 HTTP bench: "P 1 held by M", three more): M2's exit took P0 from
+// M1's syscall (M1's exit: taken) and M2 entered a syscall on P0; M1's CAS won there, and
+// M2's sys_exit found m.oldp _Prunning: M2 wrote that steal itself (steal_written_). M1's
+// next record is its steal-back without a second ProcSteal: written, it waited for P0 in
+// a syscall, held M1's queue, and a later holder of P0 overtook it.
+TEST(RecordDecoder, LegacyStealBackWhoseStealTheVictimWrote) {
+  Fixture f(23);
+  RawBuilder m1(21), m2(22), m3(24);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    b->m_oldp = 0xd000;
+  }
+  m1.m_tick = 10;
+  m2.m_tick = 8;
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));  // M1's syscall on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));  // its sys_exit, then preempted
+  f.Feed(m2.Call(120, 2, -1, 6, {}, {0, 2, 0, 10}));  // M2's sys_exit (stale P0)
+  m2.m_tick = 12;
+  f.Feed(m2.Call(130, 1, -1, 6, {}, {0, 2, 0, 12}));  // M2 won P0, syscall again
+  f.Feed(m2.Call(140, 2, -1, 6, {}, {0, 1, 0xe000, 14}));  // sys_exit: P0 _Prunning (M1's)
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(200, 0x1300, 7, 4, 1, 0, 5));  // M1 on P0: ready(g7)
+  m1.block_reason = 4;
+  f.Feed(m1.Gstatus(205, 0x1200, 5, 2, 4, 0, 5));  // g5 parks
+  m1.call_flags = 0;
+  f.Feed(m1.Call(210, 4, 0, 0));                   // releasep(P0)
+  m3.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m3.Call(220, 3, -1, 0, {0xd000}, {0, 0, 0, 15}));  // M3 acquirep(P0)
+  EXPECT_EQ(Steals(f, 0, 22), 2u);  // from M1's syscall (at 120), from its own (at 140)
+  EXPECT_EQ(Steals(f, 0, 21), 0u);
+  ExpectNoRepair(f, "decoder-legacy-steal-back-written-by-victim");
+}
+
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.
 TEST(RecordDecoder, LegacyExitKeptShowsTheNextTick) {
   Fixture f(23);
