@@ -326,14 +326,15 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       entry_tick_[v.tid()] = c.ctx.p_syscalltick;
       if (auto early = early_steal_.find(r.p); r.p != kNoP && early != early_steal_.end()) {
         // Go <= 1.25: a handoffp of this P found no syscall to take it from (its record
-        // came first), and this entry finds the P no longer _Psyscall with the tick that
-        // steal left: the thread was preempted between entersyscall and the kernel's
+        // came first), and this entry finds the P no longer _Psyscall, its tick at or past
+        // the one that steal left: the thread was preempted between entersyscall and the kernel's
         // sys_enter, and retake/forEachP took the P meanwhile. That steal is this
         // syscall's (the model applies it after this entry: ProcSteal waits for a P in a
         // syscall); the exit must not write another (seen on go1.19's HTTP server: the
-        // exit's own steal then found the P with its next holder, "P running on M").
+        // exit's own steal then found the P with its next holder, "P running on M"). The
+        // tick may have moved on since the steal: the P's next holder's syscalls (go1.23).
         constexpr std::uint64_t kPsyscall = 2;
-        if ((c.flags & GT_CALL_DEREF_OLDP) && c.deref[1] != kPsyscall && c.deref[3] == early->second)
+        if ((c.flags & GT_CALL_DEREF_OLDP) && c.deref[1] != kPsyscall && c.deref[3] >= early->second)
           in_syscall_[c.ctx.curg].p = kNoP;
         early_steal_.erase(early);
       }
