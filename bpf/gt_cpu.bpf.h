@@ -27,7 +27,8 @@
 // Scratch for bpf_get_stack and the walk, per CPU and separate from the uprobes' per-thread
 // scratch: a perf_event program runs in a hard interrupt (it cannot be preempted, and
 // the kernel does not nest it: bpf_prog_active), possibly on top of a uprobe program of
-// the same thread, whose scratch it must not touch.
+// the same thread, whose scratch it must not touch. One map for every recording of the
+// daemon (daemon/capture/host_hooks.cc ShareMaps), as no two of them run at once on a CPU.
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);

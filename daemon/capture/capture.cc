@@ -299,6 +299,10 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
       skel->rodata->gt_user_tracing_size = I.plan.user_tracing_flag_size;
     }
     bpf_map__set_max_entries(skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
+    // Every recording names its process in .rodata (cfg.target_tgid, FillConfig), so
+    // the programs never look in traced_tgids: one entry, not 1,024 (83 KB of kernel
+    // memory per recording and per standby, preallocated).
+    bpf_map__set_max_entries(skel->maps.traced_tgids, 1);
     // The tracepoint and CPU-sample programs run from the daemon's dispatcher (host_hooks.h).
     skel->rodata->cfg.host_slot = I.slot;
     if (std::string err = I.host->ShareMaps(skel->obj); !err.empty()) {

@@ -82,6 +82,13 @@ struct HostHooks::Impl {
   std::map<bpf_program *, bpf_link *> links;
   std::unique_ptr<CpuSampler> cpu;
   std::uint32_t cpu_hz = 0;
+  // The CPU-sample programs' per-CPU scratch (bpf/gt_cpu.bpf.h cpu_scratch), one for every
+  // recording: ~5.9 KB per possible CPU, which each recording held a copy of (and a
+  // standby, which never samples). A perf-event program does not nest on its CPU
+  // (bpf_prog_active) and the recordings' programs run one after another in a tail-call
+  // chain, so no two of them use it at once. Made by the first ShareMaps, as the
+  // recording's object declares it (-1: not yet).
+  int cpu_scratch_fd = -1;
 
   std::size_t Users(bpf_program *prog) const {
     std::size_t n = 0;
@@ -224,6 +231,17 @@ std::string HostHooks::ShareMaps(bpf_object *obj) {
     if (int err = bpf_map__reuse_fd(mine, bpf_map__fd(m)); err != 0)
       return fmt::format("sharing map {}: {}", bpf_map__name(m), std::strerror(-err));
   }
+  bpf_map *scratch = bpf_object__find_map_by_name(obj, "cpu_scratch");
+  if (!scratch) return "the recording's object has no map cpu_scratch";
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->cpu_scratch_fd < 0) {
+    int fd = bpf_map_create(bpf_map__type(scratch), "cpu_scratch", bpf_map__key_size(scratch),
+                            bpf_map__value_size(scratch), bpf_map__max_entries(scratch), nullptr);
+    if (fd < 0) return fmt::format("creating the shared cpu_scratch map: {}", std::strerror(errno));
+    impl_->cpu_scratch_fd = fd;
+  }
+  if (int err = bpf_map__reuse_fd(scratch, impl_->cpu_scratch_fd); err != 0)
+    return fmt::format("sharing map cpu_scratch: {}", std::strerror(-err));
   return "";
 }
 

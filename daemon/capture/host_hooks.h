@@ -55,7 +55,8 @@ class HostHooks {
 
   // A free slot (1 .. GT_HOST_SLOTS-1) for a recording about to be loaded.
   gobin::Result<std::uint32_t> Reserve();
-  // Before the recording's object is loaded: its dispatch maps become the dispatcher's.
+  // Before the recording's object is loaded: its dispatch maps become the dispatcher's,
+  // and its CPU samples' scratch the one every recording shares.
   std::string ShareMaps(bpf_object *obj);
   // `p`'s programs (loaded) join the dispatch of `tgid` on their hooks; a hook the slot
   // already joined is left as it is, so a recording may join in steps (the goroutine
