@@ -2,7 +2,7 @@
 # Host bench (issue 28 part 0): a bystander's getppid with 0/1/10/50 idle Go processes
 # watched by serve's default, beside no serve; serve's CPU, RSS, BPF programs and map
 # memory; serve's CPU per attach of 100 short-lived processes of one binary (bench/host).
-#   scripts/bench-host.sh [BUILD] [--smoke] [--counts 0 1 10 50] [--reps N] [--attach N] [--json FILE]
+#   scripts/bench-host.sh [BUILD] [--smoke] [--counts 0 1 10 50] [--reps N] [--settle S] [--attach N] [--json FILE]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GOTRACED_BUILD:-$root/build}
@@ -11,7 +11,7 @@ build=$(cd "$build" && pwd)
 args=()
 while (($#)); do
   case $1 in
-    --smoke) args+=(--counts 0 2 --reps 2 --seconds 3 --attach 5); shift ;;
+    --smoke) args+=(--counts 0 2 --reps 2 --seconds 3 --settle 1 --attach 5); shift ;;
     *) args+=("$1"); shift ;;
   esac
 done

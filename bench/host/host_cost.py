@@ -6,8 +6,10 @@ Phase 1, per N in --counts (0 1 10 50 by default): N idle Go processes (bench/ho
 ~10 goroutine syscalls a second each) watched by one serve at its default (level low,
 CPU samples at 100 Hz, syscalls >= 1 ms). For each N, alternating with no serve at all:
 a bystander's getppid (gotraced-getppid-ns, ns per call, median of --reps runs), and
-for serve its CPU over --seconds (% of one core), RSS, the BPF programs its process
-holds, and the kernel memory of its maps (fdinfo memlock, the rings included).
+for serve its CPU over --seconds once idle (--settle s after the last attach, and past
+the standbys' loads: % of one core), RSS, the BPF programs its process holds, and the
+kernel memory of its maps (fdinfo memlock, the rings included); and each of those three
+per watched process beyond N=0's.
 
 Phase 2 (--attach N, default 100; 0: off): N processes of one binary started at 10 a
 second, each living 400 ms, under a running serve: serve's CPU over the phase, per
@@ -95,6 +97,18 @@ class Serve:
             time.sleep(0.5)
         return False
 
+    def wait_standbys(self, settle):
+        """At least `settle` s, then until 2 s pass with no standby loaded (at most 60 s)."""
+        t0, last, seen = time.time(), time.time(), -1
+        while time.time() - t0 < 60:
+            with open(self.log.name) as f:
+                n = sum(1 for l in f if "standby" in l)
+            if n != seen:
+                seen, last = n, time.time()
+            if time.time() - t0 >= settle and time.time() - last >= 2:
+                return
+            time.sleep(0.5)
+
     def stop(self):
         self.p.terminate()
         self.p.wait(timeout=60)
@@ -121,7 +135,10 @@ def phase_counts(a, exe, work):
             try:
                 if n and not srv.wait_recording(n):
                     raise SystemExit("host bench: serve records %d of %d processes after 120 s" % (recording(srv.sock), n))
-                time.sleep(3)  # past the standbys' loads and the first generation
+                # Idle means past the standbys' loads: each recording's is made after 5 s
+                # (service.cc kStandbyDelay), one load at a time, 60-300 ms of CPU each,
+                # which a window right after the attach counted as the idle cost.
+                srv.wait_standbys(a.settle)
                 c0, t0 = bu.proc_cpu_s(srv.p.pid), time.time()
                 watched = getppid_ns(a.getppid, a.reps)
                 time.sleep(max(0.0, a.seconds - (time.time() - t0)))
@@ -178,6 +195,8 @@ def main():
     ap.add_argument("--counts", type=int, nargs="*", default=[0, 1, 10, 50])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--settle", type=float, default=7,
+                    help="seconds after every process is recorded before serve's CPU is measured (and the standbys' loads are over)")
     ap.add_argument("--attach", type=int, default=100)
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (serve's logs)")
@@ -196,13 +215,19 @@ def main():
         else:
             shutil.rmtree(work, ignore_errors=True)
     base1 = next((bu.median(r["serve"]) for r in rows if r["n"] == 1), None)
+    base0 = next((r for r in rows if r["n"] == 0), None)
+
+    def per_proc(r, key, scale, fmt):
+        return fmt % ((r[key] - base0[key]) / scale / r["n"]) if base0 and r["n"] else "-"
     bu.print_table("Host cost of serve's default by watched processes (getppid: median ns per call of %d runs)" % a.reps,
                    ["watched", "getppid no serve", "getppid serve", "x no serve", "x N=1", "serve CPU %",
-                    "RSS MB", "BPF progs", "maps MB"],
+                    "RSS MB", "BPF progs", "maps MB", "CPU %/proc", "RSS MB/proc", "maps MB/proc"],
                    [[r["n"], bu.fmt(bu.median(r["none"]), "%.0f"), bu.fmt(bu.median(r["serve"]), "%.0f"),
                      bu.fmt(bu.median(r["serve"]) / bu.median(r["none"]), "%.2f"),
                      bu.fmt(bu.median(r["serve"]) / base1 if base1 else None, "%.2f"), "%.2f" % r["cpu"],
-                     r["rss_kb"] // 1024, r["progs"], "%.1f" % (r["memlock"] / 2**20)] for r in rows])
+                     r["rss_kb"] // 1024, r["progs"], "%.1f" % (r["memlock"] / 2**20),
+                     per_proc(r, "cpu", 1, "%.3f"), per_proc(r, "rss_kb", 1024, "%.2f"),
+                     per_proc(r, "memlock", 2**20, "%.2f")] for r in rows])
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"counts": rows, "attach": att}, f, indent=1)

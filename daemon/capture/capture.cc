@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -51,6 +53,11 @@ struct Capture::Impl {
   probes::ProbePlan plan;
   uint64_t bias = 0;
   gotrace *skel = nullptr;
+  // Level low's syscall tracepoint programs where its syscalls cannot come from
+  // sched_switch or the sampler (LoadSyscallFallback): a second object sharing every map
+  // of `skel` but its .rodata. Null until needed.
+  gotrace *sys_skel = nullptr;
+  std::function<gotrace *(bool sys_fallback)> open_configured;  // set by Load
   // The daemon's dispatcher of the kernel-wide hooks and this recording's slot in it
   // (host_hooks.h): its tracepoint and CPU-sample programs run from there.
   HostHooks *host = nullptr;
@@ -86,8 +93,13 @@ struct Capture::Impl {
     consumer.reset();
     Detach();
     if (host && slot != GT_HOST_NONE) host->Release(slot);
+    if (sys_skel) gotrace__destroy(sys_skel);
     if (skel) gotrace__destroy(skel);
   }
+
+  // Loads the syscall tracepoint programs of level low's fallback (sys_skel), configured
+  // as skel, writing to skel's ring and maps. Returns "" or why not.
+  std::string LoadSyscallFallback();
 
   void Detach() {
     using Clock = std::chrono::steady_clock;
@@ -202,6 +214,34 @@ bool SameFile(const std::string &a, const std::string &b) {
 }
 }  // namespace
 
+std::string Capture::Impl::LoadSyscallFallback() {
+  if (sys_skel) return "";
+  gotrace *s = open_configured(true);
+  if (!s) return fmt::format("opening the syscall programs: {}", std::strerror(errno));
+  bpf_program *p = nullptr;
+  bpf_object__for_each_program(p, s->obj) bpf_program__set_autoload(p, false);
+  bpf_program__set_autoload(s->progs.gt_sys_enter, true);
+  bpf_program__set_autoload(s->progs.gt_sys_exit, true);
+  bpf_map *m = nullptr;
+  bpf_object__for_each_map(m, s->obj) {
+    if (std::string_view(bpf_map__name(m)).ends_with(".rodata")) continue;  // its own, the same values
+    bpf_map *mine = bpf_object__find_map_by_name(skel->obj, bpf_map__name(m));
+    int err = mine ? bpf_map__reuse_fd(m, bpf_map__fd(mine)) : -ENOENT;
+    if (err != 0) {
+      gotrace__destroy(s);
+      return fmt::format("sharing map {} with the syscall programs: {}", bpf_map__name(m), std::strerror(-err));
+    }
+  }
+  LibbpfLogCapture log;
+  if (int err = gotrace__load(s); err != 0) {
+    gotrace__destroy(s);
+    return fmt::format("loading the syscall programs: {}", LoadError(-err, log, plan.name));
+  }
+  sys_skel = s;
+  timings.programs += 2;
+  return "";
+}
+
 Capture::Capture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Capture::~Capture() = default;
 
@@ -289,7 +329,9 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
   const std::string target_go =
       I.bin->build_info().go_version.empty() ? I.plan.name : I.bin->build_info().go_version;
   // Opens and configures the object: only what the plan and options need is loaded.
-  auto open_configured = [&]() -> gotrace * {
+  // sys_fallback: the object of LoadSyscallFallback, the syscall tracepoint programs alone.
+  I.open_configured = [&I](bool sys_fallback) -> gotrace * {
+    const CaptureOptions &opts = I.opts;
     gotrace *skel = gotrace__open();
     if (!skel) return nullptr;
     FillConfig(I.plan, opts.pid, &skel->rodata->cfg, I.bias);
@@ -305,6 +347,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     bpf_map__set_max_entries(skel->maps.traced_tgids, 1);
     // The tracepoint and CPU-sample programs run from the daemon's dispatcher (host_hooks.h).
     skel->rodata->cfg.host_slot = I.slot;
+    if (sys_fallback) return skel;  // (LoadSyscallFallback chooses its programs and maps)
     if (std::string err = I.host->ShareMaps(skel->obj); !err.empty()) {
       spdlog::warn("gotraced: {}", err);
       gotrace__destroy(skel);
@@ -316,19 +359,22 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     // goroutine syscalls where the plan's come from uprobes (Go <= 1.25), the plan's
     // goroutine syscalls (probes/syscall_sites.h).
     skel->rodata->cfg.raw_sys = opts.plan.syscall_tracepoints ? 1 : 0;
-    const bool sys = opts.plan.syscall_tracepoints || I.plan.kernel_syscalls || I.plan.syscall_tp;
+    // Level low's syscalls from sched_switch or the sampler take the syscall programs only
+    // where those cannot be used: LoadSyscallFallback loads them then (a third of a level
+    // low load's verification, paid at every attach for a path hardly ever taken).
+    const bool low_fallback = I.plan.syscall_tp && (I.plan.syscall_switch || I.plan.syscall_sample);
+    const bool sys = opts.plan.syscall_tracepoints || I.plan.kernel_syscalls || (I.plan.syscall_tp && !low_fallback);
     bpf_program__set_autoload(skel->progs.gt_sys_enter, sys);
     bpf_program__set_autoload(skel->progs.gt_sys_exit, sys);
     skel->rodata->cfg.sched_view = opts.plan.sched_switch ? 1 : 0;  // the kernel view (docs/kernel-view.md)
-    // Level low's syscalls from sched_switch (bpf/gt_sys_switch.bpf.h); the syscall
-    // programs above are loaded as its fallback.
+    // Level low's syscalls from sched_switch (bpf/gt_sys_switch.bpf.h).
     skel->rodata->cfg.sys_switch = I.plan.syscall_switch ? 1 : 0;
     const bool sched = opts.plan.sched_switch || I.plan.syscall_switch;
     bpf_program__set_autoload(skel->progs.gt_sched_prev, sched);
     bpf_program__set_autoload(skel->progs.gt_sched_next, sched);
     bpf_program__set_autoload(skel->progs.gt_sched_wakeup, opts.plan.sched_switch);
     if (opts.cpu_hz == 0) bpf_program__set_autoload(skel->progs.gt_cpu_sample, false);
-    // The syscall sampler (its fallback, the syscall programs above, is loaded too).
+    // The syscall sampler (syscall_sampler.h).
     bpf_program__set_autoload(skel->progs.gt_sys_sample, I.plan.syscall_sample);
     // Uprobe programs: only those of the site classes the plan uses (site_program.h); a
     // target without user annotations or sweeps does not load their programs.
@@ -346,7 +392,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     return skel;
   };
   LibbpfLogCapture load_log;
-  I.skel = open_configured();
+  I.skel = I.open_configured(false);
   if (!I.skel) return gobin::Error{LoadError(errno, load_log, target_go)};
   // The verifier's figures for the uprobe programs (stack_guard.h): BPF_LOG_STATS, tiny.
   auto stack_logs = UprobeStackLogs::Enable(I.skel->obj);
@@ -354,7 +400,7 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     // A refusal: load once more without our stats buffers, so that libbpf's own log of
     // the refusal (the verifier's reason) reaches load_log.
     gotrace__destroy(I.skel);
-    I.skel = open_configured();
+    I.skel = I.open_configured(false);
     LibbpfLogCapture refusal_log;
     int err2 = I.skel ? gotrace__load(I.skel) : -errno;
     if (err2 == 0) return gobin::Error{LoadError(-err, load_log, target_go)};
@@ -435,7 +481,12 @@ std::string Capture::Attach() {
       for (uint32_t h : {GT_HOOK_SCHED_PREV, GT_HOOK_SCHED_NEXT}) sw.required[h] = true;
       sw.prog[GT_HOOK_SCHED_PREV] = I.skel->progs.gt_sched_prev;
       sw.prog[GT_HOOK_SCHED_NEXT] = I.skel->progs.gt_sched_next;
-      if (auto err = I.host->Join(I.slot, opts.pid, sw, &I.warnings); err.empty()) {
+      // GOTRACED_TEST_REFUSE_SWITCH: the join refused, so that a test sees the fallback
+      // work (tests/suites/48-syscalls-by-switch.sh).
+      const char *refuse = std::getenv("GOTRACED_TEST_REFUSE_SWITCH");
+      std::string err = refuse && *refuse ? "refused for a test (GOTRACED_TEST_REFUSE_SWITCH)"
+                                          : I.host->Join(I.slot, opts.pid, sw, &I.warnings);
+      if (err.empty()) {
         I.by_switch = true;
       } else {
         I.switch_refused = fmt::format("sched_switch: {}", err);
@@ -454,9 +505,15 @@ std::string Capture::Attach() {
       }
     }
     if (!I.sys_sampler && !I.by_switch) {
+      // The plan's path could not be taken: the syscall programs, loaded only now.
+      gotrace *sys = I.skel;
+      if (I.plan.syscall_switch || I.plan.syscall_sample) {
+        if (auto err = I.LoadSyscallFallback(); !err.empty()) return "syscalls by the tracepoints: " + err;
+        sys = I.sys_skel;
+      }
       for (uint32_t h : {GT_HOOK_SYS_ENTER, GT_HOOK_SYS_EXIT}) late.required[h] = true;
-      late.prog[GT_HOOK_SYS_ENTER] = I.skel->progs.gt_sys_enter;
-      late.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
+      late.prog[GT_HOOK_SYS_ENTER] = sys->progs.gt_sys_enter;
+      late.prog[GT_HOOK_SYS_EXIT] = sys->progs.gt_sys_exit;
     }
   }
   bool cpu_own = false;
