@@ -265,6 +265,7 @@ class RecordDecoder {
   // The exit (its thread) a retake/forEachP handoffp of P took the P from (Go <= 1.25).
   std::optional<std::uint32_t> HandoffVictim(ProcId p, std::uint64_t tick_after) const;
   bool SyscallHolder(ProcId p, std::uint32_t except) const;
+  bool TakenByWaitingExit(ProcId p, std::uint64_t status, std::uint64_t holder_m) const;
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(PendingFast &pf, std::vector<Record> &out);
   // Per thread (Go 1.26+ only): the ProcStop of entersyscallblock's handoff, which the
@@ -284,7 +285,11 @@ class RecordDecoder {
   // Go <= 1.25: per P, a retake/forEachP steal decoded while no known syscall held the P,
   // with the P's syscalltick it read: the syscall's entry record may come after it (the
   // thread preempted before sys_enter), and is then already stolen (DecodeSyscallCall).
-  FlatMap<ProcId, std::uint32_t> early_steal_;
+  struct EarlySteal {
+    std::uint32_t tick = 0;
+    std::uint64_t ts = 0;
+  };
+  FlatMap<ProcId, EarlySteal> early_steal_;
   // Go <= 1.25: Ps whose steal the exiting thread wrote itself (its sys_exit found m.oldp
   // taken, or its next record showed the P gone) before the stealer's record: retake and
   // forEachP CAS the P, then reach handoffp, whose probe is the record, after the thread

@@ -327,16 +327,26 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       if (auto early = early_steal_.find(r.p); r.p != kNoP && early != early_steal_.end()) {
         // Go <= 1.25: a handoffp of this P found no syscall to take it from (its record
         // came first), and this entry finds the P no longer _Psyscall, its tick at or past
-        // the one that steal left: the thread was preempted between entersyscall and the kernel's
-        // sys_enter, and retake/forEachP took the P meanwhile. That steal is this
+        // the one that steal left: the thread was preempted between entersyscall and the
+        // kernel's sys_enter, and retake/forEachP took the P meanwhile. That steal is this
         // syscall's (the model applies it after this entry: ProcSteal waits for a P in a
         // syscall); the exit must not write another (seen on go1.19's HTTP server: the
         // exit's own steal then found the P with its next holder, "P running on M"). The
-        // tick may have moved on since the steal: the P's next holder's syscalls (go1.23).
+        // P's next holder may have made syscalls on it meanwhile (go1.23): their entries
+        // read it _Psyscall and leave the steal waiting, and the tick has moved on. A steal
+        // waits 50 ms at most (a syscall whose entry predates the attach has none).
         constexpr std::uint64_t kPsyscall = 2;
-        if ((c.flags & GT_CALL_DEREF_OLDP) && c.deref[1] != kPsyscall && c.deref[3] >= early->second)
+        constexpr std::uint64_t kEarlyStealWaitNs = 50'000'000;
+        if (v.ts() > early->second.ts + kEarlyStealWaitNs) {
+          early_steal_.erase(early);
+        } else if ((c.flags & GT_CALL_DEREF_OLDP) &&
+                   ((c.deref[1] != kPsyscall && c.deref[3] >= early->second.tick) ||
+                    c.deref[3] + 1 == early->second.tick)) {
+          // (Or the entry read the P still _Psyscall at the tick retake's ++ left one
+          // behind: the handoffp record was delivered first from another CPU, go1.23.)
           in_syscall_[c.ctx.curg].p = kNoP;
-        early_steal_.erase(early);
+          early_steal_.erase(early);
+        }
       }
       Emit(out, std::move(r));
       return true;
@@ -417,7 +427,8 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         // _Pgcstop): write the steal here, on this thread; the stealer's record then finds
         // the P idle.
         if (c.ctx.m_oldp != 0 && sys != in_syscall_.end() &&
-            sys->second.p == static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0]))) {
+            sys->second.p == static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0])) &&
+            !TakenByWaitingExit(sys->second.p, c.deref[1], c.deref[2])) {
           const ProcId st_p = sys->second.p;
           Record st = Base(v, RecordKind::kProcSteal);
           st.target_p = st_p;
@@ -505,7 +516,7 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         pending_fast_.erase(*victim);
         ++stats_.exits_no_p;
       } else if (!holder) {
-        early_steal_[r.target_p] = static_cast<std::uint32_t>(c.deref[3]);  // its entry may follow
+        early_steal_[r.target_p] = {static_cast<std::uint32_t>(c.deref[3]), v.ts()};  // its entry may follow
       }
       Emit(out, std::move(r));
       return true;
@@ -530,6 +541,22 @@ std::optional<std::uint32_t> RecordDecoder::HandoffVictim(ProcId p, std::uint64_
     if (!any) any = tid;
   }
   return any;
+}
+
+// Go <= 1.25: a sys_exit found its m.oldp P `status` (not _Psyscall) with p.m = `holder_m`:
+// _Prunning under the M of a thread whose own exit, still deciding fast or slow, names P:
+// that exit's CAS on its stale m.oldp took P out of this syscall, and its resolution
+// writes the steal (EmitFastExit's steal from the holder, or the steal-back). Seen on the
+// go1.23 HTTP bench when this sys_exit's record was decoded before that thread's next
+// one (another CPU's ring): both wrote it ("P 1 in a syscall on M .., not on M ..", three
+// more). Decoded in the other order, that resolution clears this syscall's P first.
+bool RecordDecoder::TakenByWaitingExit(ProcId p, std::uint64_t status, std::uint64_t holder_m) const {
+  constexpr std::uint64_t kPrunning = 1;
+  if (status != kPrunning || holder_m == 0) return false;
+  auto t = m_thread_.find(holder_m);
+  if (t == m_thread_.end()) return false;
+  auto pf = pending_fast_.find(t->second);
+  return pf != pending_fast_.end() && pf->second.legacy && pf->second.base.p == p;
 }
 
 // Go <= 1.25: P is in the syscall of a thread other than `except` (its entry decoded, no

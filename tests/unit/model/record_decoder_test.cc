@@ -90,6 +90,7 @@ class RawBuilder {
   std::uint32_t call_flags = 0;   // GT_CALL_* of Call records
   std::uint64_t m_oldp = 0;       // ctx.m_oldp of Call records
   std::uint32_t m_tick = 0;       // ctx.m_syscalltick of Call records
+  std::uint64_t m_ptr = 0;        // ctx.m (the runtime's M) of every record
 
  private:
   void Header(gt_record_header &h, std::uint64_t ts, gt_record_kind k) {
@@ -105,6 +106,7 @@ class RawBuilder {
     c.curg_goid = curg_goid;
     c.caller_pc = caller;
     c.p_syscalltick = p_tick;
+    c.m = m_ptr;
   }
   std::uint32_t tid_;
 };
@@ -731,9 +733,10 @@ TEST(RecordDecoder, LegacyTakenExitHoldingItsPAgainIsAStealBack) {
 // then reads P0 _Pidle at that tick. That steal is this syscall's: the sys_exit, finding
 // m.oldp not _Psyscall, writes no second one (which found P0 with its next holder).
 // The entry's tick is the steal's, or later when P's next holder made syscalls on it
-// meanwhile (go1.23 HTTP bench: 11 -> 12).
+// meanwhile (go1.23 HTTP bench: 11 -> 12); or the entry read P still _Psyscall at the
+// tick before retake's ++ (10; go1.23, the handoffp delivered first from another CPU).
 TEST(RecordDecoder, LegacyStealBeforeTheEntryIsNotWrittenAgainAtTheExit) {
-  for (std::uint64_t tick : {11, 12}) {
+  for (std::uint64_t tick : {11, 12, 10}) {
     Fixture f(19);
     RawBuilder m1(21), sysmon(23), m3(24);
     m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
@@ -744,7 +747,7 @@ TEST(RecordDecoder, LegacyStealBeforeTheEntryIsNotWrittenAgainAtTheExit) {
     f.Feed(sysmon.Call(110, 7, -1, 0, {0xd000}, {0, 0, 0, 11}));  // retake: handoffp(P0)
     m3.call_flags = GT_CALL_ARG0_P;
     f.Feed(m3.Call(120, 3, -1, 0, {0xd000}, {0, 0, 0, 11}));  // handoffp's startm: M3 takes P0
-    f.Feed(m1.Call(200, 1, -1, 5, {}, {0, 0, 0, tick}));  // M1's sys_enter: P0 _Pidle already
+    f.Feed(m1.Call(200, 1, -1, 5, {}, {0, tick == 10 ? 2u : 0u, 0, tick}));  // M1's sys_enter
     f.Feed(m1.Call(210, 2, -1, 5, {}, {0, 0, 0, tick}));  // sys_exit: still not _Psyscall
     m1.call_flags = GT_CALL_ARG0_P;
     f.Feed(m1.Call(300, 3, -1, 5, {0xd001}, {1, 0, 0, 4}));  // acquirep(P1): the slow exit
@@ -785,6 +788,41 @@ TEST(RecordDecoder, LegacyStealBackWhoseStealTheVictimWrote) {
   EXPECT_EQ(Steals(f, 0, 22), 2u);  // from M1's syscall (at 120), from its own (at 140)
   EXPECT_EQ(Steals(f, 0, 21), 0u);
   ExpectNoRepair(f, "decoder-legacy-steal-back-written-by-victim");
+}
+
+// Go <= 1.25 (go1.23 HTTP bench, "P 1 in a syscall on M .., not on M .." and three more):
+// M1's exit waits (its stale m.oldp P0 was _Psyscall in M2's syscall); its CAS wins, and
+// M2's sys_exit finds P0 _Prunning under M1's M. M1's resolution writes that steal (from
+// the holder); M2's sys_exit, decoded first (another CPU's ring), wrote it too.
+TEST(RecordDecoder, LegacyExitTakenByAWaitingExitIsNotStolenTwice) {
+  Fixture f(23);
+  RawBuilder m1(21), m2(22);
+  for (RawBuilder *b : {&m1, &m2}) {
+    b->call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    b->m_oldp = 0xd000;
+  }
+  m1.m_ptr = 0xe100;
+  m2.m_ptr = 0xe200;
+  m1.m_tick = 8;
+  m2.m_tick = 10;
+  RawBuilder sysmon(23);
+  sysmon.call_caller = 0x2e00;
+  f.Feed(m1.Call(60, 1, -1, 5, {}, {0, 2, 0, 8}));              // M1's syscall on P0
+  f.Feed(sysmon.Call(70, 7, -1, 0, {0xd000}, {0, 0, 0, 9}));    // retaken
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(80, 3, -1, 0, {0xd000}, {0, 0, 0, 9}));        // M2 acquirep(P0)
+  m2.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  f.Feed(m2.Call(100, 1, -1, 6, {}, {0, 2, 0, 10}));  // M2's syscall on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));  // M1's sys_exit: stale P0, in M2's syscall
+  f.Feed(m2.Call(120, 2, -1, 6, {}, {0, 1, 0xe100, 12}));  // M2's sys_exit: P0 _Prunning on M1
+  m1.p_tick = 0;
+  m1.block_reason = 4;
+  f.Feed(m1.Gstatus(200, 0x1200, 5, 2, 4, 0, 5));  // M1 on P0: g5 parks
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(210, 3, -1, 6, {0xd001}, {1, 0, 0, 4}));  // M2 acquirep(P1): its slow exit
+  EXPECT_EQ(Steals(f, 0, 21), 1u);
+  EXPECT_EQ(Steals(f, 0, 22), 0u);
+  ExpectNoRepair(f, "decoder-legacy-taken-by-waiting-exit");
 }
 
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.
