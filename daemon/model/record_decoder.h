@@ -265,6 +265,7 @@ class RecordDecoder {
   // The exit (its thread) a retake/forEachP handoffp of P took the P from (Go <= 1.25).
   std::optional<std::uint32_t> HandoffVictim(ProcId p, std::uint64_t tick_after) const;
   bool SyscallHolder(ProcId p, std::uint32_t except) const;
+  bool SameSyscallExitAgain(const capture::RecordView &v, std::uint64_t gp) const;
   bool TakenByWaitingExit(ProcId p, std::uint64_t status, std::uint64_t holder_m) const;
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(PendingFast &pf, std::vector<Record> &out);

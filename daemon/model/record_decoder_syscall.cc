@@ -100,6 +100,10 @@ bool RecordDecoder::ResolvePendingFast(const capture::RecordView &v, std::vector
       ++stats_.ignored;
       return false;
     }
+    if (SameSyscallExitAgain(v, pf->second.gp)) {
+      ++stats_.ignored;
+      return false;
+    }
     // The thread's P: Go <= 1.25's next syscall entry shows it as m.oldp (m.p is 0 there).
     ProcId rp = kNoP;
     std::uint32_t rtick = 0;
@@ -180,6 +184,11 @@ void RecordDecoder::ResolvePendingExit(const capture::RecordView &v, std::vector
   if (const gt_call_record *call = v.call()) {
     const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
     if (site && site->role == probes::ProbeRole::kSyscallReleaseP) return;  // self-steal first
+    if (call->ctx.curg_goid == pe.g && SameSyscallExitAgain(v, call->ctx.curg)) {
+      ++stats_.ignored;  // not the thread's next syscall: the same one's exit again
+      skip_current_ = true;
+      return;
+    }
     if (site && site->role == probes::ProbeRole::kAcquireP) {
       // The plan probes acquirepNoTrace: this is exitsyscallTryGetP's P. Decode it (the
       // ProcStart), then the runtime's GoSysExit(true) + GoStart right after it. All three
@@ -541,6 +550,19 @@ std::optional<std::uint32_t> RecordDecoder::HandoffVictim(ProcId p, std::uint64_
     if (!any) any = tid;
   }
   return any;
+}
+
+// A sys_exit record of goroutine gp on a thread whose exit of gp's syscall was decoded and
+// no entry since: the same syscall returning again. Seen on go1.23's HTTP bench (two
+// sys_exit records 27 us apart, both -EAGAIN, no sys_enter between; consistent with a
+// signal delivered at the syscall's return, whose rt_sigreturn from the handler returns
+// the saved result with g still _Gsyscall). Read as the thread's next syscall entry, it
+// made a steal-back of a P no one held ("P running on M, not in a syscall" + 3).
+bool RecordDecoder::SameSyscallExitAgain(const capture::RecordView &v, std::uint64_t gp) const {
+  const gt_call_record *call = v.call();
+  if (call == nullptr || !(call->flags & GT_CALL_FROM_TRACEPOINT) || call->ctx.curg != gp) return false;
+  const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
+  return site != nullptr && site->role == probes::ProbeRole::kExitSyscall;
 }
 
 // Go <= 1.25: a sys_exit found its m.oldp P `status` (not _Psyscall) with p.m = `holder_m`:

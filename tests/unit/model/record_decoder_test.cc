@@ -25,6 +25,7 @@ const std::map<std::uint64_t, std::vector<std::string_view>> kChains = {
     {0x1700, {"runtime.exitsyscallNoP"}},
     {0x1800, {"main.mystery"}},
     {0x1900, {"runtime.exitsyscall"}},
+    {0x1a00, {"runtime.exitsyscall0"}},
     // Stack PCs.
     {0x2000, {"runtime.systemstack_switch"}},
     {0x2100, {"runtime.goready"}},
@@ -823,6 +824,30 @@ TEST(RecordDecoder, LegacyExitTakenByAWaitingExitIsNotStolenTwice) {
   EXPECT_EQ(Steals(f, 0, 21), 1u);
   EXPECT_EQ(Steals(f, 0, 22), 0u);
   ExpectNoRepair(f, "decoder-legacy-taken-by-waiting-exit");
+}
+
+// Go <= 1.25 (go1.23 HTTP bench, "P 1 running on M, not in a syscall" and three more): a
+// second sys_exit of the same syscall (no entry between; a signal at the syscall's
+// return) while its exit waits, after forEachP took the P: not the thread's next syscall
+// entry (a steal-back of a P no syscall held), but nothing; exitsyscall0 then ends it.
+TEST(RecordDecoder, LegacySameSyscallExitAgainIsIgnored) {
+  for (bool taken_first : {true, false}) {
+    Fixture f(23);
+    RawBuilder m1(21), gc(23);
+    m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+    m1.m_oldp = 0xd000;
+    m1.m_tick = 10;
+    gc.call_caller = 0x2e10;  // forEachP
+    f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));  // syscall on P0
+    f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));  // its sys_exit
+    if (taken_first) f.Feed(gc.Call(120, 7, -1, 0, {0xd000}, {0, 0, 0, 11}));  // forEachP: handoffp(P0)
+    f.Feed(m1.Call(130, 2, -1, 5, {}, {0, 0, 0, 11}));  // the same syscall's exit again
+    if (!taken_first) f.Feed(gc.Call(135, 7, -1, 0, {0xd000}, {0, 0, 0, 11}));
+    m1.p_tick = 0;
+    f.Feed(m1.Gstatus(140, 0x1a00, 5, 3, 1, -1, 5));  // exitsyscall0: no P
+    EXPECT_EQ(Steals(f, 0, 21), 0u) << taken_first;
+    ExpectNoRepair(f, "decoder-legacy-same-exit-again");
+  }
 }
 
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.
