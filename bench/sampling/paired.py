@@ -4,9 +4,10 @@ server's windows cannot show on a shared machine, whose noise moves a window's C
 +-30%. Called by scripts/bench-sampling.sh --paired.
 
 Two instances of the same server (twin A and twin B: each its own port, data directory and
-copy of the executable, since serve watches by executable path), each loaded by its own
-open-loop client at the same fixed rate for the whole run. Both live through the same host
-noise at the same time, so the ratio of their CPU in one window cancels what moves both.
+copy of the executable, since serve watches by executable path), loaded by one open-loop
+client that sends each request to both at the same due time (bench/http/client -twin), at
+the same fixed rate for the whole run. Both live through the same host noise and the same
+arrivals at the same time, so the ratio of their CPU in one window cancels what moves both.
 Windows: none watched (the twins' baseline ratio A/B), A watched, none, B watched, none, ...
 The watcher is `gotraced serve` as a user runs it: a config with its socket and one
 [[watch]] of the twin's executable path, defaults otherwise (level low, CPU samples at
@@ -50,10 +51,34 @@ import alternate as alt  # noqa: E402
 SETTLE_S = 2  # after serve has the twin recorded and its standby loaded
 
 
-class Twin:
-    """One instance of the server under its own open-loop client."""
+def threads_ns(pid):
+    """{tid: ns on CPU} of pid's threads (/proc/PID/task/TID/schedstat's first field, the
+    scheduler's own sum_exec_runtime): /proc/PID/stat counts in clock ticks, 10 ms, which is
+    0.7% of a 10 s window of a server at 150 ms/s and 20% of serve's 5 ms/s."""
+    got = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return got
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                got[t] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return got
 
-    def __init__(self, name, a, cmd, path, run_seconds):
+
+def cpu_delta_s(before, after):
+    """CPU seconds of the threads between two threads_ns: a thread born in between counts
+    from 0; one that ended in between is not seen (a Go server's threads live on)."""
+    return sum(ns - before.get(t, 0) for t, ns in after.items()) / 1e9
+
+
+class Twin:
+    """One instance of the server."""
+
+    def __init__(self, name, cmd):
         self.name = name
         self.work = tempfile.mkdtemp(prefix="bench-paired-%s-" % name)
         self.port = alt.free_port()
@@ -71,34 +96,42 @@ class Twin:
         if not alt.wait_port(self.port):
             self.srv.kill()
             raise SystemExit("bench-paired: twin %s did not listen on %d" % (name, self.port))
-        self.cl = subprocess.Popen([a.client, "-url", "http://127.0.0.1:%d%s" % (self.port, path), "-rate",
-                                    str(a.rate), "-duration", "%ds" % run_seconds],
-                                   stdout=subprocess.PIPE, text=True)
-
-    def served(self):
-        """(ok, errors) finished by the client so far (its COUNT line at SIGUSR1)."""
-        self.cl.send_signal(signal.SIGUSR1)
-        while True:
-            line = self.cl.stdout.readline()
-            if not line:
-                raise SystemExit("bench-paired: twin %s's client ended" % self.name)
-            m = re.match(r"COUNT ok=(\d+) errors=(\d+)", line)
-            if m:
-                return int(m.group(1)), int(m.group(2))
-
-    def snap(self):
-        ok, err = self.served()
-        return {"cpu": alt.cpu_s(self.pid), "sw": alt.ctx_switches(self.pid), "ok": ok, "err": err}
 
     def stop(self):
-        self.cl.terminate()
-        self.cl.wait()
         self.srv.send_signal(signal.SIGTERM)
         try:
             self.srv.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.srv.kill()
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+class Load:
+    """One open-loop client for both twins (bench/http/client -twin): each due request goes
+    to both, the two in turn first, so the twins see the same arrivals, the client's own
+    stalls included. A client per twin left the baseline ratio moving +-4% window to window
+    (go1.26, load 4-8): each client's stalls batch its twin's requests differently."""
+
+    def __init__(self, a, twins, path, run_seconds):
+        url = "http://127.0.0.1:%d" + path
+        self.p = subprocess.Popen([a.client, "-url", url % twins[0].port, "-twin", url % twins[1].port, "-rate",
+                                   str(a.rate), "-duration", "%ds" % run_seconds], stdout=subprocess.PIPE, text=True)
+
+    def served(self):
+        """[(ok, errors) of A, of B] finished so far (the client's COUNT line at SIGUSR1)."""
+        self.p.send_signal(signal.SIGUSR1)
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise SystemExit("bench-paired: the client ended")
+            m = re.match(r"COUNT ok=(\d+),(\d+) errors=(\d+),(\d+)", line)
+            if m:
+                v = [int(x) for x in m.groups()]
+                return [(v[0], v[2]), (v[1], v[3])]
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait()
 
 
 class Serve:
@@ -145,22 +178,28 @@ class Serve:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
-def window(twins, serve, seconds):
+def snap(twins, load):
+    return [{"cpu": threads_ns(t.pid), "sw": alt.ctx_switches(t.pid), "ok": ok, "err": err}
+            for t, (ok, err) in zip(twins, load.served())]
+
+
+def window(twins, load, serve, seconds):
     """Both twins' CPU (s), context switches, requests served and errors over one window,
     serve's CPU and its programs' BPF run time when serve is given."""
     b0 = alt.bpf_progs(serve.pid) if serve else None
-    g0 = alt.cpu_s(serve.pid) if serve else 0.0
-    t0 = [t.snap() for t in twins]
+    g0 = threads_ns(serve.pid) if serve else {}
+    t0 = snap(twins, load)
     w0 = time.monotonic()
     time.sleep(seconds)
-    t1 = [t.snap() for t in twins]
+    t1 = snap(twins, load)
     w1 = time.monotonic()
-    g1 = alt.cpu_s(serve.pid) if serve else 0.0
+    g1 = threads_ns(serve.pid) if serve else {}
     b1 = alt.bpf_progs(serve.pid) if serve else None
     el = w1 - w0
-    row = {"s": el, "gt": (g1 - g0) / el}
+    row = {"s": el, "gt": cpu_delta_s(g0, g1) / el}
     for t, x0, x1 in zip("AB", t0, t1):
-        row[t] = {k: (x1[k] - x0[k]) / el for k in x0}
+        row[t] = {k: (x1[k] - x0[k]) / el for k in x0 if k != "cpu"}
+        row[t]["cpu"] = cpu_delta_s(x0["cpu"], x1["cpu"]) / el
     row["bpf"] = None
     if b0 is not None and b1 is not None:
         row["bpf"] = {k: ((v[0] - b0.get(k, (0, 0))[0]) / el, (v[1] - b0.get(k, (0, 0))[1]) / el)
@@ -211,10 +250,13 @@ def run_server(a, label, cmd, path):
         order += ["A" if i % 2 == 0 else "B", "none"]
     per_watch = a.seconds + 30 + SETTLE_S + 10
     run_seconds = a.warmup + len(order) * per_watch + 60
-    twins = []
+    twins, load = [], None
     try:
-        twins = [Twin("a", a, cmd, path, run_seconds), Twin("b", a, cmd, path, run_seconds)]
-        print("%s: twins A (pid %d, %s) and B (pid %d, %s), each at %d requests/s, %d s windows, load average %s:"
+        twins.append(Twin("a", cmd))
+        twins.append(Twin("b", cmd))
+        load = Load(a, twins, path, run_seconds)
+        print("%s: twins A (pid %d, %s) and B (pid %d, %s), each at %d requests/s (one client), %d s windows, "
+              "load average %s:"
               % (label, twins[0].pid, twins[0].exe, twins[1].pid, twins[1].exe, a.rate, a.seconds,
                  " ".join("%.2f" % x for x in os.getloadavg())), flush=True)
         time.sleep(a.warmup)
@@ -229,13 +271,15 @@ def run_server(a, label, cmd, path):
                     print("  serve on %s: %s" % (kind, tracing.strip()), flush=True)
                 time.sleep(SETTLE_S)
             try:
-                row = window(twins, serve, a.seconds)
+                row = window(twins, load, serve, a.seconds)
             finally:
                 if serve:
                     serve.stop()
             rows.append((kind, row))
             print_window(i + 1, kind, row)
     finally:
+        if load:
+            load.stop()
         for t in twins:
             t.stop()
     summarize(label, rows)
@@ -283,6 +327,8 @@ def main():
     ap.add_argument("--windows", type=int, default=8, help="watched windows per server (A and B in turn)")
     ap.add_argument("--warmup", type=int, default=5, help="seconds of load before the first window")
     a = ap.parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop the twins and serve on the way out
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in the background
     alt.STATS_FD = alt.enable_bpf_stats()  # the dispatcher's ns per run: the host column
     for s in a.server:
         label, rest = s.split("=", 1)

@@ -22,6 +22,12 @@
 // so that a bench can count what was served in a window of its own (bench/sampling/paired.py):
 //
 //	COUNT ok=123456 errors=0
+//
+// With -twin URL2 it sends the same requests to a second server at the same due times (the
+// two in turn first), so that twins of a server see the same arrivals, the client's own
+// stalls included (bench/sampling/paired.py); RESULT counts both, COUNT each:
+//
+//	COUNT ok=123456,123455 errors=0,0
 package main
 
 import (
@@ -30,8 +36,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"os/signal"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,6 +47,7 @@ import (
 
 func main() {
 	url := flag.String("url", "", "server URL")
+	twin := flag.String("twin", "", "a second server URL, sent the same requests at the same times (open loop only)")
 	rate := flag.Float64("rate", 3000, "requests per second")
 	duration := flag.Duration("duration", 10*time.Second, "measured time (after -warmup)")
 	warmup := flag.Duration("warmup", 0, "time before the measured window (requests sent, not counted)")
@@ -56,17 +63,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "client: need -url and a positive -rate")
 		os.Exit(2)
 	}
-	tr := &http.Transport{MaxIdleConns: *conns, MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns,
+	// 2x: -twin is a second host with its own pool.
+	tr := &http.Transport{MaxIdleConns: 2 * *conns, MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns,
 		DisableKeepAlives: *newConn}
 	cl := &http.Client{Transport: tr, Timeout: 5 * time.Second}
 
 	interval := time.Duration(float64(time.Second) / *rate)
 	total := int((*warmup + *duration) / interval)
 	skip := int(*warmup / interval)
-	lat := make([]time.Duration, total)
-	okv := make([]bool, total)
-	var doneOK, doneErr atomic.Int64
-	countOnSignal(&doneOK, &doneErr)
+	urls := []string{*url}
+	if *twin != "" {
+		urls = append(urls, *twin)
+	}
+	n := len(urls)
+	lat := make([]time.Duration, total*n) // request i to urls[k] is slot i*n+k
+	okv := make([]bool, total*n)
+	doneOK, doneErr := make([]atomic.Int64, n), make([]atomic.Int64, n)
+	countOnSignal(doneOK, doneErr)
 	var wg sync.WaitGroup
 	start := time.Now().Add(10 * time.Millisecond)
 	for i := 0; i < total; i++ {
@@ -74,31 +87,35 @@ func main() {
 		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
-		wg.Add(1)
-		go func(i int, due time.Time) {
-			defer wg.Done()
-			resp, err := cl.Get(*url + "?id=" + strconv.Itoa(i))
-			if err == nil {
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				okv[i] = err == nil && resp.StatusCode == 200
-			}
-			lat[i] = time.Since(due)
-			if okv[i] {
-				doneOK.Add(1)
-			} else {
-				doneErr.Add(1)
-			}
-		}(i, due)
+		for j := 0; j < n; j++ {
+			k := (i + j) % n // the twins in turn first
+			wg.Add(1)
+			go func(i, k int, due time.Time) {
+				defer wg.Done()
+				slot := i*n + k
+				resp, err := cl.Get(urls[k] + "?id=" + strconv.Itoa(i))
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					okv[slot] = err == nil && resp.StatusCode == 200
+				}
+				lat[slot] = time.Since(due)
+				if okv[slot] {
+					doneOK[k].Add(1)
+				} else {
+					doneErr[k].Add(1)
+				}
+			}(i, k, due)
+		}
 	}
 	sendEnd := time.Now()
 	wg.Wait()
 
-	counted := lat[skip:]
+	counted := lat[skip*n:]
 	oks := 0
 	var l []time.Duration
 	for i, d := range counted {
-		if okv[skip+i] {
+		if okv[skip*n+i] {
 			oks++
 			l = append(l, d)
 		}
@@ -113,16 +130,26 @@ func main() {
 	}
 	window := sendEnd.Sub(start.Add(time.Duration(skip) * interval)).Seconds()
 	fmt.Printf("RESULT offered=%.0f achieved=%.1f sent=%d ok=%d errors=%d p50_us=%d p99_us=%d max_us=%d\n",
-		*rate, float64(oks)/window, len(counted), oks, len(counted)-oks, pct(0.50), pct(0.99), pct(1.0))
+		*rate*float64(n), float64(oks)/window, len(counted), oks, len(counted)-oks, pct(0.50), pct(0.99), pct(1.0))
 }
 
-// countOnSignal prints the requests finished so far at every SIGUSR1 (one line each).
-func countOnSignal(ok, errs *atomic.Int64) {
+// countOnSignal prints the requests finished so far per URL at every SIGUSR1 (one line each).
+func countOnSignal(ok, errs []atomic.Int64) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGUSR1)
+	list := func(v []atomic.Int64) string {
+		s := ""
+		for i := range v {
+			if i > 0 {
+				s += ","
+			}
+			s += strconv.FormatInt(v[i].Load(), 10)
+		}
+		return s
+	}
 	go func() {
 		for range ch {
-			fmt.Printf("COUNT ok=%d errors=%d\n", ok.Load(), errs.Load())
+			fmt.Printf("COUNT ok=%s errors=%s\n", list(ok), list(errs))
 		}
 	}()
 }
