@@ -200,6 +200,7 @@ def window(twins, load, serve, seconds):
     for t, x0, x1 in zip("AB", t0, t1):
         row[t] = {k: (x1[k] - x0[k]) / el for k in x0 if k != "cpu"}
         row[t]["cpu"] = cpu_delta_s(x0["cpu"], x1["cpu"]) / el
+        row[t]["ended"] = len(set(x0["cpu"]) - set(x1["cpu"]))  # threads whose CPU is not counted
     row["bpf"] = None
     if b0 is not None and b1 is not None:
         row["bpf"] = {k: ((v[0] - b0.get(k, (0, 0))[0]) / el, (v[1] - b0.get(k, (0, 0))[1]) / el)
@@ -223,12 +224,16 @@ def print_window(i, kind, row):
                           a["cpu"] / b["cpu"] if b["cpu"] else float("nan")))
     if kind != "none":
         line += " | serve %5.2f ms/s" % (row["gt"] * 1e3)
+    for t in "AB":
+        if row[t]["ended"]:
+            line += " | %s: %d threads ended, their CPU not counted" % (t, row[t]["ended"])
     print(line + "  (load %.2f)" % os.getloadavg()[0], flush=True)
     if row["bpf"]:
         top = sorted(row["bpf"].items(), key=lambda kv: -kv[1][0])[:4]
         print("        BPF %.2f ms/s (%s); context switches/s A %.0f, B %.0f" %
               (sum(v[0] for v in row["bpf"].values()) / 1e6,
-               ", ".join("%s %.1fk/s x %.0f ns" % (k, v[1] / 1e3, v[0] / v[1]) for k, v in top if v[1]),
+               ", ".join("%s %s/s x %.0f ns" % (k, "%.1fk" % (v[1] / 1e3) if v[1] >= 1e3 else "%.0f" % v[1],
+                                                 v[0] / v[1]) for k, v in top if v[1]),
                a["sw"], b["sw"]), flush=True)
 
 
@@ -305,10 +310,12 @@ def summarize(label, rows):
         c, host, total = cost(r, k, base)
         costs.append((c, host, total))
         ns = dispatcher_ns(r["bpf"])
-        print("  %s w%02d %s watched: ratio %.4f, baseline %.4f -> cost %+.1f%% + host %+.2f%% = %+.1f%%"
-              "  (dispatcher %s ns/run)" % (label, i + 1, k, r["A"]["cpu"] / r["B"]["cpu"], base, c * 100,
-                                            host * 100, total * 100, "%.0f" % ns if ns is not None else "?"),
-              flush=True)
+        execs = sum(v[1] for n, v in (r["bpf"] or {}).items() if n.startswith("exec_watch_exec"))
+        other = r["B"]["cpu"] * base if k == "A" else r["A"]["cpu"] / base
+        print("  %s w%02d %s watched: ratio %.4f, baseline %.4f -> cost %+.1f%% (serve's CPU %+.1f%% of it, "
+              "the host's execs %.0f/s) + host %+.2f%% = %+.1f%%  (dispatcher %s ns/run)" %
+              (label, i + 1, k, r["A"]["cpu"] / r["B"]["cpu"], base, c * 100, r["gt"] / other * 100, execs,
+               host * 100, total * 100, "%.0f" % ns if ns is not None else "?"), flush=True)
     if costs:
         tot = sorted(x[2] for x in costs)
         print("  %s serve's default, %d watched windows: cost median %+.1f%%, with host %+.1f%% (range %+.1f..%+.1f%%;"
