@@ -378,6 +378,11 @@ bool Session::Prepare(std::string *error) {
     co.plan.low_syscalls = I.options.events.syscalls;
     co.plan.syscall_sample = I.options.syscall_sample;
     co.plan.syscall_switch = I.options.syscall_switch;
+    // Its records are few: a quiet ring is drained every 250 ms at most, not every 64
+    // (ring_consumer.h; the caller's poll bounds it too: serve's 100 ms), as each drain
+    // wakes the recording's thread, ~43 us of serve's CPU (docs/probe-plan.md §11: 15.7
+    // wakes a second were 0.068% of a core per idle process).
+    co.consumer.max_drain_interval = std::chrono::milliseconds(250);
   }
   if (sparse && (I.options.version == TraceVersion::kGo119 || I.options.version == TraceVersion::kGo121))
     return fail("--level low writes the Go 1.22+ trace format (its syscalls are GoCreateSyscall/GoDestroySyscall "
