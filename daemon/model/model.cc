@@ -252,7 +252,12 @@ void Model::Apply(const Record &r, bool forced) {
   (void)forced;  // a forced record's contradictions are repaired (and counted) by its handler
   ++stats_.records;
   if (!ended_.empty() && ((r.target_g != kNoG && Ended(r.target_g)) || (r.g != kNoG && Ended(r.g)))) {
-    ++stats_.records_discarded;  // names a goroutine that already ended: stale
+    // Names a goroutine that already ended: stale. Except a CPU sample's label set (kGoLabels
+    // with target_g, cpu_sample_decoder.cc): the sample may read m.curg between goexit0's
+    // casgstatus to _Gdead and its dropg, after the GoEnd. Like any sample's set that does
+    // not find its goroutine running (model_labels.cc OnGoLabels), it says nothing and is
+    // not a fault.
+    if (!(r.kind == RecordKind::kGoLabels && r.target_g != kNoG)) ++stats_.records_discarded;
     return;
   }
   if (have_snapshot_ && FirstGeneration()) {

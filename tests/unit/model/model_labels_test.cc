@@ -194,6 +194,7 @@ TEST(ModelLabels, ASetThatCannotBeToldSaysNothing) {
       sample(175, 0xa0, 11), // a sample the model places between its records: nothing, not a fault
       start(180, 0xb0, 12),  // log route=/b
       RGoEnd(190, 1, 0, 1),
+      sample(195, 0xb0, 12), // m.curg read between goexit0's _Gdead and its dropg: nothing, not a fault
   });
   CheckResult res = h.Finish("labels_unknown");
   EXPECT_ACCEPTED(res);
@@ -202,7 +203,8 @@ TEST(ModelLabels, ASetThatCannotBeToldSaysNothing) {
   EXPECT_EQ(h.model.stats().label_unknown, 2u);
   EXPECT_EQ(h.model.stats().inconsistencies, 0u) << h.model.last_repair();
   // suite 60's level switch counts discarded records as a fault (9 of them from samples
-  // before: a clean clone's failure)
+  // before: a clean clone's failure; 1-2 in a third of its runs from a sample after the
+  // goroutine's end: CI's failure at bae94eb)
   EXPECT_EQ(h.model.stats().records_discarded, 0u);
 }
 
