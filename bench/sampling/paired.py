@@ -21,9 +21,14 @@ with the baseline ratio the mean of the adjacent none windows' (watching A and B
 cancels a difference between the twins). What the twins hide: the other twin's context
 switches run serve's sched_switch dispatcher too (one map lookup), charged to it. Counted
 and added as its own column ("host"): the dispatcher's ns per run (bpf_stats: run_time_ns
-/ run_cnt over the window; an upper bound for a miss, since a watched thread's runs include
-the recording's tail calls) x the other twin's context switches in the window
-(/proc/PID/task/*/status), taken off the other twin's CPU.
+/ run_cnt; an upper bound for a miss, since a watched thread's runs include the recording's
+tail calls) x the other twin's context switches in the window (/proc/PID/task/*/status),
+taken off the other twin's CPU. The kernel's run-time statistics cost every BPF program
+run two clock reads (kernel/bpf: bpf_prog_run's stats path), which would be charged to the
+watched twin; so they are off in the costed windows and the dispatcher's ns per run comes
+from one calibration window after them (serve on A, statistics on, not costed). The execs
+column then counts the host's forks (/proc/stat processes): an exec needs one.
+--bpf-stats keeps them on in every window (each window's own ns per run, the old way).
 
 Printed: every window (both twins' CPU ms/s, requests/s served and client errors in the
 window, the ratio A/B, serve's CPU and BPF run time), then per server every watched
@@ -31,7 +36,7 @@ window's cost, their median and range, and the A/A check: the baseline ratio acr
 none windows, and each inner none window against the mean of its neighbours (the error the
 cost's baseline makes when nothing is watched).
   paired.py --gotraced G --client C --server LABEL=CMD[@PATH]... [--rate R] [--seconds S]
-            [--windows W] [--warmup S]
+            [--windows W] [--warmup S] [--bpf-stats]
 {port} and {dir} in CMD are the twin's; the executable (CMD's first word) is copied into
 the twin's directory and run from there."""
 import argparse
@@ -178,6 +183,14 @@ class Serve:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
+def forks():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("processes "):
+                return int(line.split()[1])
+    return 0
+
+
 def snap(twins, load):
     return [{"cpu": threads_ns(t.pid), "sw": alt.ctx_switches(t.pid), "ok": ok, "err": err}
             for t, (ok, err) in zip(twins, load.served())]
@@ -188,15 +201,17 @@ def window(twins, load, serve, seconds):
     serve's CPU and its programs' BPF run time when serve is given."""
     b0 = alt.bpf_progs(serve.pid) if serve else None
     g0 = threads_ns(serve.pid) if serve else {}
+    f0 = forks()
     t0 = snap(twins, load)
     w0 = time.monotonic()
     time.sleep(seconds)
     t1 = snap(twins, load)
     w1 = time.monotonic()
+    f1 = forks()
     g1 = threads_ns(serve.pid) if serve else {}
     b1 = alt.bpf_progs(serve.pid) if serve else None
     el = w1 - w0
-    row = {"s": el, "gt": cpu_delta_s(g0, g1) / el}
+    row = {"s": el, "gt": cpu_delta_s(g0, g1) / el, "forks": (f1 - f0) / el}
     for t, x0, x1 in zip("AB", t0, t1):
         row[t] = {k: (x1[k] - x0[k]) / el for k in x0 if k != "cpu"}
         row[t]["cpu"] = cpu_delta_s(x0["cpu"], x1["cpu"]) / el
@@ -237,12 +252,15 @@ def print_window(i, kind, row):
                a["sw"], b["sw"]), flush=True)
 
 
-def cost(row, watched, base):
+def cost(row, watched, base, calib_ns):
     """(cost, host share added, total) of the watched twin in one window against the
-    baseline ratio A/B, as fractions."""
+    baseline ratio A/B, as fractions; the dispatcher's ns per run from the window's own
+    statistics, else the calibration window's."""
     a, b = row["A"]["cpu"], row["B"]["cpu"]
     w, other, ratio_other = (a, b, base) if watched == "A" else (b, a, 1 / base)
     ns = dispatcher_ns(row["bpf"])
+    if ns is None:
+        ns = calib_ns
     disp = ns * 1e-9 * row["B" if watched == "A" else "A"]["sw"] if ns is not None else 0.0
     c = (w + row["gt"]) / (other * ratio_other) - 1
     total = (w + row["gt"]) / ((other - disp) * ratio_other) - 1
@@ -282,15 +300,40 @@ def run_server(a, label, cmd, path):
                     serve.stop()
             rows.append((kind, row))
             print_window(i + 1, kind, row)
+        calib_ns = None
+        if alt.STATS_FD is None:
+            calib_ns = calibrate(a, twins, load)
     finally:
         if load:
             load.stop()
         for t in twins:
             t.stop()
-    summarize(label, rows)
+    summarize(label, rows, calib_ns)
 
 
-def summarize(label, rows):
+def calibrate(a, twins, load):
+    """The dispatcher's ns per run, from one window with the run-time statistics on (serve
+    on A; not costed)."""
+    serve = Serve(a.gotraced, twins[0].exe)
+    try:
+        serve.wait_ready(twins[0].pid)
+        time.sleep(SETTLE_S)
+        alt.STATS_FD = alt.enable_bpf_stats()
+        try:
+            row = window(twins, load, serve, a.seconds)
+        finally:
+            os.close(alt.STATS_FD)
+            alt.STATS_FD = None
+    finally:
+        serve.stop()
+    print_window(0, "calibrate", row)
+    ns = dispatcher_ns(row["bpf"])
+    print("  calibration (serve on A, BPF statistics on, not costed): dispatcher %s ns/run" %
+          ("%.0f" % ns if ns is not None else "?"), flush=True)
+    return ns
+
+
+def summarize(label, rows, calib_ns):
     ratios = [(i, r["A"]["cpu"] / r["B"]["cpu"]) for i, (k, r) in enumerate(rows) if k == "none"]
     rv = [x for _, x in ratios]
     print("  %s A/A: baseline ratio A/B over %d none windows: median %.4f, range %.4f..%.4f (%+.1f..%+.1f%%)" %
@@ -307,14 +350,19 @@ def summarize(label, rows):
         if k == "none":
             continue
         base = (by_index[i - 1] + by_index[i + 1]) / 2
-        c, host, total = cost(r, k, base)
+        c, host, total = cost(r, k, base, calib_ns)
         costs.append((c, host, total))
         ns = dispatcher_ns(r["bpf"])
+        if ns is None:
+            ns = calib_ns
         execs = sum(v[1] for n, v in (r["bpf"] or {}).items() if n.startswith("exec_watch_exec"))
+        if r["bpf"] is None:
+            execs = r["forks"]
         other = r["B"]["cpu"] * base if k == "A" else r["A"]["cpu"] / base
         print("  %s w%02d %s watched: ratio %.4f, baseline %.4f -> cost %+.1f%% (serve's CPU %+.1f%% of it, "
-              "the host's execs %.0f/s) + host %+.2f%% = %+.1f%%  (dispatcher %s ns/run)" %
-              (label, i + 1, k, r["A"]["cpu"] / r["B"]["cpu"], base, c * 100, r["gt"] / other * 100, execs,
+              "the host's %s %.0f/s) + host %+.2f%% = %+.1f%%  (dispatcher %s ns/run)" %
+              (label, i + 1, k, r["A"]["cpu"] / r["B"]["cpu"], base, c * 100, r["gt"] / other * 100,
+               "forks" if r["bpf"] is None else "execs", execs,
                host * 100, total * 100, "%.0f" % ns if ns is not None else "?"), flush=True)
     if costs:
         tot = sorted(x[2] for x in costs)
@@ -333,10 +381,13 @@ def main():
     ap.add_argument("--seconds", type=int, default=10, help="seconds per window")
     ap.add_argument("--windows", type=int, default=8, help="watched windows per server (A and B in turn)")
     ap.add_argument("--warmup", type=int, default=5, help="seconds of load before the first window")
+    ap.add_argument("--bpf-stats", action="store_true",
+                    help="BPF run-time statistics on in every window (they cost each program run two clock reads)")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop the twins and serve on the way out
     signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in the background
-    alt.STATS_FD = alt.enable_bpf_stats()  # the dispatcher's ns per run: the host column
+    if a.bpf_stats:
+        alt.STATS_FD = alt.enable_bpf_stats()  # each window's dispatcher ns per run: the host column
     for s in a.server:
         label, rest = s.split("=", 1)
         cmd, _, path = rest.partition("@")
