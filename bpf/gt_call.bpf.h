@@ -110,7 +110,9 @@ static __always_inline void fill_call(struct scratch *s, struct gt_call_record *
 __noinline int gt_call_emit(struct scratch *s, __u32 want_stack) {
   if (!s) return 0;
   __u32 flags = site_flags(s);
-  __u64 a0 = (flags & GT_CALL_DEREF_OLDP) ? s->c.m_oldp : s->regs.r[GT_REG_AX];
+  // A P read inside a function body names its register in the cookie (0: RAX).
+  __u32 areg = (flags & GT_CALL_ARG0_P) ? (__u32)(s->regs.cookie >> GT_ARG0_REG_COOKIE_SHIFT) & 15 : 0;
+  __u64 a0 = (flags & GT_CALL_DEREF_OLDP) ? s->c.m_oldp : s->regs.r[areg ? areg : GT_REG_AX];
   __u64 *d = s->deref;
   if (flags & GT_CALL_ARG0_G) {
     d[0] = rdf64(a0, cfg.g_goid);

@@ -289,6 +289,10 @@ enum gt_reg {
 };
 #define GT_SPAN_REG_COOKIE_SHIFT 48
 #define GT_NFREED_REG_COOKIE_SHIFT 52
+// GT_CALL_ARG0_P at a site inside a function body (Go <= 1.25 stopTheWorldWithSema's steal
+// of a P in a syscall, probes/stw_steal_site.h): the P is in the register named by cookie
+// bits 48..51 (GT_REG_*); 0 = RAX, the first argument at an entry site.
+#define GT_ARG0_REG_COOKIE_SHIFT 48
 // The flag bits above also apply to GSTATUS sites (cookie bits 16..31 of casgstatus).
 
 struct gt_call_record {

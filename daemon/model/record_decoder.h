@@ -150,6 +150,7 @@ class RecordDecoder {
   bool DecodeSyscallCall(const capture::RecordView &v, const probes::ProbeSite &site,
                          std::vector<std::uint64_t> &pcs, std::vector<Record> &out);
   bool ResolvePendingFast(const capture::RecordView &v, std::vector<Record> &out);
+  void DecodeSyscallSteal(const capture::RecordView &v, ProcId p, std::uint64_t tick_after, std::vector<Record> &out);
   void ResolvePendingExit(const capture::RecordView &v, std::vector<Record> &out);
   Record Base(const capture::RecordView &v, RecordKind k) const;
   void Emit(std::vector<Record> &out, Record &&r);

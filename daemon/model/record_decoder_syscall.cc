@@ -492,47 +492,59 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       Emit(out, std::move(r));
       return true;
     }
-    case probes::ProbeRole::kHandoffP: {
+    case probes::ProbeRole::kHandoffP:
       // Go <= 1.25: retake (sysmon) and forEachP (a safe-point function for every P, e.g.
       // the GC's mcache flush) CAS a _Psyscall P to _Pidle, write ProcSteal (legacy:
-      // GoSysBlock + ProcStop), then handoffp(pp) (proc.go retake; forEachP, 1.22+
-      // forEachPInternal). The other callers hand off their own P: no steal.
+      // GoSysBlock + ProcStop), ++syscalltick, then handoffp(pp) (proc.go retake; forEachP,
+      // 1.22+ forEachPInternal): deref[3] is the tick after. The other callers hand off
+      // their own P: no steal.
       if (!IsSyscallSteal(Innermost(c.ctx.caller_pc))) {
         ++stats_.ignored;
         return true;
       }
-      Record r = Base(v, RecordKind::kProcSteal);
-      r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
-      r.victim_m = 0;  // the model knows which M the P's syscall is on
-      if (steal_written_.contains(r.target_p)) {
-        bool pending = false;  // an exit still waiting on this P: decided below, as before
-        for (const auto &[tid, pf] : pending_fast_) pending = pending || pf.base.p == r.target_p;
-        if (!pending) {
-          // The exiting thread wrote this steal already (steal_written_).
-          steal_written_.erase(r.target_p);
-          ++stats_.ignored;
-          return true;
-        }
-      }
-      const bool holder = SyscallHolder(r.target_p, 0);
-      MarkSyscallPTaken(r.target_p);
-      // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
-      // exit is a slow one after all.
-      if (const std::optional<std::uint32_t> victim = HandoffVictim(r.target_p, c.deref[3])) {
-        PendingFast &pf = pending_fast_.find(*victim)->second;
-        pending_exit_[*victim] = {pf.base.g, pf.base.ts};
-        in_syscall_.erase(pf.gp);
-        pending_fast_.erase(*victim);
-        ++stats_.exits_no_p;
-      } else if (!holder) {
-        early_steal_[r.target_p] = {static_cast<std::uint32_t>(c.deref[3]), v.ts()};  // its entry may follow
-      }
-      Emit(out, std::move(r));
+      DecodeSyscallSteal(v, static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0])), c.deref[3], out);
       return true;
-    }
+    case probes::ProbeRole::kSTWSyscallSteal:
+      // Go <= 1.25 stopTheWorldWithSema: the same steal, CAS _Psyscall -> _Pgcstop, probed
+      // right after the CAS, before its `pp.syscalltick++` (stw_steal_site.h).
+      DecodeSyscallSteal(v, static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0])), c.deref[3] + 1, out);
+      return true;
     default:
       return false;
   }
+}
+
+// Go <= 1.25: a steal of P out of a syscall by another thread (retake's or forEachP's
+// handoffp, or the stop-the-world's CAS), with P's syscalltick after the stealer's ++.
+void RecordDecoder::DecodeSyscallSteal(const capture::RecordView &v, ProcId p, std::uint64_t tick_after,
+                                       std::vector<Record> &out) {
+  Record r = Base(v, RecordKind::kProcSteal);
+  r.target_p = p;
+  r.victim_m = 0;  // the model knows which M the P's syscall is on
+  if (steal_written_.contains(r.target_p)) {
+    bool pending = false;  // an exit still waiting on this P: decided below, as before
+    for (const auto &[tid, pf] : pending_fast_) pending = pending || pf.base.p == r.target_p;
+    if (!pending) {
+      // The exiting thread wrote this steal already (steal_written_).
+      steal_written_.erase(r.target_p);
+      ++stats_.ignored;
+      return;
+    }
+  }
+  const bool holder = SyscallHolder(r.target_p, 0);
+  MarkSyscallPTaken(r.target_p);
+  // Taken between the syscall's return (sys_exit) and exitsyscallfast's CAS: that
+  // exit is a slow one after all.
+  if (const std::optional<std::uint32_t> victim = HandoffVictim(r.target_p, tick_after)) {
+    PendingFast &pf = pending_fast_.find(*victim)->second;
+    pending_exit_[*victim] = {pf.base.g, pf.base.ts};
+    in_syscall_.erase(pf.gp);
+    pending_fast_.erase(*victim);
+    ++stats_.exits_no_p;
+  } else if (!holder) {
+    early_steal_[r.target_p] = {static_cast<std::uint32_t>(tick_after), v.ts()};  // its entry may follow
+  }
+  Emit(out, std::move(r));
 }
 
 // Go <= 1.25: the thread whose exit retake/forEachP's handoffp of P (its syscalltick read

@@ -12,6 +12,7 @@
 #include "daemon/probes/tls_g.h"
 #include "daemon/probes/user_sites.h"
 #include "daemon/probes/gc_sites.h"
+#include "daemon/probes/stw_steal_site.h"
 #include "daemon/probes/sweep_sites.h"
 #include "daemon/probes/syscall_sites.h"
 #include "daemon/probes/version_support.h"
@@ -35,6 +36,7 @@ std::string_view ProbeRoleName(ProbeRole r) {
     case ProbeRole::kSTWStart: return "stopTheWorld";
     case ProbeRole::kSTWDone: return "startTheWorld";
     case ProbeRole::kSyscallReleaseP: return "syscallReleaseP";
+    case ProbeRole::kSTWSyscallSteal: return "stwSyscallSteal";
     case ProbeRole::kUserTaskCreate: return "userTaskCreate";
     case ProbeRole::kUserTaskEnd: return "userTaskEnd";
     case ProbeRole::kUserRegion: return "userRegion";
@@ -394,6 +396,9 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
     }
     plan.sites.push_back(std::move(s));
   }
+  // A P event like handoffp's steal (needed for syscalls with or without the GC probes),
+  // hit once per P in a syscall per stop-the-world.
+  if (opts.sched_probes && v.minor <= 25) AddStwStealSite(bin, layout, plan);  // stw_steal_site.cc
   if (opts.gc_probes) {
     AddGcSites(bin, plan);              // gc_sites.cc
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts_eff.stacks, plan);  // sweep_sites.cc

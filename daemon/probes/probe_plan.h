@@ -53,6 +53,9 @@ enum class ProbeRole : uint16_t {
   kSTWDone = 12,          // runtime.startTheWorldWithSema's CALL of wakep (STWEnd; gc_sites.cc)
   kSyscallReleaseP = 13,  // runtime.syscallingThread.releaseP entry (Go >= 1.26): sysmon /
                           // STW takes a P from a thread in a syscall (ProcSteal)
+  kSTWSyscallSteal = 14,  // Go <= 1.25 stopTheWorldWithSema: the Jcc of the tracer test after
+                          // its CAS of a P from _Psyscall to _Pgcstop (ProcSteal; deref = that
+                          // P, its syscalltick not yet incremented; stw_steal_site.h)
   // 30..39: user annotations (GT_REC_USER records; daemon/probes/user_sites.cc). The
   // runtime half of runtime/trace (runtime/traceruntime.go, linknamed as
   // runtime/trace.user*), called by the package whether or not tracing is on ...

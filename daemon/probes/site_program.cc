@@ -16,6 +16,7 @@ const char *SiteProgram(const ProbeSite &s) {
     case ProbeRole::kReleaseP:
     case ProbeRole::kHandoffP:
     case ProbeRole::kSyscallReleaseP:
+    case ProbeRole::kSTWSyscallSteal:
       if (!stack) return "gt_proc";
       break;
     case ProbeRole::kEnterSyscall:

@@ -14,6 +14,7 @@
 #include "daemon/gobin/probe_sites.h"
 #include "daemon/gobin/runtime_globals.h"
 #include "daemon/gobin/runtime_layout.h"
+#include "daemon/probes/site_regs.h"
 
 namespace gotraced::probes {
 
@@ -130,25 +131,6 @@ bool ScanFunction(const gobin::GoBinary &bin, const Bracket &b, uint64_t flag, s
   return true;
 }
 
-// GT_REG_* of a general-purpose register in any width (0: not one BPF can name).
-uint32_t GtReg(unsigned r) {
-  switch (r) {
-    case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: return GT_REG_AX;
-    case X86_REG_RBX: case X86_REG_EBX: case X86_REG_BX: return GT_REG_BX;
-    case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: return GT_REG_CX;
-    case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: return GT_REG_DX;
-    case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: return GT_REG_SI;
-    case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: return GT_REG_DI;
-    case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: return GT_REG_R8;
-    case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: return GT_REG_R9;
-    case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W: return GT_REG_R10;
-    case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W: return GT_REG_R11;
-    case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W: return GT_REG_R12;
-    case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W: return GT_REG_R13;
-    case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W: return GT_REG_R15;
-    default: return GT_REG_NONE;
-  }
-}
 bool Is16(unsigned r) {
   switch (r) {
     case X86_REG_AX: case X86_REG_BX: case X86_REG_CX: case X86_REG_DX: case X86_REG_SI: case X86_REG_DI:

@@ -130,6 +130,7 @@ probes::ProbePlan Plan() {
   add(probes::ProbeRole::kSyscallReleaseP);    // 5
   add(probes::ProbeRole::kPreemptPark);        // 6
   add(probes::ProbeRole::kHandoffP);           // 7
+  add(probes::ProbeRole::kSTWSyscallSteal);    // 8
   return plan;
 }
 
@@ -848,6 +849,52 @@ TEST(RecordDecoder, LegacySameSyscallExitAgainIsIgnored) {
     EXPECT_EQ(Steals(f, 0, 21), 0u) << taken_first;
     ExpectNoRepair(f, "decoder-legacy-same-exit-again");
   }
+}
+
+// Go <= 1.25 (go1.19 HTTP bench, "P 0 still held by M" and 12 more): the GC's
+// stop-the-world CASes P0 out of M1's syscall (_Psyscall -> _Pgcstop) between M1's sys_exit
+// (which read P0 still _Psyscall: a fast exit, waiting) and its exitsyscallfast CAS, which
+// then fails; the world restarts and gives P0 to M2 before the kernel runs M1 again. The
+// steal is the stop-the-world's, at its CAS (kSTWSyscallSteal, the P's tick read before its
+// ++): M1's exit is a slow one from then on. Inferred at M1's exitsyscall0 instead, it
+// came after M2's ProcStart of P0.
+TEST(RecordDecoder, LegacyStopTheWorldStealsFromTheWaitingExit) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22), stw(23);
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  stw.call_flags = GT_CALL_ARG0_P | GT_SITE_FRAME_READY;
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));  // M1's syscall on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));  // its sys_exit: P0 _Psyscall, its tick
+  f.Feed(stw.Call(120, 8, 1, 0, {}, {0, 3, 0, 10}));  // stopTheWorldWithSema took P0 (_Pgcstop)
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(130, 3, -1, 0, {0xd000}, {0, 0, 0, 11}));  // startTheWorld: M2 acquirep(P0)
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(140, 0x1a00, 5, 3, 1, -1, 5));  // M1's exitsyscall0: no P
+  EXPECT_EQ(Steals(f, 0, 23), 1u);
+  EXPECT_EQ(Steals(f, 0, 21), 0u);
+  ExpectNoRepair(f, "decoder-legacy-stw-steal");
+}
+
+// ... and when M1's sys_exit found P0 gone already (_Pgcstop: the CAS came first), M1
+// writes that steal at once; the stop-the-world's record, behind it, is the same steal.
+TEST(RecordDecoder, LegacyStopTheWorldStealWrittenAtTheExitIsNotWrittenAgain) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22), stw(23);
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  stw.call_flags = GT_CALL_ARG0_P | GT_SITE_FRAME_READY;
+  f.Feed(m1.Call(100, 1, -1, 5, {}, {0, 2, 0, 10}));  // M1's syscall on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 3, 0, 10}));  // its sys_exit: P0 _Pgcstop already
+  f.Feed(stw.Call(112, 8, 1, 0, {}, {0, 3, 0, 10}));  // the stop-the-world's record of it
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(130, 3, -1, 0, {0xd000}, {0, 0, 0, 11}));  // startTheWorld: M2 acquirep(P0)
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(140, 0x1a00, 5, 3, 1, -1, 5));  // M1's exitsyscall0
+  EXPECT_EQ(Steals(f, 0, 21) + Steals(f, 0, 23), 1u);
+  ExpectNoRepair(f, "decoder-legacy-stw-steal-at-exit");
 }
 
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.
