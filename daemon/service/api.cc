@@ -576,7 +576,15 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   scalar("gotraced_exec_events_total", "counter", "Exec/exit notifications received.", double(c.exec_events));
   scalar("gotraced_exec_events_lost_total", "counter", "Exec/exit notifications lost (ring full).",
          double(svc.exec_events_lost()));
-  scalar("gotraced_rescans_total", "counter", "Full /proc scans.", double(c.rescans));
+  scalar("gotraced_exec_events_filtered_total", "counter",
+         "Execs the kernel did not send: their executable is known never traceable (not a Go program).",
+         double(svc.exec_events_filtered()));
+  scalar("gotraced_exec_skip_executables_total", "counter",
+         "Executables named to the kernel as never traceable (first look at a program that is not Go).",
+         double(c.exec_skips));
+  scalar("gotraced_proc_reads_total", "counter",
+         "Processes whose /proc was read in full (a rule could select them by exe and name).", double(c.proc_reads));
+  scalar("gotraced_rescans_total", "counter", "/proc scans (rescan_seconds).", double(c.rescans));
   scalar("gotraced_reloads_total", "counter", "Configurations applied by SIGHUP.", double(c.reloads));
   scalar("gotraced_reload_errors_total", "counter", "Configurations refused on SIGHUP (the old one stayed).",
          double(c.reload_errors));

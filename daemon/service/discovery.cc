@@ -65,13 +65,15 @@ bool ProcessAlive(pid_t pid, std::uint64_t start_time) {
   return st != 0 && st == start_time;
 }
 
-std::optional<ProcInfo> ReadProcInfo(pid_t pid) {
-  ProcInfo p;
+namespace {
+
+// The reads ReadProcBasics and ReadProcInfo share: stat, the exe link, comm.
+bool ReadBasicsInto(pid_t pid, ProcInfo &p) {
   p.pid = pid;
   p.read_ns = procmem::MonoNowNs();
   const std::string dir = "/proc/" + std::to_string(pid);
   char state = 0;
-  if (!ReadStat(pid, &state, &p.start_time) || state == 'Z' || state == 'X') return std::nullopt;
+  if (!ReadStat(pid, &state, &p.start_time) || state == 'Z' || state == 'X') return false;
   char buf[4096];
   ssize_t n = readlink((dir + "/exe").c_str(), buf, sizeof buf - 1);
   if (n > 0) {
@@ -82,13 +84,28 @@ std::optional<ProcInfo> ReadProcInfo(pid_t pid) {
   } else {
     p.kernel_thread = true;
   }
+  p.comm = ReadFile(dir + "/comm");
+  while (!p.comm.empty() && p.comm.back() == '\n') p.comm.pop_back();
+  return true;
+}
+
+}  // namespace
+
+std::optional<ProcInfo> ReadProcBasics(pid_t pid) {
+  ProcInfo p;
+  if (!ReadBasicsInto(pid, p)) return std::nullopt;
+  return p;
+}
+
+std::optional<ProcInfo> ReadProcInfo(pid_t pid) {
+  ProcInfo p;
+  if (!ReadBasicsInto(pid, p)) return std::nullopt;
+  const std::string dir = "/proc/" + std::to_string(pid);
   p.binary = p.exe;
   struct stat self_ns {}, its_ns {};
   if (!p.kernel_thread && (stat("/proc/self/ns/mnt", &self_ns) != 0 || stat((dir + "/ns/mnt").c_str(), &its_ns) != 0 ||
                            self_ns.st_ino != its_ns.st_ino || self_ns.st_dev != its_ns.st_dev))
     p.binary = dir + "/exe";
-  p.comm = ReadFile(dir + "/comm");
-  while (!p.comm.empty() && p.comm.back() == '\n') p.comm.pop_back();
   std::istringstream status(ReadFile(dir + "/status"));
   std::string line;
   bool have_uid = false;
@@ -189,6 +206,17 @@ bool MatchesRule(const WatchRule &rule, const ProcInfo &p) {
   if (!glob_field(rule.pod_namespace, id.pod_namespace)) return false;
   if (!glob_field(rule.container_name, id.container_name)) return false;
   return true;
+}
+
+bool RulesCouldMatch(const Config &cfg, const ProcInfo &p) {
+  if (p.kernel_thread) return false;
+  for (const WatchRule &rule : cfg.watch) {
+    bool exe_ok = rule.exe.empty(), name_ok = rule.name.empty();
+    for (const std::string &g : rule.exe) exe_ok = exe_ok || Glob(g, p.exe);
+    for (const std::string &g : rule.name) name_ok = name_ok || Glob(g, p.comm) || Glob(g, Basename(p.exe));
+    if (exe_ok && name_ok) return true;
+  }
+  return false;
 }
 
 int MatchRules(const Config &cfg, const ProcInfo &p) {

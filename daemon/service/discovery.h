@@ -40,6 +40,9 @@ struct ProcInfo {
 
 // nullopt if the process is gone (or not readable).
 std::optional<ProcInfo> ReadProcInfo(pid_t pid);
+// What rule matching needs first, cheaply (stat, exe link, comm: three reads of seven):
+// pid, start_time, exe, comm, kernel_thread; the rest stays empty. nullopt if gone.
+std::optional<ProcInfo> ReadProcBasics(pid_t pid);
 // Start time of pid, or 0 if it is gone or a zombie.
 std::uint64_t ProcessStartTime(pid_t pid);
 // True if pid still is the process that started at `start_time` and is not a zombie.
@@ -55,6 +58,11 @@ container::IdentitySources IdentitySourcesFromEnv();
 bool MatchesContainer(const std::string &glob, const container::Identity &id);
 
 bool MatchesRule(const WatchRule &rule, const ProcInfo &p);
+// Whether some rule could select a process from its exe and comm alone (ReadProcBasics):
+// false only when every rule has an exe or name selector that neither satisfies, so
+// MatchRules is -1 whatever the rest of /proc says. A process this is false for needs no
+// more reading.
+bool RulesCouldMatch(const Config &cfg, const ProcInfo &basics);
 // Index of the first matching rule, or -1.
 int MatchRules(const Config &cfg, const ProcInfo &p);
 

@@ -26,9 +26,16 @@ struct ExecWatcher::Impl {
     ProcEvent e;
     e.pid = static_cast<pid_t>(r->tgid);
     e.ts_ns = r->ts_ns;
-    if (r->kind == GT_EW_EXEC) e.kind = ProcEvent::Kind::kExec;
-    else if (r->kind == GT_EW_EXIT) e.kind = ProcEvent::Kind::kExit;
-    else return 0;
+    if (r->kind == GT_EW_EXEC) {
+      e.kind = ProcEvent::Kind::kExec;
+      e.exe = r->exe;
+      e.has_exe = r->exe.dev != 0 || r->exe.ino != 0;
+      e.filename.assign(r->filename, strnlen(r->filename, sizeof r->filename));
+    } else if (r->kind == GT_EW_EXIT) {
+      e.kind = ProcEvent::Kind::kExit;
+    } else {
+      return 0;
+    }
     self->out->push_back(e);
     return 0;
   }
@@ -86,6 +93,37 @@ std::uint64_t ExecWatcher::lost() const {
   std::uint64_t v = 0;
   if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.exec_lost), &key, &v) != 0) return 0;
   return v;
+}
+
+std::uint64_t ExecWatcher::filtered() const {
+  if (!impl_->skel) return 0;
+  const int ncpu = libbpf_num_possible_cpus();
+  if (ncpu <= 0) return 0;
+  std::vector<std::uint64_t> per(static_cast<std::size_t>(ncpu));
+  std::uint32_t key = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.exec_filtered), &key, per.data()) != 0) return 0;
+  std::uint64_t sum = 0;
+  for (std::uint64_t v : per) sum += v;
+  return sum;
+}
+
+void ExecWatcher::Watch(pid_t tgid) {
+  if (!impl_->skel) return;
+  const std::uint32_t k = static_cast<std::uint32_t>(tgid);
+  const std::uint8_t v = 1;
+  bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.watched), &k, &v, BPF_ANY);
+}
+
+void ExecWatcher::Unwatch(pid_t tgid) {
+  if (!impl_->skel) return;
+  const std::uint32_t k = static_cast<std::uint32_t>(tgid);
+  bpf_map_delete_elem(bpf_map__fd(impl_->skel->maps.watched), &k);
+}
+
+void ExecWatcher::Skip(const gt_exe_key &key) {
+  if (!impl_->skel) return;
+  const std::uint8_t v = 1;
+  bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.exec_skip), &key, &v, BPF_ANY);
 }
 
 bool ExecWatcher::running() const { return impl_->rb != nullptr; }

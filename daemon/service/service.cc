@@ -202,27 +202,87 @@ void Service::Rescan() {
     std::lock_guard<std::mutex> lock(mu_);
     counters_.rescans++;
   }
-  for (pid_t pid : ListPids()) Consider(pid);
+  // Lost exec records: a process may run another program than the one remembered.
+  if (const std::uint64_t lost = exec_events_lost(); lost != rescan_lost_seen_) {
+    rescan_lost_seen_ = lost;
+    rescan_memo_.ForgetAll();
+  }
+  const bool full = rescan_memo_.BeginRescan();
+  for (pid_t pid : ListPids()) {
+    if (!full && rescan_memo_.Known(pid, ProcessStartTime(pid))) continue;
+    std::uint64_t settled = 0;
+    Consider(pid, &settled);
+    if (settled) rescan_memo_.Remember(pid, settled);
+  }
+}
+
+bool Service::NotGoExec(const ProcEvent &e) {
+  if (!e.has_exe) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (config_.synthetic) return false;  // synthetic recordings trace any program (tests)
+  }
+  std::optional<ExeVerdict> v = exe_verdicts_.Cached(e.exe);
+  if (!v) {
+    // The process's own link while it lives, else the path it exec'd (most short-lived
+    // programs are gone by now); either counts only if it is the file the record names.
+    std::optional<ExeLook> look = exe_verdicts_.LookPathExpecting("/proc/" + std::to_string(e.pid) + "/exe", e.exe);
+    if (!look && !e.filename.empty() && e.filename[0] == '/') look = exe_verdicts_.LookPathExpecting(e.filename, e.exe);
+    if (!look) return false;
+    v = look->verdict;
+    if (*v == ExeVerdict::kNotGo) {
+      std::lock_guard<std::mutex> lock(mu_);
+      counters_.exec_skips++;
+    }
+  }
+  if (*v != ExeVerdict::kNotGo) return false;
+  // Again when cached: the kernel's map is an LRU that may have dropped it.
+  if (watcher_) watcher_->Skip(e.exe);
+  return true;
+}
+
+void Service::SyncWatched(pid_t pid) {
+  bool want = pending_.count(pid) > 0;
+  if (!want) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &t : targets_)
+      if (t->info.pid == pid && !t->done.load()) want = true;
+  }
+  if (want == (watched_.count(pid) > 0)) return;
+  if (want) {
+    watched_.insert(pid);
+    if (watcher_) watcher_->Watch(pid);
+  } else {
+    watched_.erase(pid);
+    if (watcher_) watcher_->Unwatch(pid);
+  }
 }
 
 // Attaches to pid if it matches a rule and is not traced (or known to fail) already.
 // Returns false when the pid should be looked at again shortly (its previous recording,
 // of the program it ran before an exec, is still finishing).
-bool Service::Consider(pid_t pid) {
+//
+// Reads in order of cost and stops as soon as it knows (issue 28: every exec of the host
+// read all of /proc/PID and the container identity): stat, exe and comm; whether the
+// executable is a Go program (once per file; one that is not is named to the kernel,
+// whose exec notifications of it stop); whether a rule could select those; only then the
+// rest (uid, cgroup, container) for the rules.
+bool Service::Consider(pid_t pid, std::uint64_t *no_target) {
+  if (no_target) *no_target = 0;
   if (pid == getpid()) return true;
-  std::optional<ProcInfo> info = ReadProcInfo(pid);
-  if (!info) return true;
-  int rule;
+  std::optional<ProcInfo> basics = ReadProcBasics(pid);
+  if (!basics) return true;
+  bool could_match = false, synthetic = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (adhoc_.count(pid)) return false;  // an ad-hoc /trace probes it now: attach after
     for (const auto &t : targets_) {
-      if (t->info.pid != pid || t->info.start_time != info->start_time) continue;
+      if (t->info.pid != pid || t->info.start_time != basics->start_time) continue;
       // The process exec'd since: another program (or the same binary again, a new
       // runtime) that gets a recording of its own once the old one has ended. Without
       // the exec flag a same-binary exec looked like the live recording itself, and the
       // new program waited for a rescan (suite 65 saw a 2 s program end unrecorded).
-      if (t->info.exe != info->exe || t->execed.load()) {
+      if (t->info.exe != basics->exe || t->execed.load()) {
         if (!t->done.load()) return false;
         continue;
       }
@@ -231,9 +291,42 @@ bool Service::Consider(pid_t pid) {
       // Ended (detached by a reload, or the recording stopped on an error) while the
       // process lives on: attach again if it matches now.
     }
+    could_match = RulesCouldMatch(config_, *basics);
+    synthetic = config_.synthetic;  // synthetic recordings trace any program (tests)
+  }
+  if (basics->kernel_thread) {
+    if (no_target) *no_target = basics->start_time;
+    return true;
+  }
+  if (!synthetic) {
+    std::optional<ExeLook> look = exe_verdicts_.Look(pid);
+    if (look && look->verdict == ExeVerdict::kNotGo) {
+      // Named again even when cached: the kernel's map is an LRU that may have dropped it.
+      if (watcher_) watcher_->Skip(look->key);
+      if (!look->cached) {
+        std::lock_guard<std::mutex> lock(mu_);
+        counters_.exec_skips++;
+      }
+      if (no_target) *no_target = basics->start_time;
+      return true;
+    }
+  }
+  if (!could_match) {
+    if (no_target) *no_target = basics->start_time;
+    return true;
+  }
+  std::optional<ProcInfo> info = ReadProcInfo(pid);
+  if (!info) return true;
+  int rule;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_.proc_reads++;
     rule = MatchRules(config_, *info);
   }
-  if (rule < 0) return true;
+  if (rule < 0) {
+    if (no_target) *no_target = info->start_time;
+    return true;
+  }
   std::string why;
   const Config cfg = config();
   const std::size_t ring = static_cast<std::size_t>(rule) < cfg.watch.size()
@@ -378,6 +471,7 @@ void Service::Attach(const ProcInfo &info, int rule) {
     std::lock_guard<std::mutex> lock(mu_);
     targets_.push_back(t);
   }
+  SyncWatched(info.pid);  // its exec ends the recording (Step)
   t->thread = std::thread([this, t, ro, synthetic = cfg.synthetic] { RunTarget(t, ro, synthetic); });
 }
 
@@ -583,25 +677,41 @@ void Service::Step() {
       counters_.exec_events++;
     }
     if (e.kind == ProcEvent::Kind::kExec) {
-      // A traced process that execs another program: the old recording ends here.
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const auto &t : targets_)
-        if (t->info.pid == e.pid && t->live()) {
-          std::optional<ProcInfo> now_info = ReadProcInfo(e.pid);
-          if (!now_info || now_info->exe != t->info.exe) t->stop = true;
-          // Same binary: its session ends at the exec record (session.cc). An exec from
-          // before the process was read is the one that started the program recorded.
-          if (e.ts_ns > t->info.read_ns) t->execed = true;
-        }
+      bool target = false;
+      {
+        // A traced process that execs another program: the old recording ends here.
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto &t : targets_)
+          if (t->info.pid == e.pid && t->live()) {
+            target = true;
+            std::optional<ProcInfo> now_info = ReadProcInfo(e.pid);
+            if (!now_info || now_info->exe != t->info.exe) t->stop = true;
+            // Same binary: its session ends at the exec record (session.cc). An exec from
+            // before the process was read is the one that started the program recorded.
+            if (e.ts_ns > t->info.read_ns) t->execed = true;
+          }
+      }
+      rescan_memo_.Forget(e.pid);  // another program now
+      if (!target && NotGoExec(e)) {
+        pending_.erase(e.pid);  // what it ran before is no more
+        SyncWatched(e.pid);
+        continue;
+      }
       pending_[e.pid] = now + kExecSettle;
+      SyncWatched(e.pid);  // its exit, should it come before the look
     } else {
       pending_.erase(e.pid);  // Sessions notice their target's exit themselves.
+      SyncWatched(e.pid);
     }
   }
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (it->second <= now) {
-      if (Consider(it->first)) {
+      const pid_t pid = it->first;
+      std::uint64_t settled = 0;
+      if (Consider(pid, &settled)) {
         it = pending_.erase(it);
+        if (settled) rescan_memo_.Remember(pid, settled);
+        SyncWatched(pid);
       } else {
         it->second = now + std::chrono::milliseconds(100);
         ++it;
@@ -651,6 +761,9 @@ void Service::Sweep() {
   }
   for (const auto &d : drop)
     spdlog::debug("forgetting pid {} ({}, {})", d->info.pid, d->info.exe, TargetStateName(d->state.load()));
+  // Ended recordings' pids: the kernel stops sending their execs and exits.
+  std::vector<pid_t> was_watched(watched_.begin(), watched_.end());
+  for (pid_t pid : was_watched) SyncWatched(pid);
   std::erase_if(refused_, [](const auto &r) { return !ProcessAlive(r.first, r.second); });
 }
 
@@ -703,9 +816,16 @@ bool Service::ApplyConfig(Config cfg, std::string *error) {
       spdlog::warn("exec notifications unavailable: {}", err);
       watcher_.reset();
     }
+    // A new kernel side knows no pid yet.
+    std::vector<pid_t> was_watched(watched_.begin(), watched_.end());
+    watched_.clear();
+    for (pid_t pid : was_watched) SyncWatched(pid);
   } else if (!cfg.exec_watch && watcher_) {
     watcher_.reset();
   }
+  // Which processes no rule selects changes with the rules. (The kernel's exec_skip
+  // stays: a program that is not Go is not, whatever the rules.)
+  rescan_memo_.ForgetAll();
   std::vector<std::shared_ptr<Target>> keep, detach;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +38,7 @@
 #include "daemon/service/config.h"
 #include "daemon/service/discovery.h"
 #include "daemon/service/endpoint.h"
+#include "daemon/service/exe_filter.h"
 #include "daemon/service/exec_watch.h"
 #include "daemon/service/flight_recorder.h"
 #include "daemon/service/triggers.h"
@@ -99,6 +101,8 @@ struct ServiceCounters {
   std::uint64_t detached = 0;
   std::uint64_t exited = 0;
   std::uint64_t exec_events = 0;
+  std::uint64_t exec_skips = 0;    // executables named to the kernel as never traced (exe_filter.h)
+  std::uint64_t proc_reads = 0;    // full reads of a process's /proc (ReadProcInfo) by discovery
   std::uint64_t rescans = 0;
   std::uint64_t reloads = 0;
   std::uint64_t reload_errors = 0;
@@ -137,6 +141,7 @@ class Service {
   const Endpoint *endpoint() const { return endpoint_.get(); }
   const Endpoint *metrics_endpoint() const { return metrics_endpoint_.get(); }
   std::uint64_t exec_events_lost() const { return watcher_ ? watcher_->lost() : 0; }
+  std::uint64_t exec_events_filtered() const { return watcher_ ? watcher_->filtered() : 0; }
   // One line for systemd's STATUS=.
   std::string StatusLine() const;
   void CountDenied();
@@ -163,7 +168,15 @@ class Service {
 
  private:
   void Rescan();
-  bool Consider(pid_t pid);
+  // *no_target (if given): the process's start time when it is settled that it is no
+  // target (no rule selects it, or it runs no Go program), else 0.
+  bool Consider(pid_t pid, std::uint64_t *no_target = nullptr);
+  // The kernel sends pid's execs and exits while it is pending a look or a live target's
+  // (exec_watch.h Watch); called whenever either may have changed.
+  void SyncWatched(pid_t pid);
+  // An exec of a program that is surely not Go (exe_filter.h), judged from its record
+  // alone when the process is gone already; the kernel is told to stop sending its execs.
+  bool NotGoExec(const ProcEvent &e);
   void Attach(const ProcInfo &info, int rule);
   void RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool synthetic);
   // Makes t.standby (standby.h) unless one made under the current config is there.
@@ -188,6 +201,10 @@ class Service {
   std::unique_ptr<Endpoint> metrics_endpoint_;  // [endpoint] metrics_address (TCP), if set
   std::unique_ptr<ExecWatcher> watcher_;
   std::map<pid_t, std::chrono::steady_clock::time_point> pending_;  // exec'd pids to look at
+  std::set<pid_t> watched_;         // what watcher_ was told to Watch (serve loop only)
+  ExeVerdicts exe_verdicts_;        // Go or not, per executable (serve loop only)
+  RescanMemo rescan_memo_;          // processes rescans need not read again (serve loop only)
+  std::uint64_t rescan_lost_seen_ = 0;
   std::chrono::steady_clock::time_point next_rescan_{}, next_budget_{};
   std::mutex start_mu_;  // recordings start one at a time (RunTarget)
   // Standbys being loaded (PrepareStandby), under mu_: counted against kStandbyRingBytes

@@ -11,7 +11,8 @@
 #   systemd-analyze verify of the unit, the .deb installed with dpkg into a scratch
 #   root and run; levels (low by default, dump --seconds escalates to full) and the
 #   triggers (tests/serve/triggers.sh: one target per kind, spool bounds, disk full), and
-#   a level switch under load compared with the target's own trace (tests/serve/level-switch.sh).
+#   a level switch under load compared with the target's own trace (tests/serve/level-switch.sh),
+#   and the exec filter never hiding a target (tests/serve/exec-filter.sh).
 # Env: GOTRACED_SERVE_SOAK_SECONDS (default 180) for longer soaks, GOTRACED_SERVE_MEMORY_MB.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
@@ -428,4 +429,6 @@ ok "systemd-analyze verify gotraced.service (with its man page)"
 GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/triggers.sh" || fail "triggers (above)"
 # ---- a level switch under load against the target's own trace (own daemon) ----------
 GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/level-switch.sh" || fail "level switch (above)"
+# ---- the exec filter never hides a target (own daemon) ----------------------------------
+GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/exec-filter.sh" || fail "exec filter (above)"
 echo "60-serve: all checks passed"
