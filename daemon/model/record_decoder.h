@@ -301,6 +301,14 @@ class RecordDecoder {
   // that M's events repaired). A P leaves the set at its next syscall entry: a handoffp
   // after that is a new steal.
   FlatSet<ProcId> steal_written_;
+  // Go <= 1.25: per thread, entersyscall_gcwait's steal of its own P (kEnterSyscallGCStop)
+  // waiting for that syscall's sys_enter record, whose GoSyscallBegin the runtime writes
+  // before it: the P and its syscalltick after the steal's ++.
+  struct GcStopSteal {
+    ProcId p = kNoP;
+    std::uint64_t tick_after = 0;
+  };
+  FlatMap<std::uint32_t, GcStopSteal> gcwait_steal_;
   // Go <= 1.23 creations whose goid was not yet assigned at the probe (the P's goid cache
   // was being refilled), by g address: written without an id, which a later record of
   // that g shows (a kGoidResolved then). The model holds the creating M's later records

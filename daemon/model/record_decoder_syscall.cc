@@ -333,6 +333,7 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       }
       in_syscall_[c.ctx.curg] = {v.tid(), r.p};
       entry_tick_[v.tid()] = c.ctx.p_syscalltick;
+      const ProcId entry_p = r.p;
       if (auto early = early_steal_.find(r.p); r.p != kNoP && early != early_steal_.end()) {
         // Go <= 1.25: a handoffp of this P found no syscall to take it from (its record
         // came first), and this entry finds the P no longer _Psyscall, its tick at or past
@@ -358,6 +359,16 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         }
       }
       Emit(out, std::move(r));
+      if (auto held = gcwait_steal_.find(v.tid()); held != gcwait_steal_.end()) {
+        // entersyscall_gcwait took this syscall's P before its sys_enter: the steal, after
+        // the entry as the runtime writes it, when this entry reads that P at or past the
+        // tick the steal left (the restarted world may have given it on meanwhile);
+        // otherwise the held steal was another syscall's, whose entry wrote no record.
+        const GcStopSteal st = held->second;
+        gcwait_steal_.erase(held);
+        if (entry_p == st.p && entry_p != kNoP && (c.flags & GT_CALL_DEREF_OLDP) && c.deref[3] >= st.tick_after)
+          DecodeSyscallSteal(v, st.p, st.tick_after, out);
+      }
       return true;
     }
     case probes::ProbeRole::kEnterSyscallBlock: {
@@ -432,9 +443,9 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
         // steal of it was decoded since the entry (sys->second.p cleared), the stealer
         // is between its CAS and its record (retake and forEachP CAS, write ProcSteal,
         // ++syscalltick, then call handoffp, probed at its entry: seen 20 us after this
-        // sys_exit and after this thread's acquirep of another P) or unprobed (STW,
-        // _Pgcstop): write the steal here, on this thread; the stealer's record then finds
-        // the P idle.
+        // sys_exit and after this thread's acquirep of another P; the stop-the-world's
+        // probe, kSTWSyscallSteal, also comes after its CAS): write the steal here, on this
+        // thread; the stealer's record then finds the P idle.
         if (c.ctx.m_oldp != 0 && sys != in_syscall_.end() &&
             sys->second.p == static_cast<ProcId>(static_cast<std::int32_t>(c.deref[0])) &&
             !TakenByWaitingExit(sys->second.p, c.deref[1], c.deref[2])) {
@@ -509,6 +520,21 @@ bool RecordDecoder::DecodeSyscallCall(const capture::RecordView &v, const probes
       // right after the CAS, before its `pp.syscalltick++` (stw_steal_site.h).
       DecodeSyscallSteal(v, static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0])), c.deref[3] + 1, out);
       return true;
+    case probes::ProbeRole::kEnterSyscallGCStop: {
+      // Go <= 1.25 entersyscall_gcwait: a thread entering a syscall while the world stops
+      // gives it its own P (m.oldp, just set _Psyscall): the same CAS to _Pgcstop, the
+      // runtime's steal written after its GoSyscallBegin (reentersyscall, proc.go). With
+      // that entry decoded (casgstatus' entry probe, cgocall's CALL site) the steal is
+      // decoded now; from the tracepoints the entry is the kernel's sys_enter, after this
+      // probe: held until it (gcwait_steal_).
+      const ProcId p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
+      auto sys = in_syscall_.find(c.ctx.curg);
+      if (sys != in_syscall_.end() && sys->second.tid == v.tid() && sys->second.p == p)
+        DecodeSyscallSteal(v, p, c.deref[3] + 1, out);
+      else
+        gcwait_steal_[v.tid()] = {p, c.deref[3] + 1};
+      return true;
+    }
     default:
       return false;
   }

@@ -37,6 +37,7 @@ std::string_view ProbeRoleName(ProbeRole r) {
     case ProbeRole::kSTWDone: return "startTheWorld";
     case ProbeRole::kSyscallReleaseP: return "syscallReleaseP";
     case ProbeRole::kSTWSyscallSteal: return "stwSyscallSteal";
+    case ProbeRole::kEnterSyscallGCStop: return "entersyscallGCStop";
     case ProbeRole::kUserTaskCreate: return "userTaskCreate";
     case ProbeRole::kUserTaskEnd: return "userTaskEnd";
     case ProbeRole::kUserRegion: return "userRegion";
@@ -398,7 +399,7 @@ gobin::Result<ProbePlan> PlanFor(const gobin::GoBinary &bin, const gobin::Runtim
   }
   // A P event like handoffp's steal (needed for syscalls with or without the GC probes),
   // hit once per P in a syscall per stop-the-world.
-  if (opts.sched_probes && v.minor <= 25) AddStwStealSite(bin, layout, plan);  // stw_steal_site.cc
+  if (opts.sched_probes && v.minor <= 25) AddStwStealSites(bin, layout, plan);  // stw_steal_site.cc
   if (opts.gc_probes) {
     AddGcSites(bin, plan);              // gc_sites.cc
     if (opts.sweep_probes) AddSweepSites(bin, layout, opts_eff.stacks, plan);  // sweep_sites.cc

@@ -56,6 +56,9 @@ enum class ProbeRole : uint16_t {
   kSTWSyscallSteal = 14,  // Go <= 1.25 stopTheWorldWithSema: the Jcc of the tracer test after
                           // its CAS of a P from _Psyscall to _Pgcstop (ProcSteal; deref = that
                           // P, its syscalltick not yet incremented; stw_steal_site.h)
+  kEnterSyscallGCStop = 15,  // Go <= 1.25 entersyscall_gcwait: the same site after the CAS by
+                             // which a thread entering a syscall gives its own P to a
+                             // stopping world (ProcSteal after its GoSyscallBegin)
   // 30..39: user annotations (GT_REC_USER records; daemon/probes/user_sites.cc). The
   // runtime half of runtime/trace (runtime/traceruntime.go, linknamed as
   // runtime/trace.user*), called by the package whether or not tracing is on ...

@@ -17,6 +17,7 @@ const char *SiteProgram(const ProbeSite &s) {
     case ProbeRole::kHandoffP:
     case ProbeRole::kSyscallReleaseP:
     case ProbeRole::kSTWSyscallSteal:
+    case ProbeRole::kEnterSyscallGCStop:
       if (!stack) return "gt_proc";
       break;
     case ProbeRole::kEnterSyscall:

@@ -17,8 +17,7 @@ namespace gotraced::probes {
 
 namespace {
 
-constexpr const char *kFn = "runtime.stopTheWorldWithSema";
-constexpr size_t kMaxSteps = 32;  // instructions walked from the CAS to the site
+constexpr size_t kMaxSteps = 32;  // instructions walked from the CAS to the site, and from the site on
 
 // Index of the instruction at `addr`, or insns.size().
 size_t IndexAt(const std::vector<gobin::DisasmInsn> &insns, uint64_t addr) {
@@ -39,19 +38,32 @@ uint64_t Target(const gobin::DisasmInsn &in) {
   return x.op_count == 1 && x.operands[0].type == X86_OP_IMM ? static_cast<uint64_t>(x.operands[0].imm) : 0;
 }
 
-// `INCL off(reg)` with reg = GT_REG_* p.
-bool IncOf(const gobin::DisasmInsn &in, uint32_t p, int32_t off) {
+// `INCL off(reg)`: `pp.syscalltick++` (the P reloaded into any register after a call).
+bool IncAt(const gobin::DisasmInsn &in, int32_t off) {
   const cs_x86 &x = in.x86();
   return in->id == X86_INS_INC && x.op_count == 1 && x.operands[0].type == X86_OP_MEM &&
          x.operands[0].mem.index == X86_REG_INVALID && x.operands[0].mem.disp == off &&
-         GtReg(x.operands[0].mem.base) == p;
+         GtReg(x.operands[0].mem.base) != GT_REG_NONE;
+}
+
+// The straight-line code from insns[i] (JMPs followed, CALLs stepped over) reaches
+// `pp.syscalltick++` before any other branch: stopTheWorldWithSema's next statement, or
+// entersyscall_gcwait's after `pp.gcStopTime = nanotime()` (1.23+).
+bool ReachesTickIncrement(const std::vector<gobin::DisasmInsn> &insns, size_t i, int32_t off) {
+  for (size_t step = 0; step < kMaxSteps && i < insns.size(); ++step) {
+    const gobin::DisasmInsn &in = insns[i];
+    if (IncAt(in, off)) return true;
+    if (in->id == X86_INS_RET || IsJcc(in)) return false;
+    i = in->id == X86_INS_JMP ? IndexAt(insns, Target(in)) : i + 1;
+  }
+  return false;
 }
 
 }  // namespace
 
-std::optional<StwStealSite> FindStwStealSite(const gobin::GoBinary &bin, int32_t p_status_off,
+std::optional<StwStealSite> FindStwStealSite(const gobin::GoBinary &bin, const char *fn, int32_t p_status_off,
                                              int32_t p_syscalltick_off, std::string *why) {
-  auto code = gobin::FunctionDisasm::Of(bin, kFn, 1 << 14);
+  auto code = gobin::FunctionDisasm::Of(bin, fn, 1 << 14);
   if (!code) {
     *why = code.error();
     return std::nullopt;
@@ -67,14 +79,14 @@ std::optional<StwStealSite> FindStwStealSite(const gobin::GoBinary &bin, int32_t
     cas = i;
   }
   if (n != 1) {
-    *why = fmt::format("{}: {} CAS on p.status (expected 1)", kFn, n);
+    *why = fmt::format("{}: {} CAS on p.status (expected 1)", fn, n);
     return std::nullopt;
   }
   const uint32_t p = GtReg(insns[cas].x86().operands[0].mem.base);
   const bool sete = cas + 1 < insns.size() && insns[cas + 1]->id == X86_INS_SETE &&
                     insns[cas + 1].x86().operands[0].type == X86_OP_REG;
   if (p == GT_REG_NONE || !sete) {
-    *why = fmt::format("{}: the CAS on p.status is not `LOCK CMPXCHGL r, status(P); SETE F`", kFn);
+    *why = fmt::format("{}: the CAS on p.status is not `LOCK CMPXCHGL r, status(P); SETE F`", fn);
     return std::nullopt;
   }
   const uint32_t flag = GtRegAnyWidth(insns[cas + 1].x86().operands[0].reg);
@@ -98,8 +110,7 @@ std::optional<StwStealSite> FindStwStealSite(const gobin::GoBinary &bin, int32_t
         i = in->id == X86_INS_JE ? i + 1 : IndexAt(insns, Target(in));
         continue;
       }
-      const size_t taken = IndexAt(insns, Target(in));
-      if (taken >= insns.size() || !IncOf(insns[taken], p, p_syscalltick_off)) break;
+      if (!ReachesTickIncrement(insns, IndexAt(insns, Target(in)), p_syscalltick_off)) break;
       StwStealSite site;
       site.vaddr = in->address;
       site.p_reg = p;
@@ -116,37 +127,50 @@ std::optional<StwStealSite> FindStwStealSite(const gobin::GoBinary &bin, int32_t
     if (code->RegsAccess(in.get(), rr, &nr, rw, &nw))
       for (uint8_t k = 0; k < nw; ++k)
         if (GtRegAnyWidth(rw[k]) == p) {
-          *why = fmt::format("{}: the P's register is written between the CAS and the tracer test", kFn);
+          *why = fmt::format("{}: the P's register is written between the CAS and the tracer test", fn);
           return std::nullopt;
         }
     ++i;
   }
-  *why = fmt::format("{}: no tracer test skipping to `INCL syscalltick(P)` on the CAS's success path", kFn);
+  *why = fmt::format("{}: no tracer test skipping to `pp.syscalltick++` on the CAS's success path", fn);
   return std::nullopt;
 }
 
-void AddStwStealSite(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan) {
-  auto skip = [&plan](const std::string &why) {
-    plan.notes.push_back(why + ": a stop-the-world's steal of a P in a syscall is inferred at the syscall's exit");
+void AddStwStealSites(const gobin::GoBinary &bin, const gobin::RuntimeLayout &layout, ProbePlan &plan) {
+  struct Fn {
+    const char *name;
+    ProbeRole role;
   };
-  if (!layout.p.status.present() || !layout.p.syscalltick.present()) return skip("p.status/p.syscalltick unknown");
-  std::string why;
-  auto at = FindStwStealSite(bin, layout.p.status.offset, layout.p.syscalltick.offset, &why);
-  if (!at) return skip(why);
-  auto off = bin.elf().VaddrToFileOffset(at->vaddr);
-  if (!off) return skip(fmt::format("{}: site not backed by the file", kFn));
-  ProbeSite s;
-  s.id = uint16_t(plan.sites.size());
-  s.role = ProbeRole::kSTWSyscallSteal;
-  s.function = kFn;
-  s.kind = SiteKind::kEntry;  // a Jcc inside the body (emulated), frame set up
-  s.vaddr = at->vaddr;
-  s.file_offset = *off;
-  s.flags = GT_CALL_ARG0_P | GT_SITE_FRAME_READY;
-  s.cookie_hi = at->p_reg << (GT_ARG0_REG_COOKIE_SHIFT - 32);
-  s.required = false;
-  s.insn = fmt::format("Jcc of the tracer test after the _Psyscall -> _Pgcstop CAS (line {})", at->line);
-  plan.sites.push_back(std::move(s));
+  for (const Fn fn : {Fn{"runtime.stopTheWorldWithSema", ProbeRole::kSTWSyscallSteal},
+                      Fn{"runtime.entersyscall_gcwait", ProbeRole::kEnterSyscallGCStop}}) {
+    auto skip = [&plan](const std::string &why) {
+      plan.notes.push_back(why + ": a stop-the-world's steal of a P in a syscall is inferred at the syscall's exit");
+    };
+    if (!layout.p.status.present() || !layout.p.syscalltick.present()) return skip("p.status/p.syscalltick unknown");
+    std::string why;
+    auto at = FindStwStealSite(bin, fn.name, layout.p.status.offset, layout.p.syscalltick.offset, &why);
+    if (!at) {
+      skip(why);
+      continue;
+    }
+    auto off = bin.elf().VaddrToFileOffset(at->vaddr);
+    if (!off) {
+      skip(fmt::format("{}: site not backed by the file", fn.name));
+      continue;
+    }
+    ProbeSite s;
+    s.id = uint16_t(plan.sites.size());
+    s.role = fn.role;
+    s.function = fn.name;
+    s.kind = SiteKind::kEntry;  // a Jcc inside the body (emulated), frame set up
+    s.vaddr = at->vaddr;
+    s.file_offset = *off;
+    s.flags = GT_CALL_ARG0_P | GT_SITE_FRAME_READY;
+    s.cookie_hi = at->p_reg << (GT_ARG0_REG_COOKIE_SHIFT - 32);
+    s.required = false;
+    s.insn = fmt::format("Jcc of the tracer test after the _Psyscall -> _Pgcstop CAS (line {})", at->line);
+    plan.sites.push_back(std::move(s));
+  }
 }
 
 }  // namespace gotraced::probes

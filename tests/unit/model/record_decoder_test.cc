@@ -131,6 +131,7 @@ probes::ProbePlan Plan() {
   add(probes::ProbeRole::kPreemptPark);        // 6
   add(probes::ProbeRole::kHandoffP);           // 7
   add(probes::ProbeRole::kSTWSyscallSteal);    // 8
+  add(probes::ProbeRole::kEnterSyscallGCStop); // 9
   return plan;
 }
 
@@ -895,6 +896,55 @@ TEST(RecordDecoder, LegacyStopTheWorldStealWrittenAtTheExitIsNotWrittenAgain) {
   f.Feed(m1.Gstatus(140, 0x1a00, 5, 3, 1, -1, 5));  // M1's exitsyscall0
   EXPECT_EQ(Steals(f, 0, 21) + Steals(f, 0, 23), 1u);
   ExpectNoRepair(f, "decoder-legacy-stw-steal-at-exit");
+}
+
+// Go <= 1.25: a thread entering a syscall while the world stops gives its own P to it
+// (entersyscall_gcwait: CAS _Psyscall -> _Pgcstop, then the runtime's steal, after its
+// GoSyscallBegin). From the tracepoints the probe fires before the kernel's sys_enter:
+// the steal waits for that entry and follows it; the restarted world gives P0 to M2 before
+// M1's syscall returns, and M1's exit, finding P0 running, writes no steal of its own.
+// Without the probe the steal came at that sys_exit, after M2's ProcStart of P0.
+TEST(RecordDecoder, LegacyEnterSyscallGivesItsPToTheStoppingWorld) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22);
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  m1.call_flags = GT_CALL_ARG0_P | GT_SITE_FRAME_READY;
+  f.Feed(m1.Call(100, 9, -1, 5, {}, {0, 3, 0, 10}));  // entersyscall_gcwait took P0
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  f.Feed(m1.Call(105, 1, -1, 5, {}, {0, 3, 0, 11}));  // sys_enter: P0 _Pgcstop, tick 11
+  m2.call_flags = GT_CALL_ARG0_P;
+  m2.m_ptr = 0xe000;
+  f.Feed(m2.Call(130, 3, -1, 0, {0xd000}, {0, 0, 0, 11}));  // startTheWorld: M2 acquirep(P0)
+  f.Feed(m1.Call(140, 2, -1, 5, {}, {0, 1, 0xe000, 11}));  // sys_exit: P0 running on M2
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(150, 0x1a00, 5, 3, 1, -1, 5));  // exitsyscall0
+  std::vector<RecordKind> at_entry;
+  for (const Record &r : f.out)
+    if (r.m == 21 && r.ts <= 105) at_entry.push_back(r.kind);
+  const std::vector<RecordKind> want = {RecordKind::kGoSyscallBegin, RecordKind::kProcSteal};
+  ASSERT_EQ(at_entry.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(RecordKindName(at_entry[i]), RecordKindName(want[i])) << i;
+  EXPECT_EQ(Steals(f, 0, 21), 1u);
+  ExpectNoRepair(f, "decoder-legacy-gcwait-steal");
+}
+
+// ... and from casgstatus' entry probe (or cgocall's CALL of entersyscall) the entry is
+// decoded before the probe: the steal at once.
+TEST(RecordDecoder, LegacyEnterSyscallGCStopAfterItsEntry) {
+  Fixture f(19);
+  RawBuilder m1(21), m2(22);
+  m1.p_tick = 10;
+  f.Feed(m1.Gstatus(100, 0x2a00, 5, 2, 3, 0, 5));  // reentersyscall: g5 _Grunning -> _Gsyscall on P0
+  m1.call_flags = GT_CALL_ARG0_P | GT_SITE_FRAME_READY;
+  f.Feed(m1.Call(102, 9, -1, 5, {}, {0, 3, 0, 10}));  // entersyscall_gcwait took P0
+  EXPECT_EQ(Steals(f, 0, 21), 1u);
+  m2.call_flags = GT_CALL_ARG0_P;
+  f.Feed(m2.Call(130, 3, -1, 0, {0xd000}, {0, 0, 0, 11}));  // startTheWorld: M2 acquirep(P0)
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(150, 0x1a00, 5, 3, 1, -1, 5));  // exitsyscall0
+  EXPECT_EQ(Steals(f, 0, 21), 1u);
+  ExpectNoRepair(f, "decoder-legacy-gcwait-steal-after-entry");
 }
 
 // The same exit when M1 wins the CAS at once: its next record shows tick 11.

@@ -201,38 +201,52 @@ TEST_P(PlanTest, StwDoneAtTheCallOfWakep) {
   EXPECT_TRUE(s->flags & GT_SITE_AT_CALL);
 }
 
-// Go <= 1.25: the stop-the-world's steal of a P in a syscall, at the Jcc of the tracer
-// test right after its CAS _Psyscall -> _Pgcstop (stw_steal_site.cc), the P in the CAS's
-// base register; 1.26+ steal through syscallingThread.releaseP (probed): no such site.
-TEST_P(PlanTest, StwStealAfterTheCas) {
-  const ProbeSite *s = Role(ProbeRole::kSTWSyscallSteal);
+// Go <= 1.25: the stop-the-world's steals of Ps in syscalls, at the Jcc of the tracer test
+// right after the CAS _Psyscall -> _Pgcstop of stopTheWorldWithSema and of
+// entersyscall_gcwait (stw_steal_site.cc), the P in the CAS's base register; 1.26+ steal
+// through syscallingThread.releaseP (probed): no such site.
+TEST_P(PlanTest, StwStealsAfterTheCas) {
+  std::vector<const ProbeSite *> sites;
+  for (const auto &s : plan_.sites)
+    if (s.role == ProbeRole::kSTWSyscallSteal || s.role == ProbeRole::kEnterSyscallGCStop) sites.push_back(&s);
   if (plan_.go_minor >= 26) {
-    EXPECT_EQ(s, nullptr);
+    EXPECT_TRUE(sites.empty());
     return;
   }
-  ASSERT_NE(s, nullptr);
-  const gobin::FunctionSym *f = bin_->FindFunction("runtime.stopTheWorldWithSema");
-  ASSERT_NE(f, nullptr);
-  EXPECT_GT(s->vaddr, f->entry);
-  EXPECT_LT(s->vaddr, f->end);
-  EXPECT_EQ(s->flags, uint32_t(GT_CALL_ARG0_P | GT_SITE_FRAME_READY));
-  const uint32_t reg = (s->cookie_hi >> (GT_ARG0_REG_COOKIE_SHIFT - 32)) & 15;
-  EXPECT_NE(reg, uint32_t(GT_REG_NONE));
-  // A short Jcc (7x rel8) whose target is `INCL syscalltick(P)`: REX.B (41) when P is R8-R15.
-  auto b = Bytes(s->vaddr, 2);
-  ASSERT_EQ(b.size(), 2u);
-  ASSERT_TRUE(b[0] >= 0x70 && b[0] <= 0x7f) << s->insn;
-  auto inc = Bytes(s->vaddr + 2 + int8_t(b[1]), 4);
-  ASSERT_EQ(inc.size(), 4u);
-  const bool rex = inc[0] == 0x41;
-  EXPECT_EQ(inc[rex ? 1 : 0], 0xff);
-  EXPECT_EQ(inc[rex ? 3 : 2], uint8_t(layout_.p.syscalltick.offset)) << s->insn;
-  EXPECT_EQ(rex, reg >= GT_REG_R8) << s->insn;
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0]->function, "runtime.stopTheWorldWithSema");
+  EXPECT_EQ(sites[0]->role, ProbeRole::kSTWSyscallSteal);
+  EXPECT_EQ(sites[1]->function, "runtime.entersyscall_gcwait");
+  EXPECT_EQ(sites[1]->role, ProbeRole::kEnterSyscallGCStop);
+  for (const ProbeSite *s : sites) {
+    const gobin::FunctionSym *f = bin_->FindFunction(s->function);
+    ASSERT_NE(f, nullptr);
+    EXPECT_GT(s->vaddr, f->entry);
+    EXPECT_LT(s->vaddr, f->end);
+    EXPECT_EQ(s->flags, uint32_t(GT_CALL_ARG0_P | GT_SITE_FRAME_READY));
+    const uint32_t reg = (s->cookie_hi >> (GT_ARG0_REG_COOKIE_SHIFT - 32)) & 15;
+    EXPECT_NE(reg, uint32_t(GT_REG_NONE));
+    // A short Jcc (7x rel8); on stopTheWorldWithSema its target is `INCL syscalltick(P)`
+    // (REX.B 41 when P is R8-R15).
+    auto b = Bytes(s->vaddr, 2);
+    ASSERT_EQ(b.size(), 2u);
+    ASSERT_TRUE(b[0] >= 0x70 && b[0] <= 0x7f) << s->insn;
+    if (s != sites[0]) continue;
+    auto inc = Bytes(s->vaddr + 2 + int8_t(b[1]), 4);
+    ASSERT_EQ(inc.size(), 4u);
+    const bool rex = inc[0] == 0x41;
+    EXPECT_EQ(inc[rex ? 1 : 0], 0xff);
+    EXPECT_EQ(inc[rex ? 3 : 2], uint8_t(layout_.p.syscalltick.offset)) << s->insn;
+    EXPECT_EQ(rex, reg >= GT_REG_R8) << s->insn;
+  }
   PlanOptions low;
   low.sched_probes = false;
   auto plan = PlanFor(*bin_, layout_, low);
   ASSERT_TRUE(plan.ok());
-  for (const auto &t : plan->sites) EXPECT_NE(t.role, ProbeRole::kSTWSyscallSteal);
+  for (const auto &t : plan->sites) {
+    EXPECT_NE(t.role, ProbeRole::kSTWSyscallSteal);
+    EXPECT_NE(t.role, ProbeRole::kEnterSyscallGCStop);
+  }
 }
 
 // Go <= 1.21: GCMarkAssistStart's stack starts at gcAssistAlloc's call of traceEvent,
