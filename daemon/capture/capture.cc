@@ -127,11 +127,9 @@ struct Capture::Impl {
     return vals;
   }
 
-  std::vector<uint64_t> LostPerCpu() const {
-    std::vector<uint64_t> out;
-    for (const auto &v : CpuCounters()) out.push_back(v.lost);
-    return out;
-  }
+  // The sums of the last read of those counters (Capture::stats(false) hands them out
+  // again): probe_hits ... short_syscalls and consumer.lost_per_cpu of a CaptureStats.
+  mutable CaptureStats counters;
 
   // Hands the records held back by the self-check to `wrapped`, oldest first.
   size_t DeliverHeld(const RingConsumer::Callback &wrapped) {
@@ -148,11 +146,16 @@ struct Capture::Impl {
   // The target's exit normally arrives as a GT_REC_TASK_EXIT record (Wrap); kill(pid, 0)
   // is the fallback for an exit record that was lost. A syscall on every Poll (every few
   // ms under load) buys nothing: once per 100 ms is soon enough for a session to end.
+  // While the consumer waits on the target's pidfd, the wait itself says the target
+  // lives (the pidfd ends it at the exit): once a second then, and every 100 ms again
+  // once the pidfd fired (a zombie still answers kill(pid, 0): the exit record or Stop's
+  // /proc read ends it).
   void CheckAlive() {
     if (exited) return;
     auto now = std::chrono::steady_clock::now();
     if (now < next_alive_check) return;
-    next_alive_check = now + std::chrono::milliseconds(100);
+    const bool pidfd_watches = consumer && opts.consumer.wake_fd >= 0 && !consumer->woken();
+    next_alive_check = now + (pidfd_watches ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(100));
     if (kill(opts.pid, 0) != 0 && errno == ESRCH) exited = true;
   }
 
@@ -448,8 +451,9 @@ std::string Capture::Attach() {
     life.prog[GT_HOOK_SYS_EXIT] = I.skel->progs.gt_sys_exit;
   }
   if (auto err = I.host->Join(I.slot, opts.pid, life, &I.warnings); !err.empty()) return err;
-  I.consumer = std::make_unique<RingConsumer>(bpf_map__fd(I.skel->maps.events), opts.consumer,
-                                              [p = impl_.get()] { return p->LostPerCpu(); });
+  // (No loss counter for the consumer: Capture::stats reads the per-CPU counters once
+  // for the loss and the rest.)
+  I.consumer = std::make_unique<RingConsumer>(bpf_map__fd(I.skel->maps.events), opts.consumer);
   if (!I.consumer->ok()) return fmt::format("ring_buffer__new: {}", std::strerror(errno));
   auto up = probes::AttachPlan(I.plan, opts.pid, exe, I.skel->obj, &I.warnings);
   if (!up) return up.error();
@@ -703,16 +707,27 @@ const procmem::RuntimeGlobalAddrs &Capture::runtime_globals() const {
 }
 const std::vector<std::string> &Capture::warnings() const { return impl_->warnings; }
 
-CaptureStats Capture::stats() const {
+CaptureStats Capture::stats(bool read_counters) const {
+  CaptureStats &c = impl_->counters;
+  if (read_counters) {  // one bpf_map_lookup_elem of the per-CPU array
+    c = CaptureStats{};
+    for (const auto &v : impl_->CpuCounters()) {
+      c.probe_hits += v.hits;
+      c.morestack_skips += v.morestack_skips;
+      c.filtered += v.filtered;
+      c.read_faults += v.read_faults;
+      c.short_syscalls += v.short_syscalls;
+      c.consumer.lost_per_cpu.push_back(v.lost);
+    }
+  }
   CaptureStats s;
   s.consumer = impl_->consumer ? impl_->consumer->stats() : ConsumerStats{};
-  for (const auto &c : impl_->CpuCounters()) {
-    s.probe_hits += c.hits;
-    s.morestack_skips += c.morestack_skips;
-    s.filtered += c.filtered;
-    s.read_faults += c.read_faults;
-    s.short_syscalls += c.short_syscalls;
-  }
+  s.consumer.lost_per_cpu = c.consumer.lost_per_cpu;
+  s.probe_hits = c.probe_hits;
+  s.morestack_skips = c.morestack_skips;
+  s.filtered = c.filtered;
+  s.read_faults = c.read_faults;
+  s.short_syscalls = c.short_syscalls;
   s.syscall_sample_period_ns = impl_->sample_period_ns;
   s.syscall_sweeps = impl_->sys_sampler ? impl_->sys_sampler->sweeps() : impl_->sample_sweeps;
   s.syscalls_by_switch = impl_->by_switch;

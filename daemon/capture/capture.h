@@ -151,7 +151,11 @@ class Capture {
   // Runtime addresses of allgs, allp, allm ... (what the snapshot reads; found once, on
   // the first call, after Attach). The session's goroutine state samples read them too.
   const procmem::RuntimeGlobalAddrs &runtime_globals() const;
-  CaptureStats stats() const;
+  // `read_counters`: the BPF side's per-CPU counters (probe_hits ... short_syscalls,
+  // consumer.lost_per_cpu) are read now, a syscall; false: those of the last read (zero
+  // before any), the rest is the consumer's and costs none (session.cc reads them once
+  // a second, at a sequence gap and at stop, not at every poll).
+  CaptureStats stats(bool read_counters = true) const;
   // Messages about degraded features (e.g. "sched_switch not attached: ...").
   const std::vector<std::string> &warnings() const;
 

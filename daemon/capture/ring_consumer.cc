@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -229,13 +230,27 @@ size_t RingConsumer::WaitAndDrain(const Callback &cb, std::chrono::milliseconds 
   auto now = std::chrono::steady_clock::now();
   if (next_drain_ > now) {
     auto wait = std::min<std::chrono::steady_clock::duration>(next_drain_ - now, max_wait);
-    if (opts_.wake_fd >= 0 && !woken_) {
-      // Sleep on the wake fd (the target's pidfd): its exit ends the wait at once, so a
-      // long drain interval does not delay the end of a recording.
+    // Sleep on the wake fd (the target's pidfd: its exit ends the wait at once, so a long
+    // drain interval does not delay the end of a recording) and the interrupt fd (the
+    // owner's detach or cut).
+    pollfd p[2];
+    nfds_t n = 0;
+    if (opts_.wake_fd >= 0 && !woken_) p[n++] = pollfd{opts_.wake_fd, POLLIN, 0};
+    if (opts_.interrupt_fd >= 0) p[n++] = pollfd{opts_.interrupt_fd, POLLIN, 0};
+    if (n > 0) {
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
       timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-      pollfd p{opts_.wake_fd, POLLIN, 0};
-      if (ppoll(&p, 1, &ts, nullptr) > 0 && p.revents != 0) woken_ = true;  // stays readable: poll it no more
+      if (ppoll(p, n, &ts, nullptr) > 0) {
+        for (nfds_t i = 0; i < n; ++i) {
+          if (p[i].revents == 0) continue;
+          if (p[i].fd == opts_.wake_fd) {
+            woken_ = true;  // stays readable: poll it no more
+          } else {
+            std::uint64_t count = 0;  // back to zero (EFD_NONBLOCK: never blocks)
+            [[maybe_unused]] const ssize_t r = read(p[i].fd, &count, sizeof(count));
+          }
+        }
+      }
     } else {
       std::this_thread::sleep_for(wait);
     }

@@ -64,6 +64,11 @@ struct ConsumerOptions {
   // A file descriptor that becomes readable when waiting should end (the target's pidfd:
   // its exit), or -1. WaitAndDrain sleeps on it instead of sleeping blind. Not owned.
   int wake_fd = -1;
+  // An eventfd (EFD_NONBLOCK) that also ends the wait, for the owner's other threads: a
+  // detach or a dump's cut need not wait out a long drain interval (serve's loop waits
+  // 250 ms at level low). The consumer reads it back to zero when it fires. -1: none.
+  // Not owned.
+  int interrupt_fd = -1;
   // How far behind "now" records are held for sorting. 0 with sort=false: deliver in
   // ring order as soon as read.
   std::chrono::microseconds reorder_slack{2000};
@@ -113,6 +118,8 @@ class RingConsumer {
   size_t Flush(const Callback &cb);
   // Sleeps until the next drain is due (at most `max_wait`), then Drain().
   size_t WaitAndDrain(const Callback &cb, std::chrono::milliseconds max_wait);
+  // wake_fd fired: the target exited (it stays readable, so it is polled no more).
+  bool woken() const { return woken_; }
 
   ConsumerStats stats() const;
   // Monotonic ns up to which all records have been delivered (the last watermark).

@@ -175,6 +175,7 @@ void HandleFlight(Service &svc, const http::Request &req, const Peer &peer, Resp
   // is in the generation in progress — have it ended now and wait for it.
   if ((wait || !out.begun) && !dump.closed && t->live()) {
     t->advance = true;
+    t->wake.Wake();
     const auto deadline = SteadyClock::now() + 2 * t->generation_period + std::chrono::seconds(2);
     while (true) {
       bool gap = false;

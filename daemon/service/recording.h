@@ -36,6 +36,7 @@ struct RecordingOptions {
   session::TriggerThresholds triggers;                      // SessionOptions::triggers
   std::function<void(const session::TriggerHit &)> on_trigger;  // SessionOptions::on_trigger
   std::uint64_t start_time = 0;  // the target's /proc start time (exit detection)
+  int interrupt_fd = -1;  // SessionOptions::interrupt_fd (Target::wake)
 };
 
 class Recording {

@@ -44,6 +44,7 @@
 #include "daemon/service/triggers.h"
 #include "daemon/service/recording.h"
 #include "daemon/service/standby.h"
+#include "daemon/service/wake_event.h"
 #include "daemon/upload/uploader.h"
 
 namespace gotraced::service {
@@ -73,6 +74,8 @@ struct Target {
   std::atomic<TargetState> state{TargetState::kAttaching};
   std::atomic<bool> stop{false};  // detach requested
   std::atomic<bool> advance{false};  // a dump asks for the generation in progress (RequestAdvance)
+  // Ends the recording loop's wait: written after setting stop or advance (wake_event.h).
+  WakeEvent wake;
   std::atomic<bool> done{false};  // thread finished
   // The process exec'd (an exec notification for its pid): what runs now is another
   // program even when it is the same binary; this recording ends at the exec record.

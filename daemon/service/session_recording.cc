@@ -39,6 +39,7 @@ class SessionRecording final : public Recording {
     so.self_check = o.self_check;
     so.triggers = o.triggers;
     so.on_trigger = o.on_trigger;
+    so.interrupt_fd = o.interrupt_fd;
     return so;
   }
   session::Session session_;

@@ -59,6 +59,7 @@ bool WindowNow(const std::shared_ptr<Target> &t, std::uint64_t moment_ns, std::v
   auto sub = t->rec->Subscribe();
   if (t->live()) {
     t->advance = true;
+    t->wake.Wake();
     const auto deadline = SteadyClock::now() + 2 * t->generation_period + std::chrono::seconds(2);
     sub->Next(deadline);
   }

@@ -94,8 +94,14 @@ encoder::Version VersionFor(TraceVersion v, int go_minor) {
   return encoder::Version::kGo119;
 }
 
+// The BPF side's per-CPU counters (records lost, short syscalls, probe hits) are read at
+// most this far apart while recording, and at once when a CPU's sequence numbers show a
+// gap (every loss leaves one: a refused reservation takes its number), and at stop. At
+// every poll they were a bpf_map_lookup_elem on each CPU's counters, ~19% of a level-low
+// recording thread's CPU (issue 28). The rest of Session::Stats() is updated every poll.
+constexpr auto kCountersEvery = std::chrono::milliseconds(1000);
 // Session::Stats() is at most this old while recording (the status line redraws every
-// 250 ms; reading the BPF side's counters is a syscall per poll otherwise).
+// 250 ms; a full-detail recording polls every few ms).
 constexpr auto kStatsEvery = std::chrono::milliseconds(50);
 
 // GOTRACED_DEBUG_RECORDS / GOTRACED_RECORD_FILE name one file, but serve runs several
@@ -196,7 +202,9 @@ struct Session::Impl {
   std::uint64_t lost_seen = 0;
   LossLog loss_log;  // the log's lines of those losses, one per 10 s at most
   std::uint64_t repairs_logged = 0;
-  std::chrono::steady_clock::time_point next_stats{};
+  std::chrono::steady_clock::time_point next_stats{};     // kStatsEvery
+  std::chrono::steady_clock::time_point next_counters{};  // kCountersEvery
+  std::uint64_t gaps_at_counters = 0;  // the consumer's seq_gaps at that read
   int pidfd = -1;  // the target's, for the consumer's waits (closed with the session)
 
   ~Impl() {
@@ -379,7 +387,8 @@ bool Session::Prepare(std::string *error) {
     co.plan.syscall_sample = I.options.syscall_sample;
     co.plan.syscall_switch = I.options.syscall_switch;
     // Its records are few: a quiet ring is drained every 250 ms at most, not every 64
-    // (ring_consumer.h; the caller's poll bounds it too: serve's 100 ms), as each drain
+    // (ring_consumer.h; the caller's poll bounds it too: serve's loop waits 250 ms at
+    // level low, 100 ms with triggers, service.cc RunTarget), as each drain
     // wakes the recording's thread, ~43 us of serve's CPU (docs/probe-plan.md §11: 15.7
     // wakes a second were 0.068% of a core per idle process).
     co.consumer.max_drain_interval = std::chrono::milliseconds(250);
@@ -392,6 +401,7 @@ bool Session::Prepare(std::string *error) {
   // interval has grown. Linux 5.3+ (the floor is 6.1); without it, plain sleeps.
   I.pidfd = static_cast<int>(syscall(SYS_pidfd_open, I.options.pid, 0));
   co.consumer.wake_fd = I.pidfd;
+  co.consumer.interrupt_fd = I.options.interrupt_fd;
   // pprof label sets are read as their records come off the ring, not when the model
   // reaches them a drain later (label_prefetch.h); the reader exists from Start on.
   co.consumer.on_read = [&I](const capture::RecordView &v) {
@@ -547,15 +557,21 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
     return false;
   }
   I.cap->Poll([&I](const capture::RecordView &v) { I.OnRecord(v); }, timeout);
-  // The capture's counters (the BPF side's per-CPU counters: two syscalls) every
-  // kStatsEvery, loss included: a loss cuts the generation within 50 ms of the drain
-  // that missed the records, and the model repairs what the missing records leave.
+  // The capture's counters without the BPF side's (no syscall); those when due
+  // (kCountersEvery, or a new sequence gap), loss included: a loss cuts the generation
+  // at the drain whose records show its gap, and the model repairs what the missing
+  // records leave.
   const auto now = std::chrono::steady_clock::now();
-  const bool stats_due = now >= I.next_stats;
-  std::optional<capture::CaptureStats> cs;
-  if (stats_due) {
-    cs = I.cap->stats();
-    I.NoteLoss(*cs, false);
+  capture::CaptureStats cs = I.cap->stats(false);
+  // (A gap that closed, a record that was still being written, is no loss: a later one
+  // reads the counters again.)
+  I.gaps_at_counters = std::min(I.gaps_at_counters, cs.consumer.seq_gaps);
+  const bool counters_due = now >= I.next_counters || cs.consumer.seq_gaps > I.gaps_at_counters;
+  if (counters_due) {
+    I.next_counters = now + kCountersEvery;
+    cs = I.cap->stats(true);
+    I.gaps_at_counters = cs.consumer.seq_gaps;
+    I.NoteLoss(cs, false);
   }
   if (I.pipe->Advance(I.advance.load(), I.cap->delivered_up_to())) I.advance = false;
   // Between drains, not in the per-record path; queued behind the records it follows.
@@ -564,10 +580,10 @@ bool Session::Poll(std::chrono::milliseconds timeout) {
   // The output failed (disk full ...) under --on-write-error stop: the file was cut back
   // to whole generations and recording stops, saying why (SessionStats::output_error).
   const bool more = !(I.file_sink && I.file_sink->stopped()) && !I.cap->target_exited() && !I.execed;
-  if (stats_due || !more) {
+  if (counters_due || now >= I.next_stats || !more) {
     I.next_stats = now + kStatsEvery;
-    if (!cs) cs = I.cap->stats();
-    I.UpdateStats(*cs);
+    cs.target_exited = I.cap->target_exited();
+    I.UpdateStats(cs);
     if (I.heap_log) I.heap_log->Maybe(now, I.pipe->model().footprint(), I.pipe->writer().stats());
   }
   return more;

@@ -133,6 +133,11 @@ struct SessionOptions {
   // same binary has passed it.
   bool self_check = true;
 
+  // An eventfd (EFD_NONBLOCK) the caller's other threads write to end Poll's wait early
+  // (ring_consumer.h ConsumerOptions::interrupt_fd): serve's detaches and dumps, so its
+  // loop can wait a quiet ring's whole drain interval. -1: none. Not owned.
+  int interrupt_fd = -1;
+
   // serve's triggers (trigger_scan.h): thresholds on the decoded records, and where each
   // crossing is reported (called from the recording's thread; must be quick).
   TriggerThresholds triggers;

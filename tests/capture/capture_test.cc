@@ -7,7 +7,10 @@
 // and the target's exit are seen.
 //
 // Needs root (BPF, uprobes). Skips, saying why, when not root or a toolchain is missing.
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +18,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -327,6 +332,18 @@ TEST_P(CaptureTest, BurstOfGoroutines) {
   EXPECT_GE(sys_exit, kWorkers);
 
   CaptureStats st = c.stats();
+  // The BPF side's counters read lazily (stats(false), session.cc: once a second, at a
+  // sequence gap, at stop) are those of the last read, one value per possible CPU, and
+  // sum as they did; the consumer's own counts are current either way.
+  const CaptureStats lazy = c.stats(false);
+  EXPECT_EQ(st.consumer.lost_per_cpu.size(), size_t(libbpf_num_possible_cpus()));
+  EXPECT_EQ(lazy.consumer.lost_per_cpu, st.consumer.lost_per_cpu);
+  EXPECT_EQ(lazy.consumer.lost(), st.consumer.lost());
+  EXPECT_EQ(lazy.probe_hits, st.probe_hits);
+  EXPECT_EQ(lazy.short_syscalls, st.short_syscalls);
+  EXPECT_EQ(lazy.consumer.records, st.consumer.records);
+  EXPECT_GT(st.probe_hits, 0u);
+  EXPECT_GE(c.stats(true).probe_hits, st.probe_hits) << "a new read is a new read";
   EXPECT_EQ(st.consumer.lost(), 0u);
   EXPECT_EQ(st.consumer.seq_gaps, 0u);
   EXPECT_EQ(st.consumer.invalid, 0u);
@@ -335,6 +352,48 @@ TEST_P(CaptureTest, BurstOfGoroutines) {
   std::fprintf(stderr, "%s: %zu records, %llu probe hits, %llu morestack skips, %llu read faults\n", tc.version.c_str(),
                recs.size(), (unsigned long long)st.probe_hits, (unsigned long long)st.morestack_skips,
                (unsigned long long)st.read_faults);
+}
+
+// The consumer's wait ends when its interrupt eventfd is written (serve's detaches and
+// dumps: service/wake_event.h), and the eventfd is read back to zero, so the next wait
+// is the drain interval's again.
+TEST(RingConsumerWait, InterruptFdEndsTheWaitOnce) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a BPF ring buffer map";
+  const int ring = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "gt_test_ring", 0, 0, 1 << 16, nullptr);
+  ASSERT_GE(ring, 0) << std::strerror(errno);
+  const int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ASSERT_GE(efd, 0);
+  ConsumerOptions o;
+  o.drain_interval = std::chrono::milliseconds(400);
+  o.max_drain_interval = std::chrono::milliseconds(400);
+  o.interrupt_fd = efd;
+  {
+    RingConsumer rc(ring, o);
+    ASSERT_TRUE(rc.ok());
+    auto none = [](const RecordView &) {};
+    rc.WaitAndDrain(none, std::chrono::seconds(5));  // the first drain is due at once
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    std::thread waker([efd] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      const std::uint64_t one = 1;
+      ASSERT_EQ(write(efd, &one, sizeof(one)), ssize_t(sizeof(one)));
+    });
+    rc.WaitAndDrain(none, std::chrono::seconds(5));
+    const auto woken_after = Clock::now() - t0;
+    waker.join();
+    EXPECT_GE(woken_after, std::chrono::milliseconds(25));
+    EXPECT_LT(woken_after, std::chrono::milliseconds(300)) << "the interrupt did not end the 400 ms wait";
+    std::uint64_t left = 0;
+    EXPECT_LT(read(efd, &left, sizeof(left)), 0) << "the eventfd was not read back to zero";
+    EXPECT_EQ(errno, EAGAIN);
+    const auto t1 = Clock::now();
+    rc.WaitAndDrain(none, std::chrono::seconds(5));
+    EXPECT_GE(Clock::now() - t1, std::chrono::milliseconds(300)) << "no interrupt: the drain interval's wait";
+    EXPECT_FALSE(rc.woken());
+  }
+  close(efd);
+  close(ring);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllGo, CaptureTest, ::testing::ValuesIn(Toolchains()),
