@@ -21,12 +21,14 @@ with the baseline ratio the mean of the adjacent none windows' (watching A and B
 cancels a difference between the twins). What the twins hide: the other twin's context
 switches run serve's sched_switch dispatcher too (one map lookup), charged to it. Counted
 and added as its own column ("host"): the dispatcher's ns per run (bpf_stats: run_time_ns
-/ run_cnt; an upper bound for a miss, since a watched thread's runs include the recording's
-tail calls) x the other twin's context switches in the window (/proc/PID/task/*/status),
+/ run_cnt) x the other twin's context switches in the window (/proc/PID/task/*/status),
 taken off the other twin's CPU. The kernel's run-time statistics cost every BPF program
 run two clock reads (kernel/bpf: bpf_prog_run's stats path), which would be charged to the
 watched twin; so they are off in the costed windows and the dispatcher's ns per run comes
-from one calibration window after them (serve on A, statistics on, not costed). The execs
+from one calibration window after them: serve watching a third, idle instance of the server
+while the twins run on, so that nearly every run is a miss, the dispatcher alone (the other
+twin's switches are misses; a watched twin's runs with their tail calls in the average made
+host about twice too big). The execs
 column then counts the host's forks (/proc/stat processes): an exec needs one.
 --bpf-stats keeps them on in every window (each window's own ns per run, the old way).
 
@@ -302,7 +304,7 @@ def run_server(a, label, cmd, path):
             print_window(i + 1, kind, row)
         calib_ns = None
         if alt.STATS_FD is None:
-            calib_ns = calibrate(a, twins, load)
+            calib_ns = calibrate(a, cmd, twins, load)
     finally:
         if load:
             load.stop()
@@ -311,12 +313,14 @@ def run_server(a, label, cmd, path):
     summarize(label, rows, calib_ns)
 
 
-def calibrate(a, twins, load):
-    """The dispatcher's ns per run, from one window with the run-time statistics on (serve
-    on A; not costed)."""
-    serve = Serve(a.gotraced, twins[0].exe)
+def calibrate(a, cmd, twins, load):
+    """The dispatcher's ns per run when it misses: one window with the run-time statistics
+    on and serve watching an idle third instance (not costed)."""
+    idle = Twin("idle", cmd)
+    serve = None
     try:
-        serve.wait_ready(twins[0].pid)
+        serve = Serve(a.gotraced, idle.exe)
+        serve.wait_ready(idle.pid)
         time.sleep(SETTLE_S)
         alt.STATS_FD = alt.enable_bpf_stats()
         try:
@@ -325,11 +329,13 @@ def calibrate(a, twins, load):
             os.close(alt.STATS_FD)
             alt.STATS_FD = None
     finally:
-        serve.stop()
+        if serve:
+            serve.stop()
+        idle.stop()
     print_window(0, "calibrate", row)
     ns = dispatcher_ns(row["bpf"])
-    print("  calibration (serve on A, BPF statistics on, not costed): dispatcher %s ns/run" %
-          ("%.0f" % ns if ns is not None else "?"), flush=True)
+    print("  calibration (serve watching an idle third instance, BPF statistics on, not costed): "
+          "dispatcher %s ns/run" % ("%.0f" % ns if ns is not None else "?"), flush=True)
     return ns
 
 

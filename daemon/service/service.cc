@@ -686,6 +686,10 @@ void Service::Step() {
       std::lock_guard<std::mutex> lock(mu_);
       counters_.exec_events++;
     }
+    // Each record the kernel sent (tests/serve/exec-filter.sh counts a file's execs by it,
+    // which the host's own execs cannot move).
+    spdlog::trace("exec watch: {} of pid {}{}{}", e.kind == ProcEvent::Kind::kExec ? "exec" : "exit", e.pid,
+                  e.filename.empty() ? "" : " ", e.filename);
     if (e.kind == ProcEvent::Kind::kExec) {
       bool target = false;
       {

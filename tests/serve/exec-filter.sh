@@ -5,10 +5,11 @@
 # a non-Go program and then rewritten in place with the Go one; rescan_seconds = 600, so
 # every attach below comes from an exec notification, none from a rescan:
 #   * the non-Go program exec'd 60 times: never attached; after its first exec its execs
-#     do not reach serve (gotraced_exec_events_total grows by less than 60, where each
-#     exec sent would add 2, exec and exit, while gotraced_exec_events_filtered_total
-#     grows by >= 60; the host's other execs add to both), and its file's key is in the
-#     kernel's map;
+#     do not reach serve (serve's trace log names each exec record it gets: at most a few
+#     of those 60 may slip through while the first verdict is stored, where all 60 would
+#     come unfiltered; gotraced_exec_events_filtered_total grows by >= 60), and its file's
+#     key is in the kernel's map. The host's own execs (other suites, builds) move neither
+#     count: CI failed a version that counted all the records serve got;
 #   * then the Go program started 20 times in a row: attached every time;
 #   * the rewritten path: skipped while non-Go, attached once it holds the Go program
 #     (same inode, new change time: another key).
@@ -92,7 +93,7 @@ exe = "$W/notgo"
 [[watch]]
 exe = "$W/swap"
 EOF
-"$GT" serve --config "$W/c.toml" >"$W/serve.log" 2>&1 &
+"$GT" serve --config "$W/c.toml" --log-level trace >"$W/serve.log" 2>&1 &
 DAEMON=$!
 for ((i = 0; i < 100; i++)); do [[ -S $SOCK ]] && break; sleep 0.1; done
 [[ -S $SOCK ]] || fail "no socket"
@@ -100,15 +101,17 @@ for ((i = 0; i < 100; i++)); do [[ -S $SOCK ]] && break; sleep 0.1; done
 # ---- a non-Go program: judged once, then not sent ---------------------------------------
 "$W/notgo"
 sleep 0.3  # its record read and judged
-ev0=$(metric gotraced_exec_events_total) f0=$(metric gotraced_exec_events_filtered_total)
+sent() { grep -c "exec watch: exec of pid [0-9]* $W/notgo\$" "$W/serve.log" || true; }
+ev0=$(sent) f0=$(metric gotraced_exec_events_filtered_total)
+((ev0 >= 1)) || fail "serve's log names no exec record of the first run of $W/notgo"
 for ((i = 0; i < 60; i++)); do "$W/notgo"; done
 sleep 0.3
-ev=$(($(metric gotraced_exec_events_total) - ev0)) f=$(($(metric gotraced_exec_events_filtered_total) - f0))
+ev=$(($(sent) - ev0)) f=$(($(metric gotraced_exec_events_filtered_total) - f0))
 ((f >= 60)) || fail "60 execs of a judged non-Go program: $f filtered by the kernel, want >= 60"
-((ev < 60)) || fail "60 execs of a judged non-Go program: serve got $ev exec/exit records, want < 60 (120 unfiltered; the rest is the host's)"
+((ev < 5)) || fail "60 execs of a judged non-Go program: serve got $ev exec records of it, want < 5 (60 unfiltered)"
 in_skip_map "$W/notgo" || fail "$W/notgo's key is not in the kernel's exec_skip map"
 get /processes | grep -q "$W/notgo" && fail "a non-Go program was attached: $(get /processes)"
-ok "61 execs of a non-Go program: never attached, $f filtered in the kernel, serve got $ev records meanwhile (the host's)"
+ok "61 execs of a non-Go program: never attached, $ev of the last 60 reached serve, $f execs filtered in the kernel meanwhile (with the host's)"
 
 # ---- a Go program started 20 times in a row, after those: attached every time -----------
 for ((n = 1; n <= 20; n++)); do
