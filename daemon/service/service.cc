@@ -164,6 +164,18 @@ bool Service::Start(std::string *error) {
   Config cfg = config();
   std::optional<upload::UploadSettings> up;
   if (!PrepareUpload(cfg, &up, error)) return false;
+  // Exec notifications before the socket: once the endpoint answers, every exec after it
+  // reaches serve (a client or test that starts a program right after the socket appears
+  // lost that exec while the watcher's programs were still loading).
+  if (cfg.exec_watch) {
+    watcher_ = std::make_unique<ExecWatcher>();
+    std::string err;
+    if (!watcher_->Start(&err)) {
+      spdlog::warn("exec notifications unavailable ({}); new processes are found by rescans every {} s", err,
+                   cfg.rescan_seconds);
+      watcher_.reset();
+    }
+  }
   if (!StartEndpoint(cfg, &endpoint_, error)) return false;
   uploader_.Configure(std::move(up), cfg.spool_dir);
   idle_rss_ = SelfRss();
@@ -182,15 +194,6 @@ bool Service::Start(std::string *error) {
     }
     spdlog::info("metrics and readiness on tcp {} (port {}): GET /metrics, /ready", cfg.metrics_address,
                  metrics_endpoint_->tcp_port());
-  }
-  if (cfg.exec_watch) {
-    watcher_ = std::make_unique<ExecWatcher>();
-    std::string err;
-    if (!watcher_->Start(&err)) {
-      spdlog::warn("exec notifications unavailable ({}); new processes are found by rescans every {} s", err,
-                   cfg.rescan_seconds);
-      watcher_.reset();
-    }
   }
   Rescan();
   next_rescan_ = SteadyClock::now() + std::chrono::milliseconds(static_cast<long long>(cfg.rescan_seconds * 1000));
