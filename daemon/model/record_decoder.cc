@@ -171,6 +171,10 @@ void RecordDecoder::DecodeRecord(const capture::RecordView &v, std::vector<Recor
       return;
     }
   }
+  if (SignalReturn(v)) {  // record_decoder_syscall.cc: no goroutine syscall
+    ++stats_.ignored;
+    return;
+  }
   if (!pending_fast_.empty() && v.go_ctx() != nullptr && !ResolvePendingFast(v, out)) return;  // record_decoder_syscall.cc
   if (!pending_exit_.empty() && pending_exit_.count(v.tid())) ResolvePendingExit(v, out);
   if (skip_current_) {

@@ -267,6 +267,8 @@ class RecordDecoder {
   std::optional<std::uint32_t> HandoffVictim(ProcId p, std::uint64_t tick_after) const;
   bool SyscallHolder(ProcId p, std::uint32_t except) const;
   bool SameSyscallExitAgain(const capture::RecordView &v, std::uint64_t gp) const;
+  bool SignalReturnEntry(const capture::RecordView &v) const;
+  bool SignalReturn(const capture::RecordView &v);
   bool TakenByWaitingExit(ProcId p, std::uint64_t status, std::uint64_t holder_m) const;
   FlatMap<std::uint32_t, PendingFast> pending_fast_;
   void EmitFastExit(PendingFast &pf, std::vector<Record> &out);
@@ -301,6 +303,10 @@ class RecordDecoder {
   // that M's events repaired). A P leaves the set at its next syscall entry: a handoffp
   // after that is a new steal.
   FlatSet<ProcId> steal_written_;
+  // Threads whose last record was the rt_sigreturn of a signal that came outside a
+  // syscall (in entersyscall / exitsyscall, the g _Gsyscall): the kernel's next record
+  // of the thread is that return's sys_exit, no syscall's (SignalReturnEntry).
+  FlatSet<std::uint32_t> signal_return_;
   // Go <= 1.25: per thread, entersyscall_gcwait's steal of its own P (kEnterSyscallGCStop)
   // waiting for that syscall's sys_enter record, whose GoSyscallBegin the runtime writes
   // before it: the P and its syscalltick after the steal's ++.

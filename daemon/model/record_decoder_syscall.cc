@@ -2,6 +2,7 @@
 // GoSyscallBegin .. ProcSteal): syscall entries, exits and the steals of a syscall's P,
 // and the exits whose fast/slow outcome a later record of the thread decides.
 #include "daemon/model/record_decoder.h"
+#include "daemon/model/syscall_names.h"
 
 #include <algorithm>
 #include <optional>
@@ -601,6 +602,50 @@ bool RecordDecoder::SameSyscallExitAgain(const capture::RecordView &v, std::uint
   if (call == nullptr || !(call->flags & GT_CALL_FROM_TRACEPOINT) || call->ctx.curg != gp) return false;
   const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
   return site != nullptr && site->role == probes::ProbeRole::kExitSyscall;
+}
+
+// The sys_enter tracepoint's syscall is rt_sigreturn (args[3], the kernel's number): the
+// return from a signal handler, through the runtime's sa_restorer (runtime.sigreturn,
+// 1.21+ sigreturn__sigaction), which the filter takes for a goroutine's syscall whenever
+// the signal came while the g was _Gsyscall (sigtramp puts the g back in TLS before it
+// returns).
+bool RecordDecoder::SignalReturnEntry(const capture::RecordView &v) const {
+  const gt_call_record *call = v.kind() == GT_REC_CALL ? v.call() : nullptr;
+  if (call == nullptr || !(call->flags & GT_CALL_FROM_TRACEPOINT)) return false;
+  const probes::ProbeSite *site = cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
+  return site != nullptr && site->role == probes::ProbeRole::kEnterSyscall &&
+         SyscallReturnsFromSignal(static_cast<std::int64_t>(call->args[3]));
+}
+
+// True: v is no goroutine syscall's record, but a signal handler's rt_sigreturn (its entry,
+// or the exit that follows it on the thread when the signal came outside a syscall).
+// Inside one (the thread's syscall entry decoded, no exit since), the entry is nothing
+// and its exit stays: the interrupted syscall's result as the return restores it (-EINTR
+// ...). Outside, in entersyscall after _Gsyscall or in exitsyscall before _Grunning, it is
+// no syscall at all: read as one, a SIGURG (the GC's preemption) that came after
+// exitsyscallfast won its P back (m.p set) decided the exit waiting on that P and opened
+// a syscall on it; the goroutine's next switch found the P "still in a syscall", the next
+// steal of it "P running on M, not in a syscall" (go1.23, GC every 5 ms beside three
+// goroutines in 1 ms nanosleeps: 4 repairs from one such record; 2-4 rt_sigreturn entries
+// per 4 s recording). Its exit, the kernel's next record of the thread if the return
+// lands in Go text, is dropped with it; the thread's next record of any other kind ends
+// the wait (a return into the vDSO writes no exit).
+bool RecordDecoder::SignalReturn(const capture::RecordView &v) {
+  if (v.kind() != GT_REC_CALL && v.kind() != GT_REC_GSTATUS) return false;
+  if (!signal_return_.empty() && signal_return_.erase(v.tid())) {
+    const gt_call_record *call = v.kind() == GT_REC_CALL ? v.call() : nullptr;
+    const probes::ProbeSite *site = call && cfg_.plan ? cfg_.plan->site(call->probe_id) : nullptr;
+    if (site != nullptr && site->role == probes::ProbeRole::kExitSyscall && (call->flags & GT_CALL_FROM_TRACEPOINT))
+      return true;
+  }
+  if (!SignalReturnEntry(v)) return false;
+  const gt_call_record &c = *v.call();
+  auto open = in_syscall_.find(c.ctx.curg);
+  const bool in_syscall = open != in_syscall_.end() && open->second.tid == v.tid() &&
+                          pending_fast_.find(v.tid()) == pending_fast_.end() &&
+                          pending_exit_.find(v.tid()) == pending_exit_.end();
+  if (!in_syscall) signal_return_.insert(v.tid());
+  return true;
 }
 
 // Go <= 1.25: a sys_exit found its m.oldp P `status` (not _Psyscall) with p.m = `holder_m`:

@@ -63,6 +63,8 @@ bool SyscallTakesFd(std::int64_t nr) {
 
 bool SyscallCloses(std::int64_t nr) { return nr == __NR_close; }
 
+bool SyscallReturnsFromSignal(std::int64_t nr) { return nr == __NR_rt_sigreturn; }
+
 bool SyscallMovesBytes(std::int64_t nr) {
   switch (nr) {
     case __NR_read: case __NR_write: case __NR_pread64: case __NR_pwrite64: case __NR_readv:

@@ -16,6 +16,9 @@ std::string SyscallName(std::int64_t nr);
 bool SyscallTakesFd(std::int64_t nr);
 // close(2): the fd's cached target is stale from here on.
 bool SyscallCloses(std::int64_t nr);
+// rt_sigreturn(2): made only by a signal handler's return trampoline (the runtime's
+// sa_restorer, runtime.sigreturn / sigreturn__sigaction), never through entersyscall.
+bool SyscallReturnsFromSignal(std::int64_t nr);
 // A successful call returns the bytes it moved (read, write, pread64, sendto, recvmsg,
 // readv, sendfile, getrandom ...): the kernel view's byte counts.
 bool SyscallMovesBytes(std::int64_t nr);

@@ -852,6 +852,85 @@ TEST(RecordDecoder, LegacySameSyscallExitAgainIsIgnored) {
   }
 }
 
+std::size_t Count(const Fixture &f, RecordKind k) {
+  std::size_t n = 0;
+  for (const Record &r : f.out) n += r.kind == k;
+  return n;
+}
+
+// Go <= 1.25 (go1.23, GC every 5 ms beside goroutines in 1 ms nanosleeps: "P 2 still in
+// a syscall", "P 2 running on M, not in a syscall" and two more): the GC's preemption
+// signal reaches M1 in exitsyscall after exitsyscallfast won P0 back (m.p = P0, m.oldp 0,
+// the g still _Gsyscall), and the handler's rt_sigreturn passes the sys_enter filter.
+// Not a syscall of the goroutine: the exit waiting on P0 stays a fast one, decided by the
+// thread's next record, and no syscall holds P0 when g5 is preempted and runs again.
+TEST(RecordDecoder, LegacySignalReturnInExitsyscallIsNoSyscall) {
+  Fixture f(23);
+  RawBuilder m1(21);
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  f.Feed(m1.Call(100, 1, -1, 5, {0, 0, 0, 35}, {0, 2, 0, 10}));  // nanosleep on P0
+  f.Feed(m1.Call(110, 2, -1, 5, {}, {0, 2, 0, 10}));             // its sys_exit: P0 _Psyscall
+  m1.m_oldp = 0;  // exitsyscall cleared it; exitsyscallfast took P0 (m.p)
+  m1.p_tick = 11;
+  f.Feed(m1.Call(120, 1, 0, 5, {0, 0, 0, 15}, {}));  // rt_sigreturn from the SIGURG handler
+  m1.p_tick = 0;
+  f.Feed(m1.Gstatus(130, 0x1400, 5, 2, 1, 0, 5));  // g5 preempted: GoStop on P0
+  f.Feed(m1.Gstatus(140, 0x1100, 5, 1, 2, 0, 5));  // execute: GoStart on P0
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 11;
+  f.Feed(m1.Call(150, 1, -1, 5, {0, 0, 0, 35}, {0, 2, 0, 11}));  // its next nanosleep
+  EXPECT_EQ(Steals(f, 0, 21), 0u);
+  EXPECT_EQ(Count(f, RecordKind::kGoSyscallBegin), 2u);
+  EXPECT_EQ(Count(f, RecordKind::kGoSyscallEnd), 1u);
+  ExpectNoRepair(f, "decoder-legacy-signal-return-exit");
+}
+
+// The same in entersyscall, after _Gsyscall and before m.p is cleared (go1.23, same
+// program: "P 1 running on M, not in a syscall" and two more): the handler's return writes
+// an entry and an exit (the return lands in Go text, the g _Gsyscall) before the
+// goroutine's own syscall; neither is one, and its P was never stolen.
+TEST(RecordDecoder, LegacySignalReturnInEntersyscallIsNoSyscall) {
+  Fixture f(23);
+  RawBuilder m1(21);
+  f.Feed(m1.Gstatus(90, 0x1100, 5, 1, 2, 0, 5));  // execute: g5 runs on P0
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.p_tick = 10;
+  f.Feed(m1.Call(100, 1, 0, 5, {0, 0, 0, 15}, {}));          // rt_sigreturn, m.p = P0
+  f.Feed(m1.Call(101, 2, 0, 5, {0xc000047c08}, {}));         // its exit (a restored RAX)
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  f.Feed(m1.Call(110, 1, -1, 5, {0, 0, 0, 35}, {0, 2, 0, 10}));  // the nanosleep, on P0
+  f.Feed(m1.Call(120, 2, -1, 5, {}, {0, 2, 0, 10}));             // its sys_exit
+  m1.m_oldp = 0;
+  m1.p_tick = 0;
+  m1.block_reason = 4;
+  f.Feed(m1.Gstatus(130, 0x1200, 5, 2, 4, 0, 5));  // g5 parks on P0: the exit was fast
+  EXPECT_EQ(Steals(f, 0, 21), 0u);
+  EXPECT_EQ(Count(f, RecordKind::kGoSyscallBegin), 1u);
+  EXPECT_EQ(Count(f, RecordKind::kGoSyscallEnd), 1u);
+  ExpectNoRepair(f, "decoder-legacy-signal-return-entry");
+}
+
+// A signal inside the syscall (nanosleep's -ERESTART_RESTARTBLOCK exit writes no record):
+// the return's entry is nothing, and its exit, -EINTR as the return restores it, is the
+// syscall's own.
+TEST(RecordDecoder, LegacySignalReturnInASyscallKeepsItsExit) {
+  Fixture f(23);
+  RawBuilder m1(21);
+  m1.call_flags = GT_CALL_DEREF_OLDP | GT_CALL_FROM_TRACEPOINT;
+  m1.m_oldp = 0xd000;
+  m1.m_tick = 10;
+  f.Feed(m1.Call(100, 1, -1, 5, {0, 0, 0, 35}, {0, 2, 0, 10}));   // nanosleep on P0
+  f.Feed(m1.Call(110, 1, -1, 5, {0, 0, 0, 15}, {0, 2, 0, 10}));   // rt_sigreturn in it
+  f.Feed(m1.Call(111, 2, -1, 5, {std::uint64_t(-4)}, {0, 2, 0, 10}));  // -EINTR
+  f.Feed(m1.Call(120, 1, -1, 5, {0, 0, 0, 35}, {0, 2, 0, 11}));   // nanosleep again
+  EXPECT_EQ(Count(f, RecordKind::kGoSyscallBegin), 2u);
+  EXPECT_EQ(Count(f, RecordKind::kGoSyscallEnd), 1u);
+  ExpectNoRepair(f, "decoder-legacy-signal-return-in-syscall");
+}
+
 // Go <= 1.25 (go1.19 HTTP bench, "P 0 still held by M" and 12 more): the GC's
 // stop-the-world CASes P0 out of M1's syscall (_Psyscall -> _Pgcstop) between M1's sys_exit
 // (which read P0 still _Psyscall: a fast exit, waiting) and its exitsyscallfast CAS, which
