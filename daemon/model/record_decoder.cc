@@ -341,16 +341,45 @@ void RecordDecoder::DecodeCall(const capture::RecordView &v, std::vector<Record>
   switch (site->role) {
     case probes::ProbeRole::kAcquireP: {
       // acquirep(pp): ProcStart after wirep. deref[0] = pp.id (GT_CALL_ARG0_P).
+      // procresize moving its goroutine's M off a P it destroys (resize_move_, below)
+      // writes around that acquirep(allp[0]), 1.19-1.27: trace.GoSched() +
+      // trace.ProcStop(old P) ("Pretend that we were descheduled and then scheduled again
+      // to keep the trace consistent"), then trace.GoStart(). m.p is 0 at the probe
+      // (cleared before it); the model knows the old P. Without them: "M still holds P",
+      // then the goroutine lost at GCBegin and STWBegin (fidelity's procs workload: 4
+      // repairs per shrink below the caller's P, every version).
+      const bool resize = resize_move_.erase(v.tid()) != 0 && c.ctx.curg != 0;
+      if (resize) {
+        Record st = Base(v, RecordKind::kGoStop);
+        st.reason = gstatus::kStopGosched;
+        Emit(out, std::move(st));
+        Emit(out, Base(v, RecordKind::kProcStop));
+      }
       Record r = Base(v, RecordKind::kProcStart);
       r.target_p = static_cast<ProcId>(static_cast<std::int64_t>(c.deref[0]));
       MarkSyscallPTaken(r.target_p);  // no syscall holds a P an M acquires
+      const ProcId p = r.target_p;
       Emit(out, std::move(r));
+      if (resize) {
+        Record gs = Base(v, RecordKind::kGoStart);
+        gs.p = p;
+        gs.g = kNoG;
+        gs.target_g = c.ctx.curg_goid;
+        Emit(out, std::move(gs));
+      }
       return;
     }
     case probes::ProbeRole::kProcResize: {
       // procresize(nprocs): trace.Gomaxprocs(nprocs), stack(1) from the system stack.
       Record r = Base(v, RecordKind::kProcsChange);
       r.value = c.args[0] & 0xffffffffu;
+      // Its M's P is destroyed when its id >= nprocs: the thread's next acquirep is then
+      // procresize's own move to allp[0] (kAcquireP above). The record's P, not the
+      // acquirep's caller: Go 1.26's probed acquirep callee returns into acquirep.
+      if (c.ctx.curg != 0 && c.ctx.p_id >= 0 && static_cast<std::uint64_t>(c.ctx.p_id) >= r.value)
+        resize_move_.insert(v.tid());
+      else
+        resize_move_.erase(v.tid());
       r.stack = std::move(pcs);
       r.stack_skip = 1;
       Emit(out, std::move(r));

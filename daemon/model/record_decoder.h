@@ -307,6 +307,9 @@ class RecordDecoder {
   // syscall (in entersyscall / exitsyscall, the g _Gsyscall): the kernel's next record
   // of the thread is that return's sys_exit, no syscall's (SignalReturnEntry).
   FlatSet<std::uint32_t> signal_return_;
+  // Threads whose procresize (its record) destroys their M's P: their next acquirep is
+  // procresize's move to allp[0], with the GoSched/ProcStop/GoStart the runtime writes.
+  FlatSet<std::uint32_t> resize_move_;
   // Go <= 1.25: per thread, entersyscall_gcwait's steal of its own P (kEnterSyscallGCStop)
   // waiting for that syscall's sys_enter record, whose GoSyscallBegin the runtime writes
   // before it: the P and its syscalltick after the steal's ++.

@@ -132,6 +132,7 @@ probes::ProbePlan Plan() {
   add(probes::ProbeRole::kHandoffP);           // 7
   add(probes::ProbeRole::kSTWSyscallSteal);    // 8
   add(probes::ProbeRole::kEnterSyscallGCStop); // 9
+  add(probes::ProbeRole::kProcResize);         // 10
   return plan;
 }
 
@@ -856,6 +857,29 @@ std::size_t Count(const Fixture &f, RecordKind k) {
   std::size_t n = 0;
   for (const Record &r : f.out) n += r.kind == k;
   return n;
+}
+
+// procresize shrinking GOMAXPROCS below its own M's P (fidelity's procs workload, every
+// version: "M still holds P 1", then the goroutine lost to GCBegin and STWBegin): the
+// runtime writes GoSched + ProcStop(P1) before acquirep(allp[0]) and GoStart after it.
+// The procresize record says its P (1) goes (nprocs 1); the thread's next acquirep (m.p
+// already 0; Go 1.26's probe returns into acquirep, not procresize) stands for all four.
+// A shrink that keeps the caller's P moves nothing.
+TEST(RecordDecoder, ProcresizeMovesItsGoroutineToP0) {
+  for (int minor : {19, 23, 26}) {
+    Fixture f(minor);
+    RawBuilder m1(21);
+    f.Feed(m1.Gstatus(100, 0x1100, 5, 1, 2, 1, 5));  // execute: g5 on P1
+    f.Feed(m1.Call(105, 10, 1, 5, {2}));              // procresize(2): P1 stays
+    f.Feed(m1.Call(108, 10, 1, 5, {1}));              // procresize(1): P1 goes
+    m1.call_flags = GT_CALL_ARG0_P;
+    f.Feed(m1.Call(110, 3, -1, 5, {0xd000}, {0, 0, 0, 4}));  // its acquirep(allp[0])
+    m1.block_reason = 4;
+    f.Feed(m1.Gstatus(120, 0x1200, 5, 2, 4, 0, 5));  // g5 parks on P0
+    EXPECT_EQ(Count(f, RecordKind::kGoStop), 1u) << minor;
+    EXPECT_EQ(Count(f, RecordKind::kProcStop), 1u) << minor;
+    ExpectNoRepair(f, "decoder-procresize-" + std::to_string(minor));
+  }
 }
 
 // Go <= 1.25 (go1.23, GC every 5 ms beside goroutines in 1 ms nanosleeps: "P 2 still in
