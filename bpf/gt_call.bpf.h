@@ -13,7 +13,8 @@
 static __always_inline struct scratch *uprobe_begin(struct pt_regs *ctx) {
   struct gt_cpu_counters *cc = cpu_counters();
   if (cc) __sync_fetch_and_add(&cc->hits, 1);
-  if (cfg.target_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != cfg.target_tgid) {
+  const __u32 target = gt_target_tgid;
+  if (target && (__u32)(bpf_get_current_pid_tgid() >> 32) != target) {
     if (cc) __sync_fetch_and_add(&cc->filtered, 1);
     return NULL;
   }

@@ -17,6 +17,11 @@ const volatile struct gt_bpf_config cfg = {};
 // it are stale, as a P freed by a shrink and made again may have its address reused.
 __u32 gt_p_epoch = 0;
 
+// The traced process (0: the traced_tgids map). In .bss, not .rodata: a loaded object is
+// handed to the next process of the same executable when its process exits (capture.cc,
+// ObjectReuse), and the daemon writes the new tgid here before attaching anything.
+__u32 gt_target_tgid = 0;
+
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 32 << 20);  // resized by the daemon before load
@@ -32,7 +37,7 @@ struct {
   __type(value, struct gt_cpu_counters);
 } counters SEC(".maps");
 
-// Traced tgids for the tracepoints when cfg.target_tgid == 0 (several processes).
+// Traced tgids for the tracepoints when gt_target_tgid == 0 (several processes).
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 1024);
@@ -161,7 +166,8 @@ static __always_inline void count_fault(void) {
 #define GT_NEXT(ctx, progs, hook) gt_host_chain(ctx, &progs, hook, cfg.host_slot)
 
 static __always_inline bool tgid_traced(__u32 tgid) {
-  if (cfg.target_tgid) return tgid == cfg.target_tgid;
+  const __u32 target = gt_target_tgid;
+  if (target) return tgid == target;
   return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
 }
 

@@ -30,7 +30,7 @@ static __always_inline int sys_sample_emit(struct task_struct *t, long nr, __u64
   struct gt_sys_sample_record *r = reserve_record(cc, sizeof(*r), &seq);
   if (!r) return 0;
   fill_header(&r->h, GT_REC_SYS_SAMPLE, seq);
-  r->h.tgid = cfg.target_tgid;
+  r->h.tgid = gt_target_tgid;
   r->h.tid = t ? t->pid : 0;
   r->nr = nr;
   r->arg0 = arg0;
@@ -47,7 +47,7 @@ SEC("iter.s/task")
 int gt_sys_sample(struct bpf_iter__task *ctx) {
   struct task_struct *t = ctx->task;
   if (!t) return sys_sample_emit(NULL, -1, 0, 0, 0, 0);  // the end of this sweep
-  if (t->tgid != cfg.target_tgid || !cfg.tls_g_off || cfg.g_atomicstatus < 0) return 0;
+  if (t->tgid != gt_target_tgid || !cfg.tls_g_off || cfg.g_atomicstatus < 0) return 0;
   // A thread that is not asleep proves nothing (it may have made several syscalls since
   // the last sweep: sys_sample_tracker.h), and reading its g costs two copies from the
   // target's memory (~1-3 us each): only sleeping threads are looked at.

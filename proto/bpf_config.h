@@ -9,7 +9,10 @@
 #define GT_OFF_NONE (-1)
 
 struct gt_bpf_config {
-  gt_u32 target_tgid;  // tracepoints keep only this tgid (0: use the traced_tgids map)
+  // Not read by the programs: the traced tgid is gt_target_tgid in .bss (bpf/gt_maps.bpf.h),
+  // which the daemon rewrites when it hands a loaded object to another process. Kept so
+  // that the layout does not move.
+  gt_u32 target_tgid;
   gt_u32 max_frames;   // <= GT_MAX_FRAMES
   gt_u8 stack_prefers_syscall;  // traceStack uses gp.syscall{pc,bp} when syscallsp != 0 (1.23+)
   gt_u8 pad0[3];

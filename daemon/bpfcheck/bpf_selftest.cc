@@ -167,6 +167,7 @@ std::vector<bpfcheck::ProgramCheck> CheckAllPrograms(const probes::ProbePlan *pl
                                           [plan, self](gotrace *s) {
                                             // As capture.cc Capture::Start fills it.
                                             capture::FillConfig(*plan, self, &s->rodata->cfg);
+                                            s->bss->gt_target_tgid = std::uint32_t(self);
                                             // Every body of the syscall and sched_switch programs,
                                             // whichever options a recording sets.
                                             s->rodata->cfg.raw_sys = 1;

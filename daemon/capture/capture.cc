@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -45,6 +46,70 @@
 #include "gotrace.skel.h"
 
 namespace gotraced::capture {
+
+namespace {
+
+// A loaded object kept for the next process of its executable (EnableObjectReuse): its
+// programs, maps and ring, and its slot in the dispatch of the kernel-wide hooks, which it
+// keeps reserved (its .rodata names it). Detached from everything.
+struct KeptObject {
+  gotrace *skel = nullptr;
+  gotrace *sys_skel = nullptr;  // Impl::sys_skel
+  HostHooks *host = nullptr;
+  uint32_t slot = GT_HOST_NONE;
+  pid_t tgid = 0;  // the process it recorded last
+  KeptObject() = default;
+  KeptObject(const KeptObject &) = delete;
+  KeptObject &operator=(const KeptObject &) = delete;
+  ~KeptObject() {
+    if (host && slot != GT_HOST_NONE) host->Release(slot);
+    if (sys_skel) gotrace__destroy(sys_skel);
+    if (skel) gotrace__destroy(skel);
+  }
+};
+
+struct ObjectReuse {
+  std::atomic<bool> enabled{false};
+  ObjectPool<std::unique_ptr<KeptObject>> pool;
+  std::atomic<uint64_t> reused{0}, kept{0}, released{0};
+
+  void Release(std::vector<std::unique_ptr<KeptObject>> out) {
+    released += out.size();
+    out.clear();  // destroyed here, outside the pool's lock
+  }
+};
+
+// Never destroyed (as HostHooks): a recording may end during the process's exit.
+ObjectReuse &Reuse() {
+  static ObjectReuse *r = new ObjectReuse();
+  return *r;
+}
+
+}  // namespace
+
+void EnableObjectReuse(ObjectPoolLimits limits) {
+  Reuse().pool.set_limits(limits);
+  Reuse().enabled = limits.per_key > 0 && limits.total > 0;
+}
+
+ObjectReuseStats GetObjectReuseStats() {
+  ObjectReuse &r = Reuse();
+  ObjectReuseStats s;
+  s.reused = r.reused.load();
+  s.kept = r.kept.load();
+  s.released = r.released.load();
+  s.pooled = r.pool.size();
+  s.pooled_bytes = r.pool.bytes();
+  return s;
+}
+
+namespace {
+std::atomic<bool> release_on_threads{false};
+}  // namespace
+
+void ReleaseExitedProbesOnThreads(bool on) { release_on_threads = on; }
+
+void ExpireReusableObjects() { Reuse().Release(Reuse().pool.Expire(std::chrono::steady_clock::now())); }
 
 struct Capture::Impl {
   CaptureOptions opts;
@@ -88,14 +153,40 @@ struct Capture::Impl {
   // caught 1 in 8). Wrap drops them: the recording starts when every site is armed.
   uint64_t armed_ns = 0;
   uint64_t before_armed = 0;  // records dropped for that
+  // What a kept object must match to be taken (ReuseKey; "": never kept), and the
+  // process it recorded before this one (0: loaded for this one).
+  std::string reuse_key;
+  pid_t reused_from = 0;
+  uint64_t stale = 0;     // records of reused_from's process, dropped (Wrap)
+  bool attach_ok = false;  // Attach() succeeded
 
   ~Impl() {
     consumer.reset();
     Detach();
+    // The process exited and every probe is off: the next process of the executable may
+    // take the object (only then: a live process's uprobe hit in flight could still write).
+    if (Reuse().enabled && !reuse_key.empty() && attach_ok && stopped && exited && skel) {
+      auto k = std::make_unique<KeptObject>();
+      k->skel = std::exchange(skel, nullptr);
+      k->sys_skel = std::exchange(sys_skel, nullptr);
+      k->host = host;
+      k->slot = std::exchange(slot, GT_HOST_NONE);
+      k->tgid = opts.pid;
+      Reuse().kept++;
+      const size_t bytes = bpf_map__max_entries(k->skel->maps.events);  // (its ring: the most of it)
+      Reuse().Release(Reuse().pool.Put(reuse_key, std::move(k), bytes, std::chrono::steady_clock::now()));
+      return;
+    }
     if (host && slot != GT_HOST_NONE) host->Release(slot);
     if (sys_skel) gotrace__destroy(sys_skel);
     if (skel) gotrace__destroy(skel);
   }
+
+  // Makes a kept object this process's: its tgid in .bss, its counters and P epoch
+  // zeroed, whatever its ring still holds discarded (nothing of this object runs: its
+  // uprobes and hooks are off since its process's end), before anything is attached.
+  // Returns "" or why not (the object is then destroyed and a load made instead).
+  std::string Adopt(std::unique_ptr<KeptObject> k);
 
   // Loads the syscall tracepoint programs of level low's fallback (sys_skel), configured
   // as skel, writing to skel's ring and maps. Returns "" or why not.
@@ -162,6 +253,12 @@ struct Capture::Impl {
   // Wraps the caller's callback: notes the target's exit.
   RingConsumer::Callback Wrap(const RingConsumer::Callback &cb) {
     return [this, &cb](const RecordView &r) {
+      // A record written while the previous process of a reused object ran (its header's
+      // tgid is the running task's, and that process is gone): never this recording's.
+      if (reused_from && reused_from != opts.pid && int(r.header().tgid) == reused_from) {
+        ++stale;
+        return;
+      }
       if (auto *t = r.task()) {
         if (r.header().kind == GT_REC_TASK_EXIT && t->group_dead && int(r.header().tgid) == opts.pid) exited = true;
       } else if (r.ts() < armed_ns) {  // (task records: a thread's birth and death count whenever seen)
@@ -199,6 +296,27 @@ size_t RoundRing(size_t bytes) {
   return r;
 }
 
+// What a kept object must match for this process to take it (EnableObjectReuse): the same
+// executable, and everything the object's load was configured with but the process's
+// tgid, which is in .bss (bpf/gt_maps.bpf.h gt_target_tgid): the .rodata FillConfig makes
+// (offsets, and the text bounds with the load bias: a PIE binary mapped elsewhere is
+// another key), the ring's size, which programs are loaded, the CPU sampling rate. The
+// slot (cfg.host_slot) goes with the object. "": no key, never reused.
+std::string ReuseKey(const std::string &exe_key, const probes::ProbePlan &plan, const CaptureOptions &opts,
+                     uint64_t bias) {
+  if (exe_key.empty()) return "";
+  gt_bpf_config c;
+  FillConfig(plan, 0, &c, bias);
+  std::string key = exe_key;
+  key.append(reinterpret_cast<const char *>(&c), sizeof(c));
+  key += fmt::format("|bias {:x} user {:x}/{} ring {} cpu {} raw {} sched {} ksys {} tp {} switch {} sample {}|", bias,
+                     plan.user_tracing_flag_vaddr, plan.user_tracing_flag_size, RoundRing(opts.ring_bytes), opts.cpu_hz,
+                     opts.plan.syscall_tracepoints, opts.plan.sched_switch, plan.kernel_syscalls, plan.syscall_tp,
+                     plan.syscall_switch, plan.syscall_sample);
+  for (const auto &p : probes::PlanPrograms(plan)) key += p + ",";
+  return key;
+}
+
 // `log` is what libbpf said during the load (the refused program, the verifier's tail).
 std::string LoadError(int err, const LibbpfLogCapture &log, std::string_view target_go) {
   LoadContext c;
@@ -216,6 +334,33 @@ bool SameFile(const std::string &a, const std::string &b) {
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 }  // namespace
+
+std::string Capture::Impl::Adopt(std::unique_ptr<KeptObject> k) {
+  skel = std::exchange(k->skel, nullptr);
+  sys_skel = std::exchange(k->sys_skel, nullptr);
+  slot = std::exchange(k->slot, GT_HOST_NONE);
+  reused_from = k->tgid;
+  if (!skel->bss) return "its .bss is not mapped";
+  // (sys_skel shares this .bss and every map but its .rodata: LoadSyscallFallback.)
+  __atomic_store_n(&skel->bss->gt_target_tgid, uint32_t(opts.pid), __ATOMIC_RELEASE);
+  __atomic_store_n(&skel->bss->gt_p_epoch, 0u, __ATOMIC_RELEASE);
+  const int ncpu = libbpf_num_possible_cpus();
+  if (ncpu <= 0) return "no CPU count";
+  std::vector<gt_cpu_counters> zero(static_cast<size_t>(ncpu));
+  uint32_t key = 0;
+  if (bpf_map_update_elem(bpf_map__fd(skel->maps.counters), &key, zero.data(), BPF_ANY) != 0)
+    return fmt::format("zeroing its counters: {}", std::strerror(errno));
+  // The previous recording flushed its ring at its end; what a program already running at
+  // its detach wrote after that is read and dropped here.
+  ring_buffer *rb = ring_buffer__new(
+      bpf_map__fd(skel->maps.events), [](void *, void *, size_t) { return 0; }, nullptr, nullptr);
+  if (!rb) return fmt::format("draining its ring: {}", std::strerror(errno));
+  const int n = ring_buffer__consume(rb);
+  ring_buffer__free(rb);
+  if (n < 0) return fmt::format("draining its ring: {}", std::strerror(-n));
+  if (n > 0) spdlog::debug("gotraced: pid {}: {} records of pid {} dropped from the reused ring", opts.pid, n, reused_from);
+  return "";
+}
 
 std::string Capture::Impl::LoadSyscallFallback() {
   if (sys_skel) return "";
@@ -269,6 +414,7 @@ gobin::Result<TargetPlan> PlanTarget(pid_t pid, const std::string &exe_path, con
   // Once per distinct executable (analysis_cache.h), known by what runs.
   auto key = ExecutableKeyOf(running);
   if (!key) return gobin::Error{key.error()};
+  t.exe_key = *key;
   auto bp = CachedBinaryPlan(*key, t.exe, po);
   if (!bp) return gobin::Error{bp.error()};
   t.bin = std::move(bp->bin);
@@ -326,9 +472,42 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
   auto host = HostHooks::Get();
   if (!host) return gobin::Error{host.error()};
   I.host = *host;
-  auto slot = I.host->Reserve();
-  if (!slot) return gobin::Error{slot.error()};
-  I.slot = *slot;
+  // A kept object of this executable and configuration (EnableObjectReuse): nothing to load.
+  I.reuse_key = Reuse().enabled.load() ? ReuseKey(target.exe_key, I.plan, opts, I.bias) : "";
+  bool adopted = false;
+  if (!I.reuse_key.empty()) {
+    std::vector<std::unique_ptr<KeptObject>> expired;
+    auto kept = Reuse().pool.Take(I.reuse_key, Clock::now(), &expired);
+    Reuse().Release(std::move(expired));
+    if (kept) {
+      kept->get()->host = nullptr;  // (Adopt takes its slot; the host is the daemon's one)
+      if (std::string err = I.Adopt(std::move(*kept)); err.empty()) {
+        adopted = true;
+        Reuse().reused++;
+      } else {
+        spdlog::warn("gotraced: pid {}: the kept object of pid {} cannot be reused ({}): loading one", opts.pid,
+                     I.reused_from, err);
+        if (I.slot != GT_HOST_NONE) I.host->Release(std::exchange(I.slot, GT_HOST_NONE));
+        if (I.sys_skel) gotrace__destroy(std::exchange(I.sys_skel, nullptr));
+        if (I.skel) gotrace__destroy(std::exchange(I.skel, nullptr));
+        I.reused_from = 0;
+      }
+    }
+  }
+  if (!adopted) {
+    auto slot = I.host->Reserve();
+    // Kept objects hold their slots: the oldest gives its up when none is free.
+    while (!slot) {
+      auto oldest = Reuse().pool.TakeOldest();
+      if (!oldest) break;
+      std::vector<std::unique_ptr<KeptObject>> out;
+      out.push_back(std::move(*oldest));
+      Reuse().Release(std::move(out));
+      slot = I.host->Reserve();
+    }
+    if (!slot) return gobin::Error{slot.error()};
+    I.slot = *slot;
+  }
   const std::string target_go =
       I.bin->build_info().go_version.empty() ? I.plan.name : I.bin->build_info().go_version;
   // Opens and configures the object: only what the plan and options need is loaded.
@@ -338,15 +517,16 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     gotrace *skel = gotrace__open();
     if (!skel) return nullptr;
     FillConfig(I.plan, opts.pid, &skel->rodata->cfg, I.bias);
+    skel->bss->gt_target_tgid = uint32_t(opts.pid);  // (in .bss: a kept object is given to another process)
     // User annotations: the runtime's tracer flag, read at StartRegion/Logf (bpf/gt_user.bpf.h).
     if (I.plan.user_tracing_flag_vaddr) {
       skel->rodata->gt_user_tracing_addr = I.plan.user_tracing_flag_vaddr + I.bias;
       skel->rodata->gt_user_tracing_size = I.plan.user_tracing_flag_size;
     }
     bpf_map__set_max_entries(skel->maps.events, uint32_t(RoundRing(opts.ring_bytes)));
-    // Every recording names its process in .rodata (cfg.target_tgid, FillConfig), so
-    // the programs never look in traced_tgids: one entry, not 1,024 (83 KB of kernel
-    // memory per recording and per standby, preallocated).
+    // Every recording names its process (gt_target_tgid in .bss, above), so the programs
+    // never look in traced_tgids: one entry, not 1,024 (83 KB of kernel memory per
+    // recording and per standby, preallocated).
     bpf_map__set_max_entries(skel->maps.traced_tgids, 1);
     // The tracepoint and CPU-sample programs run from the daemon's dispatcher (host_hooks.h).
     skel->rodata->cfg.host_slot = I.slot;
@@ -394,6 +574,15 @@ gobin::Result<std::unique_ptr<Capture>> Capture::Load(const CaptureOptions &opts
     }
     return skel;
   };
+  if (adopted) {
+    I.timings.load_ms = since_ms(t_phase);
+    I.timings.reused_from = I.reused_from;
+    bpf_program *p = nullptr;
+    bpf_object__for_each_program(p, I.skel->obj) I.timings.programs += bpf_program__fd(p) >= 0;
+    spdlog::debug("gotraced: pid {}: the loaded object of pid {} reused ({:.2f} ms)", opts.pid, I.reused_from,
+                  I.timings.load_ms);
+    return std::unique_ptr<Capture>(new Capture(std::move(impl)));
+  }
   LibbpfLogCapture load_log;
   I.skel = I.open_configured(false);
   if (!I.skel) return gobin::Error{LoadError(errno, load_log, target_go)};
@@ -646,6 +835,7 @@ std::string Capture::Attach() {
     if (I.plan.untested) I.warnings.push_back(probes::ClassifyGoVersion(I.bin->go_version()).why);
   }
   I.timings.self_check_ms = since_ms(t_phase);
+  I.attach_ok = true;
   return "";
 }
 
@@ -678,7 +868,9 @@ void Capture::Stop() {
     }
     I.exited = st == 'Z' || st == 'X';
   }
-  if (I.exited && I.uprobes) {
+  if (I.exited && I.uprobes && release_on_threads.load()) {
+    probes::ReleaseOnThread(std::move(I.uprobes));
+  } else if (I.exited && I.uprobes) {
     const bool bg = I.uprobes->ReleaseInBackground();
     spdlog::debug("gotraced: the target exited: uprobes released {}", bg ? "in the background" : "here");
   }

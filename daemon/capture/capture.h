@@ -11,7 +11,9 @@
 //   1. open the target's executable through /proc/PID/exe (the mapped inode, not a path
 //      that may have been replaced), gobin::GoBinary + RuntimeLayout (DWARF or table);
 //   2. probes::PlanFor (per Go version: sites, offsets, stack masks);
-//   3. load bpf/gotrace.bpf.c with the plan in .rodata, ring of `ring_bytes`;
+//   3. load bpf/gotrace.bpf.c with the plan in .rodata, ring of `ring_bytes` (or, in
+//      serve, take the loaded object of an exited process of the same executable and
+//      configuration: EnableObjectReuse below);
 //   4. attach the uprobes with the target pid (the breakpoint exists only in that
 //      process); the tracepoint and CPU-sample programs join the daemon's one dispatcher
 //      per kernel-wide hook (host_hooks.h), attached nowhere themselves;
@@ -33,6 +35,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/capture/object_pool.h"
 #include "daemon/capture/record_view.h"
 #include "daemon/capture/ring_consumer.h"
 #include "daemon/gobin/go_binary.h"
@@ -85,6 +88,7 @@ struct CaptureStats {
 // to Capture::Start, which loads exactly the programs the plan names.
 struct TargetPlan {
   std::string exe;  // the path probed: /proc/<pid>/exe unless given
+  std::string exe_key;  // ExecutableKeyOf what runs (analysis_cache.h): what a reused object is of
   std::shared_ptr<const gobin::GoBinary> bin;  // shared by the processes of one executable
   gobin::RuntimeLayout layout;
   probes::ProbePlan plan;
@@ -105,8 +109,32 @@ struct CaptureTimings {
   double snapshot_ms = 0;    // allgs/allp/allm at attach (--pid)
   double self_check_ms = 0;  // waiting for the first consistent casgstatus record (--pid)
   size_t programs = 0;       // BPF programs loaded
+  // Not 0: nothing was loaded, the object of this process's predecessor of the same
+  // executable was taken (EnableObjectReuse) and this was its process.
+  pid_t reused_from = 0;
   size_t uprobes = 0;        // uprobe sites attached
 };
+
+// serve: the loaded object of a recording whose process exited is kept (object_pool.h
+// says how many and how long) and the next process of the same executable, options and
+// load bias takes it: Load then loads nothing, and its verification, libbpf's BTF work and
+// the kernel BTF's parse (~37 ms of CPU of a ~40 ms attach, docs/probe-plan.md §11) are
+// paid once. Off unless enabled (a one-process recording has no successor).
+void EnableObjectReuse(ObjectPoolLimits limits);
+struct ObjectReuseStats {
+  uint64_t reused = 0;    // loads that took a kept object
+  uint64_t kept = 0;      // objects kept at the end of a recording
+  uint64_t released = 0;  // kept objects destroyed (limits, idle, a slot wanted)
+  size_t pooled = 0;      // kept now
+  size_t pooled_bytes = 0;  // their rings' bytes (kernel memory)
+};
+ObjectReuseStats GetObjectReuseStats();
+// Destroys the kept objects idle longer than the limit (serve's loop, once a second).
+void ExpireReusableObjects();
+// serve (a long-lived daemon): an exited target's uprobes are released on a thread
+// (probes::ReleaseOnThread), not in a forked grandchild (AttachedProbes::
+// ReleaseInBackground, which a short-lived gotraced keeps). Off by default.
+void ReleaseExitedProbesOnThreads(bool on);
 
 class Capture {
  public:

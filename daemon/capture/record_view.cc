@@ -136,8 +136,8 @@ const char *SourceName(uint8_t s) {
 std::string RecordView::Describe() const {
   if (!valid_) return fmt::format("invalid record ({} bytes)", size_);
   const auto &h = header();
-  std::string out = fmt::format("{}.{:09} tid={} cpu={} seq={} {}", h.ts_ns / 1000000000, h.ts_ns % 1000000000, h.tid,
-                                h.cpu, h.seq, RecordKindName(h.kind));
+  std::string out = fmt::format("{}.{:09} tgid={} tid={} cpu={} seq={} {}", h.ts_ns / 1000000000, h.ts_ns % 1000000000,
+                                h.tgid, h.tid, h.cpu, h.seq, RecordKindName(h.kind));
   auto ctx_str = [](const gt_go_ctx &c) {
     return fmt::format(" | M{} P{} curg={:#x}(g{}) g={:#x} caller={:#x}", c.m_id, c.p_id, c.curg, c.curg_goid, c.g,
                        c.caller_pc);

@@ -15,6 +15,8 @@
 #include <map>
 #include <thread>
 #include <cstring>
+#include <memory>
+#include <system_error>
 
 namespace gotraced::probes {
 
@@ -56,6 +58,15 @@ bool AttachedProbes::ReleaseInBackground() {
   waitpid(mid, nullptr, 0);
   close(parent);
   return true;
+}
+
+void ReleaseOnThread(std::unique_ptr<AttachedProbes> probes) {
+  if (!probes) return;
+  try {
+    std::thread([p = std::move(probes)]() mutable { p.reset(); }).detach();
+  } catch (const std::system_error &) {
+    // No thread: released here, waiting (as DetachAll would).
+  }
 }
 
 std::string ExplainAttachErrno(int err) { return ExplainAttachErrno(err, CurrentPrivileges()); }

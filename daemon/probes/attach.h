@@ -51,6 +51,13 @@ class AttachedProbes {
   std::vector<bool> attached_;
 };
 
+// For a long-lived caller (serve), the release of an exited target's probes: on a thread
+// of its own, detached, which waits for the kernel's grace periods (DetachAll) while the
+// caller goes on. A thread is ~50 us to make where ReleaseInBackground's fork of serve was
+// ~4% of an attach's CPU (docs/probe-plan.md §11); a short-lived gotraced keeps the fork,
+// as the releases still under way when a process exits would delay its exit.
+void ReleaseOnThread(std::unique_ptr<AttachedProbes> probes);
+
 // `binary` is the path the kernel resolves to the inode to probe: /proc/PID/exe (the
 // mapped file even if the path on disk was replaced). Each site is attached to the program
 // of its class in `obj` (site_program.h), which must be loaded. A required site that fails fails the whole attach (with the

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "daemon/capture/capture.h"
 #include "daemon/json/json_text.h"
 #include "daemon/service/identity_output.h"
 #include "daemon/service/processes_json.h"
@@ -564,6 +565,14 @@ std::string MetricsText(const Service &svc, const Peer &peer) {
   scalar("gotraced_attach_errors_total", "counter", "Processes that matched a rule but could not be traced.",
          double(c.attach_errors));
   scalar("gotraced_attached_total", "counter", "Processes attached.", double(c.attached));
+  const capture::ObjectReuseStats reuse = capture::GetObjectReuseStats();
+  scalar("gotraced_attach_reused_total", "counter",
+         "Attaches that loaded nothing: they took the loaded object of an exited process of the same executable.",
+         double(reuse.reused));
+  scalar("gotraced_reusable_objects", "gauge", "Loaded objects kept for the next process of their executable.",
+         double(reuse.pooled));
+  scalar("gotraced_reusable_objects_ring_bytes", "gauge", "Kernel memory of the kept objects' ring buffers.",
+         double(reuse.pooled_bytes));
   scalar("gotraced_attach_refused_memory_total", "counter",
          "Matching processes not attached because their cost would not fit under memory_mb.",
          double(c.attach_refused_memory));

@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
+#include "daemon/capture/capture.h"
 #include "daemon/procmem/mono_clock.h"
 #include "daemon/service/api.h"
 #include "daemon/session/malloc_tuning.h"
@@ -32,6 +35,9 @@ constexpr std::chrono::milliseconds kAttachBackoff[] = {std::chrono::millisecond
 // and 1/16 is the least the windows get, so a dump always has something to give.
 std::size_t CapMargin(std::size_t cap) { return cap / 16; }
 std::size_t WindowFloor(std::size_t cap) { return cap / 16; }
+// The loaded objects kept for the next process of an executable (capture.h EnableObjectReuse).
+constexpr capture::ObjectPoolLimits kReuseLimits{
+    .per_key = 2, .total = 8, .max_bytes = std::size_t{16} << 20, .idle = std::chrono::seconds(10)};
 
 }  // namespace
 
@@ -160,6 +166,16 @@ bool Service::SaveToSpool(const std::string &name, const std::vector<std::uint8_
 
 bool Service::Start(std::string *error) {
   session::TuneMalloc();  // RSS follows what the flight recorder holds (malloc_tuning.h)
+  // A process of an executable seen before takes the loaded object of one that exited
+  // (capture.h EnableObjectReuse): its attach loads and verifies nothing (issue 28 part 0:
+  // 37 ms of CPU an attach before). At most 2 kept per executable and configuration, 8 in
+  // all, 16 MiB of their rings (level low: 1 MiB each by default; kernel memory, mapped by
+  // no one, not counted under memory_mb), none idle over 10 s.
+  // GOTRACED_OBJECT_REUSE=0: every attach loads its own (benches compare the two:
+  // scripts/bench-host.sh --attach).
+  const char *reuse = std::getenv("GOTRACED_OBJECT_REUSE");
+  capture::EnableObjectReuse(reuse && std::string_view(reuse) == "0" ? capture::ObjectPoolLimits{0, 0, 0, {}} : kReuseLimits);
+  capture::ReleaseExitedProbesOnThreads(true);  // (no fork of serve at every target's exit)
 
   Config cfg = config();
   std::optional<upload::UploadSettings> up;
@@ -538,8 +554,10 @@ void Service::RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool syn
     if (t->level == session::CaptureLevel::kLow)
       low = (t->events & kEventSyscall) ? ", level low, syscalls " + session::SyscallPath(st)
                                         : ", level low, no syscalls";
-    spdlog::info("tracing {} ({}, trace format {}{})", container::TargetLog(t->info.identity), st.go_version,
-                 st.trace_format, low);
+    // An attach that loaded nothing (capture::EnableObjectReuse) says whose object it took.
+    const std::string reused = st.reused_from ? fmt::format(", reusing the loaded object of pid {}", st.reused_from) : "";
+    spdlog::info("tracing {} ({}, trace format {}{}{})", container::TargetLog(t->info.identity), st.go_version,
+                 st.trace_format, low, reused);
   }
   // Who the trace is of, at its start (what a reader of the file alone cannot know).
   rec->Note(procmem::MonoNowNs(), "gotraced: target", container::TargetLog(t->info.identity));
@@ -746,6 +764,7 @@ void Service::Step() {
   }
   if (now >= next_budget_) {
     next_budget_ = now + std::chrono::seconds(1);
+    capture::ExpireReusableObjects();  // (kept objects idle for kReuseLimits.idle)
     Sweep();
     AdjustBudget();
   }

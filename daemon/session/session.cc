@@ -541,6 +541,7 @@ bool Session::Start(std::string *error) {
     I.stats.attach_ms = ct.attach_ms;
     I.stats.snapshot_ms = ct.snapshot_ms;
     I.stats.self_check_ms = ct.self_check_ms;
+    I.stats.reused_from = ct.reused_from;
     I.stats.bpf_programs = ct.programs;
     I.stats.uprobes = ct.uprobes;
     I.stats.start_ms = ms_since(t_start);

@@ -227,6 +227,9 @@ struct SessionStats {
   double start_ms = 0;       // all of Session::Start (after Prepare, when it ran ahead)
   bool loaded_ahead = false; // Prepare ran before Start (serve's standby): plan_ms and
                              // load_ms were spent then, not in start_ms
+  // Not 0: nothing was loaded, the object of this earlier process of the same executable
+  // was reused (capture::EnableObjectReuse, serve).
+  int reused_from = 0;
   double stop_ms = 0;        // Session::Stop: detach, last records, model, flush
   double detach_ms = 0;      // of which detaching the probes (capture::Capture::Stop)
   std::uint64_t bpf_programs = 0, uprobes = 0;

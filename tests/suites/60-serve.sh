@@ -12,7 +12,9 @@
 #   root and run; levels (low by default, dump --seconds escalates to full) and the
 #   triggers (tests/serve/triggers.sh: one target per kind, spool bounds, disk full), and
 #   a level switch under load compared with the target's own trace (tests/serve/level-switch.sh),
-#   and the exec filter never hiding a target (tests/serve/exec-filter.sh).
+#   the exec filter never hiding a target (tests/serve/exec-filter.sh), and the later
+#   processes of a binary attached by reuse of an exited one's loaded object, none of its
+#   records in theirs (tests/serve/attach-reuse.sh).
 # Env: GOTRACED_SERVE_SOAK_SECONDS (default 180) for longer soaks, GOTRACED_SERVE_MEMORY_MB.
 set -euo pipefail
 : "${GOTRACED_BUILD:?}" "${GOTRACED_ROOT:?}"
@@ -431,4 +433,6 @@ GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/
 GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/level-switch.sh" || fail "level switch (above)"
 # ---- the exec filter never hides a target (own daemon) ----------------------------------
 GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/exec-filter.sh" || fail "exec filter (above)"
+# ---- later processes of a binary attached by reuse of an exited one's object (own daemon)
+GOTRACED_BUILD=$B GOTRACED_ROOT=$GOTRACED_ROOT bash "$GOTRACED_ROOT/tests/serve/attach-reuse.sh" || fail "attach by reuse (above)"
 echo "60-serve: all checks passed"
