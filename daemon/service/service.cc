@@ -250,14 +250,38 @@ bool Service::NotGoExec(const ProcEvent &e) {
     if (!look) return false;
     v = look->verdict;
     if (*v == ExeVerdict::kNotGo) {
-      std::lock_guard<std::mutex> lock(mu_);
-      counters_.exec_skips++;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        counters_.exec_skips++;
+      }
+      ProcInfo p;  // what the record says (a rule's name also matches the file's base name)
+      p.pid = e.pid;
+      p.exe = e.filename;
+      SayNotGo(p);
     }
   }
   if (*v != ExeVerdict::kNotGo) return false;
   // Again when cached: the kernel's map is an LRU that may have dropped it.
   if (watcher_) watcher_->Skip(e.exe);
   return true;
+}
+
+// Once per file (later verdicts come from the cache, later execs stop in the kernel): a
+// rule aimed at a wrapper script or a C program would otherwise attach nothing and say
+// nothing.
+void Service::SayNotGo(const ProcInfo &p) {
+  bool named;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    named = RulesCouldMatch(config_, p);
+  }
+  if (named)
+    spdlog::info("pid {} runs {}, which a [[watch]] rule names but is not a Go program: not attached; "
+                 "its execs stop in the kernel from now on",
+                 p.pid, p.exe);
+  else
+    spdlog::debug("exec filter: {} (pid {}) is not a Go program; its execs stop in the kernel from now on", p.exe,
+                  p.pid);
 }
 
 void Service::SyncWatched(pid_t pid) {
@@ -323,8 +347,11 @@ bool Service::Consider(pid_t pid, std::uint64_t *no_target) {
       // Named again even when cached: the kernel's map is an LRU that may have dropped it.
       if (watcher_) watcher_->Skip(look->key);
       if (!look->cached) {
-        std::lock_guard<std::mutex> lock(mu_);
-        counters_.exec_skips++;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          counters_.exec_skips++;
+        }
+        SayNotGo(*basics);
       }
       if (no_target) *no_target = basics->start_time;
       return true;

@@ -180,6 +180,8 @@ class Service {
   // An exec of a program that is surely not Go (exe_filter.h), judged from its record
   // alone when the process is gone already; the kernel is told to stop sending its execs.
   bool NotGoExec(const ProcEvent &e);
+  // Logs the first verdict that p's executable is not Go: at info when a rule names it.
+  void SayNotGo(const ProcInfo &p);
   void Attach(const ProcInfo &info, int rule);
   void RunTarget(std::shared_ptr<Target> t, RecordingOptions ro, bool synthetic);
   // Makes t.standby (standby.h) unless one made under the current config is there.

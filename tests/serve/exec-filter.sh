@@ -4,7 +4,8 @@
 # One daemon whose rules select a Go program, a non-Go program and a path that is first
 # a non-Go program and then rewritten in place with the Go one; rescan_seconds = 600, so
 # every attach below comes from an exec notification, none from a rescan:
-#   * the non-Go program exec'd 60 times: never attached; after its first exec its execs
+#   * the non-Go program exec'd 60 times: never attached (said once in the log, since a rule
+#     names it); after its first exec its execs
 #     do not reach serve (serve's trace log names each exec record it gets: at most a few
 #     of those 60 may slip through while the first verdict is stored, where all 60 would
 #     come unfiltered; gotraced_exec_events_filtered_total grows by >= 60), and its file's
@@ -113,7 +114,9 @@ ev=$(($(sent) - ev0)) f=$(($(metric gotraced_exec_events_filtered_total) - f0))
 ((ev < 5)) || fail "60 execs of a judged non-Go program: serve got $ev exec records of it, want < 5 (60 unfiltered)"
 in_skip_map "$W/notgo" || fail "$W/notgo's key is not in the kernel's exec_skip map"
 get /processes | grep -q "$W/notgo" && fail "a non-Go program was attached: $(get /processes)"
-ok "61 execs of a non-Go program: never attached, $ev of the last 60 reached serve, $f execs filtered in the kernel meanwhile (with the host's)"
+said=$(grep -c "runs $W/notgo, which a \[\[watch\]\] rule names but is not a Go program: not attached" "$W/serve.log" || true)
+((said == 1)) || fail "serve said $said times that the rule's $W/notgo is not a Go program, want once"
+ok "61 execs of a non-Go program: never attached, said once in the log, $ev of the last 60 reached serve, $f execs filtered in the kernel meanwhile (with the host's)"
 
 # ---- a Go program started 20 times in a row, after those: attached every time -----------
 for ((n = 1; n <= 20; n++)); do
