@@ -479,15 +479,12 @@ void Model::FirstGenerationSweep(std::uint64_t ts) {
 // that may carry it (Running/Syscall in the owning M's, others in a "no thread" batch),
 // which is what traceAdvance achieves with its sweep and forEachP (docs/model.md §4).
 void Model::StartGenerationStatuses(std::uint64_t ts) {
-  // Ps that procresize destroyed (id >= GOMAXPROCS) and that are idle are gone.
-  if (st_.gomaxprocs > 0) {
-    for (auto it = st_.ps.begin(); it != st_.ps.end();) {
-      if (it->first >= st_.gomaxprocs && it->second.status == ProcStatus::kIdle)
-        it = st_.ps.erase(it);
-      else
-        ++it;
-    }
-  }
+  // Ps that procresize destroyed (id >= GOMAXPROCS) and that are idle are gone: not
+  // restated, but kept as Idle, which is what the reader holds for them. Erasing one let a
+  // record of it after a loss (its ProcStart lost) introduce it as Running: "inconsistent
+  // status for proc N: old Idle vs. new Running". One below GOMAXPROCS again exists again.
+  if (st_.gomaxprocs > 0)
+    for (auto &[id, p] : st_.ps) p.gone = id >= st_.gomaxprocs && p.status == ProcStatus::kIdle;
   // Sparse mode: every P below GOMAXPROCS, as at the end of the first generation
   // (FirstGenerationSweep), also one that GOMAXPROCS has grown to since.
   if (opt_.sparse)
@@ -495,7 +492,8 @@ void Model::StartGenerationStatuses(std::uint64_t ts) {
       if (st_.P(id) == nullptr) st_.ps[id] = ProcState{};
   std::vector<ProcId> pids;
   pids.reserve(st_.ps.size());
-  for (auto &[id, p] : st_.ps) pids.push_back(id);
+  for (auto &[id, p] : st_.ps)
+    if (!p.gone) pids.push_back(id);
   std::sort(pids.begin(), pids.end());
   for (ProcId id : pids) {
     ProcState &p = st_.ps[id];

@@ -32,6 +32,7 @@ void Model::EmitProcStatus(ThreadId batch, std::uint64_t ts, ProcId p, ProcStatu
   ps.status = s;
   ps.seq = 0;
   ps.seq_gen = w_.generation();
+  ps.gone = false;
   if (s == ProcStatus::kRunning || s == ProcStatus::kSyscall) {
     ps.m = batch;
     st_.M(batch).p = p;

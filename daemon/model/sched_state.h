@@ -27,6 +27,11 @@ struct ProcState {
   ThreadId m = 0;            // kRunning / kSyscall: the M it is bound to
   std::uint64_t seq = 0;
   std::uint64_t seq_gen = 0;
+  // procresize destroyed it while idle: no generation restates it (the runtime's forEachP
+  // knows only live Ps), but the reader keeps it as the Idle P it last saw (order.go never
+  // forgets a pState). Kept so that a later record naming it (GOMAXPROCS grown again, its
+  // ProcStart lost) restates Idle and starts it, never introduces it as Running.
+  bool gone = false;
 };
 
 // order.go mState: what the M holds.
